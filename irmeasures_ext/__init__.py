@@ -1,0 +1,16 @@
+"""irmeasures_ext: Q-measure, nDCG_Z1 and rank statistics inside ir_measures, plus datasets.
+
+Importing the package registers the measures in ``ir_measures.measures.registry`` and the
+``irmeasures_ext`` provider in ``ir_measures.providers.registry``, appended to the end of
+``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers).
+"""
+from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
+from irmeasures_ext.measures import MeanRank, MedianRank, Q, nDCG_Z1
+from irmeasures_ext.registration import register
+
+__version__ = '0.1.0'
+
+register()
+
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'IrMeasuresExtError', 'InputError', 'MeasureParamError',
+           'register', '__version__']

@@ -1,0 +1,51 @@
+"""QuoteR's NDCG@K with the normalisation constant fixed at Z = 1."""
+from __future__ import annotations
+
+import numpy as np
+from ir_measures import measures as irm
+
+from irmeasures_ext.measures.base import ExtMeasure, kernel, optional_param, register_measure, mapped_gain
+from irmeasures_ext.ranking import RankedRun
+
+
+class _nDCG_Z1(ExtMeasure):
+    """
+    NDCG@k with normaliser Z_k = 1, as reported by the QuoteR paper:
+
+        nDCG_Z1@k = Σ_{i=1..k} (2^{r(i)} − 1) / log2(i + 1)
+
+    where r(i) is the relevance label of the doc at rank i (0 for unjudged docs and for labels
+    below ``rel``); ``gains`` replaces 2^r − 1 for the labels it lists. With exactly one
+    relevant doc of label 1 per query (QuoteR), it is 1/log2(rank + 1) if the gold doc is
+    within the top k, else 0, i.e. the standard nDCG@k. With graded or several relevant docs
+    it is **not** normalised and can exceed 1; use ``nDCG@k`` for normalised DCG.
+    The cutoff is required.
+
+    .. cite:: Fanchao Qi, Yanhui Yang, Jing Yi, Zhili Cheng, Zhiyuan Liu, Maosong Sun. QuoteR: A
+       Benchmark of Quote Recommendation for Writing. ACL 2022.
+    .. cite:: Kalervo Järvelin and Jaana Kekäläinen. Cumulated gain-based evaluation of IR
+       techniques. ACM TOIS 20(4), 2002.
+    """
+    __name__ = 'nDCG_Z1'
+    NAME = __name__
+    PRETTY_NAME = 'DCG with Z=1 (QuoteR NDCG)'
+    SHORT_DESC = 'Discounted cumulative gain with exponential gain 2^rel-1 and a normaliser fixed at 1.'
+    SUPPORTED_PARAMS = {
+        'cutoff': irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)'),
+        'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, replacing 2^label-1 for the labels given'),
+        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to get a gain (inclusive)'),
+    }
+
+
+nDCG_Z1 = _nDCG_Z1()
+register_measure(nDCG_Z1)
+
+
+@kernel(_nDCG_Z1.spec())
+def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """nDCG_Z1@k per query (see :class:`_nDCG_Z1`)."""
+    relevant = ranked.relevant(max(measure['rel'], 1))
+    exponential = np.exp2(np.where(relevant, ranked.label, 0)) - 1
+    gain = mapped_gain(ranked.label, relevant, optional_param(measure, 'gains'), exponential)
+    top = ranked.rank <= measure['cutoff']
+    return ranked.per_query_sum(gain / np.log2(ranked.rank + 1), top)

@@ -1,0 +1,81 @@
+"""Rank of the first relevant document, aggregated by mean (MeanRank) and median (MedianRank)."""
+from __future__ import annotations
+
+import numpy as np
+from ir_measures import measures as irm
+
+from irmeasures_ext.measures.base import ExtMeasure, kernel, register_measure
+from irmeasures_ext.ranking import RankedRun
+
+
+class MedianAgg(irm.base.Agg):
+    """Median of the per-query values (NaN when there are none)."""
+
+    def __init__(self) -> None:
+        self.values: list[float] = []
+
+    def add(self, value: float) -> None:
+        self.values.append(value)
+
+    def result(self) -> float:
+        return float(np.median(self.values)) if self.values else float('nan')
+
+
+class _FirstRelevantRank(ExtMeasure):
+    SUPPORTED_PARAMS = {
+        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    }
+
+
+class _MeanRank(_FirstRelevantRank):
+    """
+    Mean Rank: the 1-based rank of the first relevant doc of each query, averaged over queries.
+    **Lower is better.**
+
+    A query whose relevant doc is not retrieved gets rank n + 1, with n its number of
+    candidates (retrieved docs): the doc is taken to sit right after the last candidate.
+    A query of the qrels that is absent from the run gets 1 + the largest candidate count of
+    any query in the run (as if it had a full candidate list with the relevant doc last).
+
+    .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
+       (reports the mean rank of the gold quote).
+    """
+    __name__ = 'MeanRank'
+    NAME = __name__
+    PRETTY_NAME = 'Mean rank of the first relevant document'
+    SHORT_DESC = 'Rank of the first relevant document, averaged over queries (lower is better).'
+
+
+class _MedianRank(_FirstRelevantRank):
+    """
+    Median Rank: the 1-based rank of the first relevant doc of each query (defined as for
+    :class:`MeanRank`), aggregated by the **median** over queries. **Lower is better.**
+
+    .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
+       (reports the median rank of the gold quote).
+    """
+    __name__ = 'MedianRank'
+    NAME = __name__
+    PRETTY_NAME = 'Median rank of the first relevant document'
+    SHORT_DESC = 'Rank of the first relevant document, median over queries (lower is better).'
+
+    def aggregator(self) -> MedianAgg:
+        return MedianAgg()
+
+
+MeanRank = _MeanRank()
+MedianRank = _MedianRank()
+register_measure(MeanRank)
+register_measure(MedianRank)
+
+
+def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """Rank of the first relevant doc per query, with the not-retrieved rule of :class:`_MeanRank`."""
+    first = ranked.first_rank(ranked.relevant(measure['rel'])).astype(np.float64)
+    candidates = ranked.n_retrieved.astype(np.float64)
+    candidates[candidates == 0] = candidates.max(initial=0)
+    return np.where(first > 0, first, candidates + 1)
+
+
+kernel(_MeanRank.spec())(first_relevant_rank)
+kernel(_MedianRank.spec())(first_relevant_rank)

@@ -1,0 +1,102 @@
+"""Kernels for ir_measures' own measures that the seed papers report, with trec_eval semantics.
+
+These do not define measures (ir_measures does); they let our provider compute them in the
+same vectorised pass, with the SPEC's tie rule, and are checked against pytrec_eval.
+"""
+from __future__ import annotations
+
+import numpy as np
+from ir_measures import measures as irm
+from ir_measures.providers.base import Any, Choices
+
+from irmeasures_ext.measures.base import optional_param, kernel, mapped_gain
+from irmeasures_ext.ranking import UNJUDGED, RankedRun, safe_divide
+
+_ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
+
+
+def _top(ranked: RankedRun, cutoff: int | None) -> np.ndarray | None:
+    return None if cutoff is None else ranked.rank <= cutoff
+
+
+@kernel(irm._AP(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def average_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """AP = Σ_r I(r)·C(r)/r / R; AP@k sums ranks <= k and still divides by R (map_cut_k)."""
+    relevant = ranked.relevant(measure['rel'])
+    precision = ranked.cumulative(relevant.astype(np.int64)) / ranked.rank
+    counted = relevant if (top := _top(ranked, optional_param(measure, 'cutoff'))) is None else relevant & top
+    return safe_divide(ranked.per_query_sum(precision, counted), ranked.judgments.n_relevant(measure['rel']))
+
+
+@kernel(irm._P(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def precision_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """P@k = |relevant in top k| / k (always divided by k)."""
+    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
+    return hits / measure['cutoff']
+
+
+@kernel(irm._R(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def recall_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """R@k = |relevant in top k| / R."""
+    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
+    return safe_divide(hits, ranked.judgments.n_relevant(measure['rel']))
+
+
+@kernel(irm._Success(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def success_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """Success@k = 1 if a relevant doc is in the top k, else 0."""
+    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
+    return (hits > 0).astype(np.float64)
+
+
+@kernel(irm._RR(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def reciprocal_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """RR@k = 1 / rank of the first relevant doc if that rank <= k, else 0."""
+    first = ranked.first_rank(ranked.relevant(measure['rel']))
+    cutoff = optional_param(measure, 'cutoff')
+    if cutoff is not None:
+        first[first > cutoff] = 0
+    return safe_divide(np.ones(len(first)), first)
+
+
+@kernel(irm._Rprec(rel=Any(), judged_only=_ALL_DOCS))
+def r_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """Rprec = |relevant in top R| / R."""
+    n_relevant = ranked.judgments.n_relevant(measure['rel'])
+    in_top_r = ranked.rank <= n_relevant[ranked.query]
+    return safe_divide(ranked.per_query_count(ranked.relevant(measure['rel']) & in_top_r), n_relevant)
+
+
+def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
+    """trec_eval's nDCG gain: the judged label (mapped by ``gains``), negatives counting 0."""
+    judged = labels != UNJUDGED
+    return np.maximum(mapped_gain(labels, judged, gains, np.where(judged, labels, 0)), 0.0)
+
+
+@kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS))
+def ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """nDCG@k = DCG@k / ideal DCG@k, gain = label, discount 1/log2(r + 1) (trec_eval ndcg_cut)."""
+    gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
+    discounted = trec_gain(ranked.label, gains) / np.log2(ranked.rank + 1)
+    dcg = ranked.per_query_sum(discounted, _top(ranked, cutoff))
+    judgments = ranked.judgments
+    ideal = judgments.ideal(lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool))
+    ideal_top = slice(None) if cutoff is None else ideal.rank <= cutoff
+    ideal_dcg = np.bincount(ideal.query[ideal_top], weights=(ideal.gain / np.log2(ideal.rank + 1))[ideal_top],
+                            minlength=ranked.n_queries)
+    return safe_divide(dcg, ideal_dcg)
+
+
+@kernel(irm._NumRel(rel=Any()))
+def num_relevant(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """NumRel = R, the number of judged docs with label >= rel."""
+    return ranked.judgments.n_relevant(measure['rel']).astype(np.int64)
+
+
+@kernel(irm._NumRet(rel=Any()))
+def num_retrieved(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """NumRet = docs retrieved; with ``rel``, relevant docs retrieved (trec_eval num_rel_ret)."""
+    rel = optional_param(measure, 'rel')
+    if rel is None:
+        return ranked.n_retrieved.astype(np.int64)
+    return ranked.per_query_count(ranked.relevant(rel)).astype(np.int64)

@@ -1,0 +1,59 @@
+"""Q-measure against NTCIREVAL's per-topic values (../shared/golden/ntcireval)."""
+import csv
+from collections import defaultdict
+
+import ir_measures
+import pytest
+
+import irmeasures_ext  # noqa: F401  (registers Q)
+from conftest import NTCIREVAL
+
+GAIN_PARAMS = {'1:2:3': '', '1:3:7': ',gains={1:1,2:3,3:7}'}
+
+
+def golden_rows(measure_name):
+    with open(NTCIREVAL / 'golden_per_topic.tsv') as handle:
+        return [row for row in csv.DictReader(handle, delimiter='\t') if row['measure'] == measure_name]
+
+
+def q_measure_string(row):
+    cutoff = '' if row['cutoff'] == 'none' else f"@{row['cutoff']}"
+    return f"Q(beta={row['beta']}{GAIN_PARAMS[row['gains']]}){cutoff}"
+
+
+@pytest.fixture(scope='module')
+def golden_q():
+    expected = defaultdict(dict)
+    for row in golden_rows('Q'):
+        expected[q_measure_string(row)][row['qid']] = float(row['value'])
+    return expected
+
+
+def test_every_q_row_matches_ntcireval(shared_dir, golden_q):
+    measures = {text: ir_measures.parse_measure(text) for text in golden_q}
+    qrels = ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt'))
+    run = ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt'))
+    got = defaultdict(dict)
+    for metric in ir_measures.iter_calc(list(measures.values()), qrels, run):
+        got[metric.measure][metric.query_id] = metric.value
+
+    undefined = {line.split('\t')[0] for line in (NTCIREVAL / 'undefined_topics.tsv').read_text().splitlines()[1:]}
+    compared = 0
+    for text, per_topic in golden_q.items():
+        values = got[measures[text]]
+        assert set(values) == set(per_topic) | undefined, text  # every qrels topic, no run-only topic
+        for qid, value in per_topic.items():
+            assert values[qid] == pytest.approx(value, abs=1e-9), (text, qid)
+            compared += 1
+        assert all(values[qid] == 0 for qid in undefined)
+    assert compared == len(golden_rows('Q')) == 10640
+
+
+def test_beta_zero_is_ap_on_golden_topics(shared_dir):
+    qrels = list(ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt')))
+    run = list(ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt')))
+    q0 = ir_measures.parse_measure('Q(beta=0)')
+    ap = ir_measures.AP
+    results = ir_measures.providers.registry['irmeasures_ext'].calc_aggregate([q0, ap], qrels, run)
+    assert results[q0] == pytest.approx(results[ap], abs=1e-12)
+    assert results[ap] > 0.1
