@@ -1,0 +1,65 @@
+"""Registration is idempotent and leaves ir_measures' own behaviour unchanged."""
+import importlib
+import subprocess
+import sys
+
+import ir_measures
+import pytest
+
+import irmeasures_ext
+from irmeasures_ext.measures import KERNELS
+
+BUILT_IN_NAMES = ['RR', 'MRR', 'nDCG', 'NDCG', 'AP', 'MAP', 'P', 'R', 'Success', 'Rprec', 'NumRel', 'NumRet']
+
+
+def provider_names():
+    return [p.NAME for p in ir_measures.DefaultPipeline.providers]
+
+
+def test_measures_and_provider_registered():
+    for name in ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank']:
+        assert ir_measures.measures.registry[name].NAME == name
+    assert ir_measures.providers.registry['irmeasures_ext'].NAME == 'irmeasures_ext'
+    assert provider_names()[-1] == 'irmeasures_ext'
+
+
+def test_registration_is_idempotent():
+    before = (dict(ir_measures.measures.registry), provider_names())
+    irmeasures_ext.register()
+    irmeasures_ext.register()
+    for module in ['irmeasures_ext.measures.q', 'irmeasures_ext.measures.ndcg_z1', 'irmeasures_ext.measures.rank_stats']:
+        importlib.reload(sys.modules[module])
+    assert provider_names() == before[1]
+    assert provider_names().count('irmeasures_ext') == 1
+    assert set(ir_measures.measures.registry) == set(before[0])
+    for name in BUILT_IN_NAMES:
+        assert ir_measures.measures.registry[name] is before[0][name]
+
+
+@pytest.mark.parametrize('measure_text', ['RR@100', 'RR', 'nDCG@10', 'AP', 'P@5', 'R@100', 'Success@10', 'Rprec'])
+def test_built_in_measures_keep_their_default_provider(measure_text):
+    """The provider that answers a built-in measure by default is the same with and without us."""
+    measure = ir_measures.parse_measure(measure_text)
+    ours = [p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()]
+    assert ours[0] != 'irmeasures_ext'
+    script = ('import ir_measures; m = ir_measures.parse_measure(%r); '
+              'print([p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m) and p.is_available()][0])'
+              % measure_text)
+    without_us = subprocess.run([sys.executable, '-S', '-c', f'import site; site.main(); {script}'],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    assert ours[0] == without_us
+
+
+def test_default_pipeline_numbers_unchanged_for_built_ins():
+    """RR@k still goes to the msmarco provider (doc_id ascending ties), as without the plugin."""
+    qrels = {'q': {'a': 1}}
+    run = {'q': {'a': 1.0, 'b': 1.0}}  # tie: msmarco ranks a first, trec_eval ranks b first
+    assert ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels, run)[ir_measures.RR @ 10] == 1.0
+    ours = ir_measures.providers.registry['irmeasures_ext'].calc_aggregate([ir_measures.RR @ 10], qrels, run)
+    assert ours[ir_measures.RR @ 10] == 0.5
+
+
+def test_no_built_in_name_is_shadowed():
+    ours = {name for name, m in ir_measures.measures.registry.items() if type(m).__module__.startswith('irmeasures_ext')}
+    assert ours == {'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank'}
+    assert set(KERNELS) >= ours
