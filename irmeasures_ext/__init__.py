@@ -5,12 +5,12 @@ Importing the package registers the measures in ``ir_measures.measures.registry`
 ``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers).
 """
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
-from irmeasures_ext.measures import MeanRank, MedianRank, Q, nDCG_Z1
+from irmeasures_ext.measures import MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
 from irmeasures_ext.registration import register
 
 __version__ = '0.1.0'
 
 register()
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'IrMeasuresExtError', 'InputError', 'MeasureParamError',
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'IrMeasuresExtError', 'InputError', 'MeasureParamError',
            'register', '__version__']

@@ -87,3 +87,15 @@ def test_non_integer_relevance_in_dataframe_is_rejected():
 def test_unsupported_built_in_variant_is_refused_by_name():
     with pytest.raises(MeasureParamError, match='does not support measure'):
         PROVIDER.evaluator([ir_measures.AP(judged_only=True)], QRELS)
+
+
+def test_nerr_max_level_defaults_and_rejects_labels_above_it():
+    from irmeasures_ext import nERR
+    qrels = {'q1': {'a': 1, 'b': 3}}
+    run = {'q1': {'b': 1.0, 'a': 2.0}}
+    default = PROVIDER.calc_aggregate([nERR @ 5], qrels, run)[nERR @ 5]
+    assert default == PROVIDER.calc_aggregate([nERR(max_level=3) @ 5], qrels, run)[nERR(max_level=3) @ 5]
+    with pytest.raises(InputError, match='qrels label 3 exceeds max_level 2'):
+        PROVIDER.calc_aggregate([nERR(max_level=2) @ 5], qrels, run)
+    with pytest.raises(MeasureParamError, match='max_level must be a positive integer'):
+        nERR(max_level=0)

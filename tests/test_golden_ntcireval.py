@@ -49,6 +49,33 @@ def test_every_q_row_matches_ntcireval(shared_dir, golden_q):
     assert compared == len(golden_rows('Q')) == 10640
 
 
+def measure_string(row):
+    """The measure string of a golden row (NTCIREVAL family, P and RR)."""
+    cutoff = '' if row['cutoff'] == 'none' else f"@{row['cutoff']}"
+    gains = GAIN_PARAMS.get(row['gains'], '').lstrip(',')
+    params = {'Q': f"beta={row['beta']},{gains}".rstrip(','), 'nERR': gains or 'max_level=3',
+              'nDCG': gains, 'MSnDCG': gains, 'AP': 'beta=0'}.get(row['measure'], '')
+    name = {'nDCG': 'nDCG_JK', 'AP': 'Q'}.get(row['measure'], row['measure'])
+    return f'{name}({params}){cutoff}' if params else f'{name}{cutoff}'
+
+
+@pytest.mark.parametrize('family', ['nERR', 'MSnDCG', 'nDCG', 'P', 'RR', 'AP'])
+def test_ntcireval_family_rows_match(shared_dir, family):
+    """nERR, MSnDCG, nDCG (as nDCG_JK), P@k, RR and AP@k (as Q(beta=0)@k) against NTCIREVAL."""
+    rows = golden_rows(family)
+    expected = defaultdict(dict)
+    for row in rows:
+        expected[measure_string(row)][row['qid']] = float(row['value'])
+    measures = {text: ir_measures.parse_measure(text) for text in expected}
+    qrels = ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt'))
+    run = ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt'))
+    got = {(m.measure, m.query_id): m.value for m in ir_measures.iter_calc(list(measures.values()), qrels, run)}
+    for text, per_topic in expected.items():
+        for qid, value in per_topic.items():
+            assert got[measures[text], qid] == pytest.approx(value, abs=1e-9), (text, qid)
+    assert sum(len(v) for v in expected.values()) == len(rows) > 0
+
+
 def test_beta_zero_is_ap_on_golden_topics(shared_dir):
     qrels = list(ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt')))
     run = list(ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt')))

@@ -17,7 +17,7 @@ def provider_names():
 
 
 def test_measures_and_provider_registered():
-    for name in ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank']:
+    for name in ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK']:
         assert ir_measures.measures.registry[name].NAME == name
     assert ir_measures.providers.registry['irmeasures_ext'].NAME == 'irmeasures_ext'
     assert provider_names()[-1] == 'irmeasures_ext'
@@ -27,7 +27,7 @@ def test_registration_is_idempotent():
     before = (dict(ir_measures.measures.registry), provider_names())
     irmeasures_ext.register()
     irmeasures_ext.register()
-    for module in ['irmeasures_ext.measures.q', 'irmeasures_ext.measures.ndcg_z1', 'irmeasures_ext.measures.rank_stats']:
+    for module in ['irmeasures_ext.measures.q', 'irmeasures_ext.measures.ndcg_z1', 'irmeasures_ext.measures.nerr']:
         importlib.reload(sys.modules[module])
     assert provider_names() == before[1]
     assert provider_names().count('irmeasures_ext') == 1
@@ -61,5 +61,5 @@ def test_default_pipeline_numbers_unchanged_for_built_ins():
 
 def test_no_built_in_name_is_shadowed():
     ours = {name for name, m in ir_measures.measures.registry.items() if type(m).__module__.startswith('irmeasures_ext')}
-    assert ours == {'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank'}
+    assert ours == {'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK'}
     assert set(KERNELS) >= ours

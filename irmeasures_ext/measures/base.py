@@ -116,6 +116,12 @@ def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float
     return gain
 
 
+def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) -> np.ndarray:
+    """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
+    relevant = labels >= rel
+    return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
+
+
 def optional_param(measure: irm.Measure, name: str) -> Any:
     """The value of an optional parameter (such as the cutoff), or None when it is not given."""
     value = measure[name]

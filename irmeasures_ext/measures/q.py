@@ -10,7 +10,7 @@ from irmeasures_ext.measures.base import (
     ExtMeasure,
     check_non_negative,
     kernel,
-    mapped_gain,
+    graded_gain,
     optional_param,
     register_measure,
 )
@@ -63,12 +63,6 @@ class _Q(ExtMeasure):
 
 Q = _Q()
 register_measure(Q)
-
-
-def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) -> np.ndarray:
-    """Q's gain per label: the label (or ``gains[label]``) for relevant labels, else 0."""
-    relevant = labels >= rel
-    return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
 
 
 @kernel(_Q.spec())

@@ -1,0 +1,83 @@
+"""NTCIREVAL's two nDCG variants: the original Järvelin-Kekäläinen nDCG and Microsoft's nDCG."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from ir_measures import measures as irm
+
+from irmeasures_ext.measures.base import ExtMeasure, graded_gain, kernel, optional_param, register_measure
+from irmeasures_ext.ranking import RankedRun, safe_divide
+
+_PARAMS = {
+    'cutoff': irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)'),
+    'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label'),
+    'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+}
+
+
+class _nDCG_JK(ExtMeasure):
+    """
+    The original nDCG@k of Järvelin and Kekäläinen, as NTCIREVAL computes its "nDCG":
+
+        DCG@k = Σ_{r≤k} g(r) / max(1, log2 r),    nDCG_JK@k = DCG@k / ideal DCG@k
+
+    so ranks 1 and 2 are not discounted. Gains as in ``Q``: the label of a relevant doc, or
+    ``gains[label]``; the ideal list holds the qrels' relevant docs sorted by gain.
+
+    Differs from ir_measures' ``nDCG`` (trec_eval's ndcg), which discounts every rank by
+    1/log2(r + 1); see ``MSnDCG`` for that form with NTCIREVAL's gains.
+
+    .. cite:: Kalervo Järvelin and Jaana Kekäläinen. Cumulated gain-based evaluation of IR
+       techniques. ACM TOIS 20(4), 2002.
+    .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
+    """
+    __name__ = 'nDCG_JK'
+    NAME = __name__
+    PRETTY_NAME = 'nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
+    SHORT_DESC = 'Original nDCG with discount max(1, log2 r), as NTCIREVAL computes it.'
+    SUPPORTED_PARAMS = _PARAMS
+
+
+class _MSnDCG(ExtMeasure):
+    """
+    "Microsoft" nDCG@k (Burges et al.), as NTCIREVAL computes its "MSnDCG":
+
+        DCG@k = Σ_{r≤k} g(r) / log2(r + 1),    MSnDCG@k = DCG@k / ideal DCG@k
+
+    with NTCIREVAL's gains (the label of a relevant doc, or ``gains[label]``, e.g.
+    ``gains={1:1,2:3,3:7}`` for 2^l - 1). With linear gains it equals ir_measures' ``nDCG@k``
+    (trec_eval ndcg_cut) except that trec_eval's ideal list also admits labels below ``rel``.
+
+    .. cite:: Chris Burges et al. Learning to Rank using Gradient Descent. ICML 2005.
+    .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
+    """
+    __name__ = 'MSnDCG'
+    NAME = __name__
+    PRETTY_NAME = 'Microsoft nDCG (NTCIREVAL)'
+    SHORT_DESC = 'nDCG with discount 1/log2(r+1) and NTCIREVAL gains.'
+    SUPPORTED_PARAMS = _PARAMS
+
+
+nDCG_JK = _nDCG_JK()
+MSnDCG = _MSnDCG()
+register_measure(nDCG_JK)
+register_measure(MSnDCG)
+
+
+def _normalised_dcg(discount: Callable[[np.ndarray], np.ndarray]):
+    def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+        rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']
+        judgments = ranked.judgments
+        ideal = judgments.ideal(lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel)
+        top = ranked.rank <= cutoff
+        dcg = ranked.per_query_sum(graded_gain(ranked.label, rel, gains) / discount(ranked.rank), top)
+        ideal_top = ideal.rank <= cutoff
+        ideal_dcg = np.bincount(ideal.query[ideal_top], weights=(ideal.gain / discount(ideal.rank))[ideal_top],
+                                minlength=ranked.n_queries)
+        return safe_divide(dcg, ideal_dcg)
+    return compute
+
+
+kernel(_nDCG_JK.spec())(_normalised_dcg(lambda rank: np.maximum(1.0, np.log2(rank))))
+kernel(_MSnDCG.spec())(_normalised_dcg(lambda rank: np.log2(rank + 1.0)))
