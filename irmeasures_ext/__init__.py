@@ -12,5 +12,5 @@ __version__ = '0.1.0'
 
 register()
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'IrMeasuresExtError', 'InputError', 'MeasureParamError',
-           'register', '__version__']
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'IrMeasuresExtError', 'InputError',
+           'MeasureParamError', 'register', '__version__']

@@ -46,7 +46,7 @@ class IrMeasuresExtEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         for measure, values in self.values(run).items():
-            for query_id, value in zip(self.qrel_qids, values.tolist()):
+            for query_id, value in zip(self.qrel_qids, values.tolist(), strict=True):
                 yield Metric(query_id=query_id, measure=measure, value=value)
 
     def calc_aggregate(self, run) -> dict[Measure, float]:

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 DOC_IDS = ['d9', 'd10', 'D99', 'd1', '9', '10', '100', '020', 'a', 'B', 'b', 'zz', 'Ä', 'doc-7', '1e3', 'x_y']
 QUERY_IDS = ['1', '2', '10', 'q', 'Q']
 # Few distinct scores, so ties are frequent; one pair differs only beyond float32 precision.
+LABELS = st.integers(-2, 4)
 SCORES = [0.0, 1.0, 1.00000001, 2.5, -3.0, 7.0, 1e-3, 12.664297]
 
 
@@ -15,7 +16,7 @@ def doc_pool(draw):
 
 
 @st.composite
-def qrels_and_run(draw, labels=st.integers(-2, 4)):
+def qrels_and_run(draw, labels=LABELS):
     pool = doc_pool(draw)
     qrels, run = {}, {}
     for query_id in draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True)):

@@ -4,9 +4,9 @@ from collections import defaultdict
 
 import ir_measures
 import pytest
+from conftest import NTCIREVAL
 
 import irmeasures_ext  # noqa: F401  (registers Q)
-from conftest import NTCIREVAL
 
 GAIN_PARAMS = {'1:2:3': '', '1:3:7': ',gains={1:1,2:3,3:7}'}
 

@@ -42,9 +42,8 @@ def test_built_in_measures_keep_their_default_provider(measure_text):
     measure = ir_measures.parse_measure(measure_text)
     ours = [p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(measure) and p.is_available()]
     assert ours[0] != 'irmeasures_ext'
-    script = ('import ir_measures; m = ir_measures.parse_measure(%r); '
-              'print([p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m) and p.is_available()][0])'
-              % measure_text)
+    script = (f'import ir_measures; m = ir_measures.parse_measure({measure_text!r}); '
+              'print([p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m) and p.is_available()][0])')
     without_us = subprocess.run([sys.executable, '-S', '-c', f'import site; site.main(); {script}'],
                                 capture_output=True, text=True, check=True).stdout.strip()
     assert ours[0] == without_us
@@ -60,6 +59,7 @@ def test_default_pipeline_numbers_unchanged_for_built_ins():
 
 
 def test_no_built_in_name_is_shadowed():
-    ours = {name for name, m in ir_measures.measures.registry.items() if type(m).__module__.startswith('irmeasures_ext')}
+    registry = ir_measures.measures.registry
+    ours = {name for name, m in registry.items() if type(m).__module__.startswith('irmeasures_ext')}
     assert ours == {'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK'}
     assert set(KERNELS) >= ours

@@ -7,4 +7,5 @@ from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianAgg, MedianRank
 
-__all__ = ['KERNELS', 'ExtMeasure', 'Kernel', 'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'MedianAgg', 'nERR', 'MSnDCG', 'nDCG_JK', 'trec_family']
+__all__ = ['KERNELS', 'ExtMeasure', 'Kernel', 'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'MedianAgg', 'nERR', 'MSnDCG',
+           'nDCG_JK', 'trec_family']

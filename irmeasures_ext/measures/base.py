@@ -23,6 +23,12 @@ class Kernel:
     compute: KernelFunction    # (measure, ranked run) -> one value per query
 
 
+#: Parameter declarations shared by several measures.
+REL_PARAM = irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)')
+CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold k')
+REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
+GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
+
 #: Kernels by measure NAME; filled by the measure modules on import.
 KERNELS: dict[str, Kernel] = {}
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import ExtMeasure, kernel, optional_param, register_measure, mapped_gain
+from irmeasures_ext.measures.base import (
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    kernel,
+    mapped_gain,
+    optional_param,
+    register_measure,
+)
 from irmeasures_ext.ranking import RankedRun
 
 
@@ -31,9 +39,9 @@ class _nDCG_Z1(ExtMeasure):
     PRETTY_NAME = 'DCG with Z=1 (QuoteR NDCG)'
     SHORT_DESC = 'Discounted cumulative gain with exponential gain 2^rel-1 and a normaliser fixed at 1.'
     SUPPORTED_PARAMS = {
-        'cutoff': irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)'),
+        'cutoff': REQUIRED_CUTOFF_PARAM,
         'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, replacing 2^label-1 for the labels given'),
-        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to get a gain (inclusive)'),
+        'rel': REL_PARAM,
     }
 
 

@@ -7,7 +7,16 @@ import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import InputError, MeasureParamError
-from irmeasures_ext.measures.base import ExtMeasure, graded_gain, kernel, optional_param, register_measure
+from irmeasures_ext.measures.base import (
+    GAINS_PARAM,
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    graded_gain,
+    kernel,
+    optional_param,
+    register_measure,
+)
 from irmeasures_ext.ranking import RankedRun, safe_divide, segment_sum
 
 
@@ -35,10 +44,10 @@ class _nERR(ExtMeasure):
     PRETTY_NAME = 'normalised ERR (NTCIREVAL)'
     SHORT_DESC = 'Expected reciprocal rank normalised by that of the ideal list.'
     SUPPORTED_PARAMS = {
-        'cutoff': irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)'),
-        'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label'),
+        'cutoff': REQUIRED_CUTOFF_PARAM,
+        'gains': GAINS_PARAM,
         'max_level': irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: see above)'),
-        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+        'rel': REL_PARAM,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

@@ -6,15 +6,23 @@ from collections.abc import Callable
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import ExtMeasure, graded_gain, kernel, optional_param, register_measure
+from irmeasures_ext.measures.base import (
+    GAINS_PARAM,
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    graded_gain,
+    kernel,
+    optional_param,
+    register_measure,
+)
 from irmeasures_ext.ranking import RankedRun, safe_divide
 
 _PARAMS = {
-    'cutoff': irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)'),
-    'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label'),
-    'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    'cutoff': REQUIRED_CUTOFF_PARAM,
+    'gains': GAINS_PARAM,
+    'rel': REL_PARAM,
 }
-
 
 class _nDCG_JK(ExtMeasure):
     """

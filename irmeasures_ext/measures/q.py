@@ -7,10 +7,13 @@ import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.measures.base import (
+    CUTOFF_PARAM,
+    GAINS_PARAM,
+    REL_PARAM,
     ExtMeasure,
     check_non_negative,
-    kernel,
     graded_gain,
+    kernel,
     optional_param,
     register_measure,
 )
@@ -48,11 +51,11 @@ class _Q(ExtMeasure):
     PRETTY_NAME = 'Q-measure'
     SHORT_DESC = 'Average of blended ratios (precision and normalised cumulative gain) at each relevant doc.'
     SUPPORTED_PARAMS = {
-        'cutoff': irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold k'),
+        'cutoff': CUTOFF_PARAM,
         'beta': irm.ParamInfo(dtype=float, default=1.0,
                               desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives AP)'),
-        'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label'),
-        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+        'gains': GAINS_PARAM,
+        'rel': REL_PARAM,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import ExtMeasure, kernel, register_measure
+from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, kernel, register_measure
 from irmeasures_ext.ranking import RankedRun
 
 
@@ -23,7 +23,7 @@ class MedianAgg(irm.base.Agg):
 
 class _FirstRelevantRank(ExtMeasure):
     SUPPORTED_PARAMS = {
-        'rel': irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+        'rel': REL_PARAM,
     }
 
 

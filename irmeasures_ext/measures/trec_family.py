@@ -9,7 +9,7 @@ import numpy as np
 from ir_measures import measures as irm
 from ir_measures.providers.base import Any, Choices
 
-from irmeasures_ext.measures.base import optional_param, kernel, mapped_gain
+from irmeasures_ext.measures.base import kernel, mapped_gain, optional_param
 from irmeasures_ext.ranking import UNJUDGED, RankedRun, safe_divide
 
 _ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
