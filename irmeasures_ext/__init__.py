@@ -2,7 +2,8 @@
 
 Importing the package registers the measures in ``ir_measures.measures.registry`` and the
 ``irmeasures_ext`` provider in ``ir_measures.providers.registry``, appended to the end of
-``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers).
+``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers), and the
+QuoteR and citation-recommendation datasets with ir_datasets.
 """
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures import MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR

@@ -1,0 +1,273 @@
+"""Local citation recommendation (SPEC §4): ``citation-rec/acl-200``, ``citation-rec/fulltextpeerread``,
+``citation-rec/refseer``, ``citation-rec/arxiv`` (Gu et al. 2022's processed release) and
+``citation-rec/arsyta`` (Goyal et al. 2024, SymTax), each with ``/train``, ``/val`` and ``/test``.
+
+Docs are the papers of ``papers.json``; queries are the citation contexts of the split
+(query_id = context_id, text = masked_text, with the citing paper's id: its title and abstract are
+``ds.docs_store().get(query.citing_id)``); qrels are the split's ``positive_ids`` (relevance 1).
+No file is downloaded: a missing one raises ir_datasets' manual-placement error naming the source
+and the target path. Every JSON file is streamed with ijson; ``contexts.json`` (18.5 GB for ArSyTa)
+is never held in memory (``stream_contexts``). Protocol: the citing paper is removed from its own
+candidate list, see ``remove_citing_papers``. Full description:
+``ir_datasets.load('citation-rec/acl-200').documentation()`` (``docs/citation-rec.yaml``).
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import ir_datasets
+from ir_datasets.datasets.base import Dataset
+from ir_datasets.formats import BaseQrels, BaseQueries, GenericQrel
+
+from irmeasures_ext.datasets.common import DictDocs, Documentation, iter_json, load_once, locate
+from irmeasures_ext.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class CitationDoc(NamedTuple):
+    """A paper of Gu et al.'s ``papers.json`` (a missing title or abstract is ``''``, as upstream reads it)."""
+    doc_id: str
+    title: str
+    abstract: str
+
+    def default_text(self) -> str:
+        """``title + ' ' + abstract``."""
+        return f'{self.title} {self.abstract}'
+
+    @classmethod
+    def from_record(cls, paper_id: str, record: dict) -> CitationDoc:
+        """From a ``papers.json`` entry."""
+        return cls(paper_id, record.get('title') or '', record.get('abstract') or '')
+
+
+class ArSyTaDoc(NamedTuple):
+    """A paper of ArSyTa's ``papers.json``: Gu et al.'s fields plus its arXiv categories."""
+    doc_id: str
+    title: str
+    abstract: str
+    categories: tuple[str, ...]
+
+    def default_text(self) -> str:
+        """``title + ' ' + abstract``."""
+        return f'{self.title} {self.abstract}'
+
+    @classmethod
+    def from_record(cls, paper_id: str, record: dict) -> ArSyTaDoc:
+        """From a ``papers.json`` entry (``categories`` a list, or a space-separated string)."""
+        categories = record.get('categories') or ()
+        categories = categories.split() if isinstance(categories, str) else categories
+        return cls(paper_id, record.get('title') or '', record.get('abstract') or '', tuple(categories))
+
+
+class CitationQuery(NamedTuple):
+    """A citation context of Gu et al.'s ``contexts.json``; ``TARGETCIT`` marks the cited slot."""
+    query_id: str
+    text: str
+    citing_id: str
+    refid: str
+
+    def default_text(self) -> str:
+        """The masked context."""
+        return self.text
+
+    @classmethod
+    def from_record(cls, context_id: str, record: dict) -> CitationQuery:
+        """From a ``contexts.json`` entry."""
+        return cls(context_id, record['masked_text'], record['citing_id'], record['refid'])
+
+
+class ArSyTaQuery(NamedTuple):
+    """A citation context of ArSyTa's ``contexts.json``, with the heading of its section."""
+    query_id: str
+    text: str
+    citing_id: str
+    ref_id: str
+    heading: str
+
+    def default_text(self) -> str:
+        """The masked context."""
+        return self.text
+
+    @classmethod
+    def from_record(cls, context_id: str, record: dict) -> ArSyTaQuery:
+        """From a ``contexts.json`` entry."""
+        return cls(context_id, record['masked_text'], record['citing_id'], record['ref_id'], record['heading'])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A release: its ``downloads.json`` entry, record classes and split file names."""
+    source: str
+    doc_cls: type
+    query_cls: type
+    split_files: Mapping[str, str]
+
+
+GU = Layout('gu2022', CitationDoc, CitationQuery, {'train': 'train.json', 'val': 'val.json', 'test': 'test.json'})
+ARSYTA = Layout('arsyta', ArSyTaDoc, ArSyTaQuery,
+                {'train': 'train_data.json', 'val': 'val_data.json', 'test': 'test_data.json'})
+COLLECTIONS = {'acl-200': GU, 'fulltextpeerread': GU, 'refseer': GU, 'arxiv': GU, 'arsyta': ARSYTA}
+
+
+def _build(cls: type, path: Path, key: str, record: Any) -> NamedTuple:
+    if not isinstance(record, dict):
+        raise InputError(f'{path}: record {key!r} is not a JSON object')
+    try:
+        return cls.from_record(key, record)
+    except KeyError as e:
+        raise InputError(f'{path}: record {key!r} lacks field {e}') from e
+
+
+def read_papers(path: Path, doc_cls: type) -> dict[str, NamedTuple]:
+    """``{paper_id: doc}`` of a ``papers.json``, parsed as a stream."""
+    return {key: _build(doc_cls, path, key, record) for key, record in iter_json(path, '{')}
+
+
+def stream_contexts(path: Path, context_ids: Collection[str] | None = None,
+                    query_cls: type = ArSyTaQuery) -> Iterator[NamedTuple]:
+    """Stream the citation contexts of a ``contexts.json`` as ``query_cls`` records, in file order,
+    keeping those of ``context_ids`` (all when ``None``).
+
+    One record is in memory at a time (plus a set of ``context_ids``): peak memory does not grow
+    with the file's size. Raises ``InputError`` on malformed JSON or records, and, at the end, when
+    some of ``context_ids`` are not in the file.
+    """
+    remaining = None if context_ids is None else set(context_ids)
+    for key, record in iter_json(path, '{'):
+        if remaining is not None:
+            if key not in remaining:
+                continue
+            remaining.remove(key)
+        yield _build(query_cls, path, key, record)
+    if remaining:
+        raise InputError(f'{path} lacks {len(remaining)} context ids of the split, '
+                         f'e.g. {sorted(remaining)[:3]}')
+
+
+def read_split(path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Stream a split file's ``(context_id, positive_ids)`` pairs (duplicate positive ids removed)."""
+    for index, item in iter_json(path, '['):
+        match item:
+            case {'context_id': str(context_id), 'positive_ids': list(positive_ids)} if all(
+                    isinstance(doc_id, str) for doc_id in positive_ids):
+                yield context_id, tuple(dict.fromkeys(positive_ids))
+            case _:
+                raise InputError(f'{path}: record {index} is not {{"context_id": str, "positive_ids": [str, ...]}}')
+
+
+class _Collection:
+    """The files of one collection, located when used."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.layout = COLLECTIONS[name]
+
+    def path(self, file_name: str) -> Path:
+        """``$IR_DATASETS_HOME/citation-rec/<name>/<file_name>``, or the manual-placement error."""
+        return locate('citation-rec', self.layout.source, f'{self.name}/{file_name}')
+
+    def papers(self) -> dict[str, NamedTuple]:
+        """Papers by id, parsed once per file version."""
+        return load_once(read_papers, self.path('papers.json'), self.layout.doc_cls)
+
+
+class _Split:
+    def __init__(self, collection: _Collection, split: str):
+        self._collection = collection
+        self._split = split
+
+    def _split_path(self) -> Path:
+        return self._collection.path(self._collection.layout.split_files[self._split])
+
+
+class CitationQueries(_Split, BaseQueries):
+    """The citation contexts of a split, streamed from ``contexts.json`` in its order."""
+
+    def queries_iter(self) -> Iterator[NamedTuple]:
+        """Queries (one pass over the split file, then one over ``contexts.json``)."""
+        context_ids = {context_id for context_id, _ in read_split(self._split_path())}
+        return stream_contexts(self._collection.path('contexts.json'), context_ids, self._collection.layout.query_cls)
+
+    def queries_cls(self) -> type:
+        """``CitationQuery`` or ``ArSyTaQuery``."""
+        return self._collection.layout.query_cls
+
+    def queries_lang(self) -> str:
+        """English."""
+        return 'en'
+
+    def queries_namespace(self) -> str:
+        """Context ids of this collection."""
+        return f'citation-rec/{self._collection.name}'
+
+
+class CitationQrels(_Split, BaseQrels):
+    """The split's ``positive_ids``, relevance 1."""
+
+    def qrels_iter(self) -> Iterator[GenericQrel]:
+        """Qrels in split-file order."""
+        for context_id, positive_ids in read_split(self._split_path()):
+            for doc_id in positive_ids:
+                yield GenericQrel(context_id, doc_id, 1)
+
+    def qrels_defs(self) -> dict[int, str]:
+        """Relevance levels."""
+        return {1: 'cited at this context (a positive id)'}
+
+
+def datasets() -> dict[str, Dataset]:
+    """Every citation recommendation dataset by id (nothing is read until a dataset is used)."""
+    result = {'citation-rec': Dataset(Documentation('citation-rec', '_'))}
+    for name, layout in COLLECTIONS.items():
+        collection = _Collection(name)
+        docs = DictDocs(collection.papers, layout.doc_cls, 'en', f'citation-rec/{name}')
+        result[f'citation-rec/{name}'] = Dataset(docs, Documentation('citation-rec', name))
+        for split, file_name in layout.split_files.items():
+            result[f'citation-rec/{name}/{split}'] = Dataset(
+                docs, CitationQueries(collection, split), CitationQrels(collection, split),
+                Documentation('citation-rec', name, split=f'{split} split: the contexts listed in {file_name}'))
+    return result
+
+
+CitingSource = Mapping[str, str] | str | Dataset
+
+
+def citing_ids(dataset_or_mapping: CitingSource) -> Mapping[str, str]:
+    """``{query_id: citing paper id}``: the mapping itself, or read from a dataset (or dataset id)'s queries."""
+    if isinstance(dataset_or_mapping, Mapping):
+        return dataset_or_mapping
+    dataset = ir_datasets.load(dataset_or_mapping) if isinstance(dataset_or_mapping, str) else dataset_or_mapping
+    return {query.query_id: query.citing_id for query in dataset.queries_iter()}
+
+
+def remove_citing_papers(run_df: pd.DataFrame, dataset_or_mapping: CitingSource) -> pd.DataFrame:
+    """The run without each query's citing paper (the protocol of Gu et al. and SymTax).
+
+    ``run_df`` has ir_measures columns (``query_id``, ``doc_id``) or PyTerrier's (``qid``, ``docno``);
+    ``dataset_or_mapping`` is ``{query_id: citing_id}``, a citation-rec dataset or its id. Queries
+    without a known citing paper are kept whole; other columns and the row order are unchanged
+    (ranks are not recomputed).
+    """
+    for query_col, doc_col in (('query_id', 'doc_id'), ('qid', 'docno')):
+        if query_col in run_df.columns and doc_col in run_df.columns:
+            break
+    else:
+        raise InputError(f'run has neither query_id/doc_id nor qid/docno columns: {list(run_df.columns)}')
+    citing = run_df[query_col].astype(str).map(citing_ids(dataset_or_mapping))
+    return run_df[run_df[doc_col].astype(str) != citing]
+
+
+def citing_paper_filter(dataset_or_mapping: CitingSource) -> Any:
+    """A PyTerrier transformer applying ``remove_citing_papers`` and re-ranking what is left.
+
+    Needs python-terrier (imported here, not by this package); the citing ids are read once, now.
+    """
+    import pyterrier as pt
+
+    citing = citing_ids(dataset_or_mapping)
+    return pt.apply.generic(lambda run: pt.model.add_ranks(remove_citing_papers(run, citing)))

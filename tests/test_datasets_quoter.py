@@ -1,0 +1,175 @@
+"""QuoteR datasets read from synthetic files in the upstream format, under a temporary IR_DATASETS_HOME."""
+from pathlib import Path
+
+import ir_datasets
+import ir_measures
+import pytest
+from ir_datasets.formats import GenericDoc, GenericQrel
+from ir_datasets.util.download import RequestsDownload
+
+from irmeasures_ext.datasets import register
+from irmeasures_ext.datasets.quoter import LANGUAGES, QuoteRQuery
+from irmeasures_ext.errors import InputError
+
+TEST_LINES = 1043  # lines of each synthetic test split
+QUOTES = {  # cycled through the lines of each synthetic file
+    'english': ['To be, or not to be', 'Carpe diem', 'A penny saved is a penny earned', 'carpe Diem', 'Zeal'],
+    'modern-chinese': ['天下兴亡，匹夫有责', '书山有路勤为径', 'ABC 中文', '学而不思则罔'],
+    'classical-chinese': ['学而时习之', '温故而知新', '己所不欲，勿施于人'],
+}
+LEFT_WORD = {'english': 'Before', 'modern-chinese': '前文', 'classical-chinese': '上文'}
+
+
+def sample(name: str, index: int) -> tuple[str, str, str]:
+    """The (left, quote, right) written on line ``index`` of the synthetic file of ``name``."""
+    return f'{LEFT_WORD[name]} {index}', QUOTES[name][index % len(QUOTES[name])], f'After {index}'
+
+
+def n_lines(name: str) -> int:
+    return LANGUAGES[name].test_start + TEST_LINES
+
+
+def write_quoter_file(path: Path, name: str) -> None:
+    """Line 0 has surrounding blanks and CRLF (stripped by the official scripts), the rest plain lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ['  {}\t{}\t{}  \r\n'.format(*sample(name, 0))]
+    lines += ['{}\t{}\t{}\n'.format(*sample(name, i)) for i in range(1, n_lines(name))]
+    path.write_text(''.join(lines), encoding='utf-8', newline='')
+
+
+def expected(name: str, index: int) -> tuple[str, str, str]:
+    """What the official scripts read from a line: lowercased for English."""
+    return tuple(field.lower() for field in sample(name, index)) if name == 'english' else sample(name, index)
+
+
+def expected_pool(name: str) -> list[str]:
+    return sorted({expected(name, i)[1] for i in range(len(QUOTES[name]))})
+
+
+@pytest.fixture(scope='session')
+def quoter_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp('irds_home')
+    for name, language in LANGUAGES.items():
+        write_quoter_file(home / 'quoter' / language.file_name, name)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Any download attempt fails the test; also registers the datasets."""
+    def refuse(self):
+        raise AssertionError(f'tried to download {self.url}')
+    monkeypatch.setattr(RequestsDownload, '__iter__', refuse)
+    register()
+
+
+@pytest.fixture
+def home(quoter_home, monkeypatch) -> Path:
+    monkeypatch.setenv('IR_DATASETS_HOME', str(quoter_home))
+    return quoter_home
+
+
+@pytest.mark.parametrize('name', LANGUAGES)
+def test_split_sizes_follow_the_official_boundaries(home, name):
+    language = LANGUAGES[name]
+    sizes = {'train': language.valid_start, 'valid': language.test_start - language.valid_start, 'test': TEST_LINES}
+    for split, size in sizes.items():
+        ds = ir_datasets.load(f'quoter/{name}/{split}')
+        assert sum(1 for _ in ds.queries_iter()) == size
+        assert sum(1 for _ in ds.qrels_iter()) == size
+    assert ir_datasets.load(f'quoter/{name}').docs_count() == len(expected_pool(name))
+
+
+@pytest.mark.parametrize('name', LANGUAGES)
+def test_first_and_last_records_of_each_split(home, name):
+    pool = expected_pool(name)
+    for split, rows in LANGUAGES[name].splits().items():
+        ds = ir_datasets.load(f'quoter/{name}/{split}')
+        queries, qrels = list(ds.queries_iter()), list(ds.qrels_iter())
+        for position, index in ((0, rows.start), (-1, (rows.stop or n_lines(name)) - 1)):
+            left, quote, right = expected(name, index)
+            assert queries[position] == QuoteRQuery(str(index), f'{left} {right}', left, right)
+            assert qrels[position] == GenericQrel(str(index), str(pool.index(quote)), 1)
+
+
+def test_lines_are_stripped_and_english_lowercased(home):
+    query = next(ir_datasets.load('quoter/english/train').queries_iter())
+    assert query == QuoteRQuery('0', 'before 0 after 0', 'before 0', 'after 0')
+    assert query.default_text() == 'before 0 after 0'
+    # 'Carpe diem' and 'carpe Diem' are one quote once lowercased
+    assert [doc.text for doc in ir_datasets.load('quoter/english').docs_iter()] == [
+        'a penny saved is a penny earned', 'carpe diem', 'to be, or not to be', 'zeal']
+
+
+def test_doc_ids_are_indices_in_the_sorted_pool_and_chinese_round_trips(home):
+    ds = ir_datasets.load('quoter/modern-chinese/test')
+    docs = list(ds.docs_iter())
+    assert docs == [GenericDoc('0', 'ABC 中文'), GenericDoc('1', '书山有路勤为径'),
+                    GenericDoc('2', '天下兴亡，匹夫有责'), GenericDoc('3', '学而不思则罔')]
+    assert ds.docs_store().get('2').text == '天下兴亡，匹夫有责'
+    assert ds.docs_lang() == 'zh' and ds.queries_lang() == 'zh'
+    assert ir_datasets.load('quoter/classical-chinese').docs_lang() == 'lzh'
+    first = next(ds.queries_iter())
+    assert (first.left_context, first.right_context) == (f'前文 {LANGUAGES["modern-chinese"].test_start}',
+                                                          f'After {LANGUAGES["modern-chinese"].test_start}')
+
+
+def test_qrels_feed_ir_measures(home):
+    ds = ir_datasets.load('quoter/classical-chinese/test')
+    qrels = list(ds.qrels_iter())
+    other = {qrel.doc_id: str((int(qrel.doc_id) + 1) % 3) for qrel in qrels}
+    run = []  # gold first for even line indices, second for odd ones
+    for qrel in qrels:
+        gold_score = 2.0 if int(qrel.query_id) % 2 == 0 else 0.5
+        run += [ir_measures.ScoredDoc(qrel.query_id, qrel.doc_id, gold_score),
+                ir_measures.ScoredDoc(qrel.query_id, other[qrel.doc_id], 1.0)]
+    n_even = sum(int(qrel.query_id) % 2 == 0 for qrel in qrels)
+    expected_rr = (n_even + 0.5 * (len(qrels) - n_even)) / len(qrels)
+    result = ir_measures.calc_aggregate([ir_measures.RR @ 100], ds.qrels_iter(), run)
+    assert result[ir_measures.RR @ 100] == pytest.approx(expected_rr, abs=1e-12)
+
+
+def test_missing_file_is_downloaded_from_the_quoter_repository(quoter_home, tmp_path, monkeypatch):
+    payload = (quoter_home / 'quoter' / 'modern_chinese.txt').read_bytes()
+    urls = []
+
+    def serve(self):
+        urls.append(self.url)
+        yield payload
+    monkeypatch.setattr(RequestsDownload, '__iter__', serve)
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    assert ir_datasets.load('quoter/modern-chinese').docs_count() == len(QUOTES['modern-chinese'])
+    assert urls == ['https://raw.githubusercontent.com/thunlp/QuoteR/HEAD/data/modern_chinese.txt']
+    assert (tmp_path / 'quoter' / 'modern_chinese.txt').read_bytes() == payload
+
+
+def test_line_with_two_fields_is_an_input_error(tmp_path, monkeypatch):
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    path = tmp_path / 'quoter' / 'english.txt'
+    path.parent.mkdir()
+    path.write_text('left\tquote\tright\nleft\tquote\tright\nleft only\tquote\n', encoding='utf-8')
+    with pytest.raises(InputError, match=r'english\.txt, line 3: expected 3 tab-separated fields.*found 2'):
+        ir_datasets.load('quoter/english').docs_count()
+
+
+def test_file_too_short_for_the_splits_is_an_input_error(tmp_path, monkeypatch):
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    path = tmp_path / 'quoter' / 'ancient_chinese.txt'
+    path.parent.mkdir()
+    path.write_text('左\t句\t右\n' * 10, encoding='utf-8')
+    with pytest.raises(InputError, match=r'ancient_chinese\.txt has 10 lines; the official test split starts'):
+        list(ir_datasets.load('quoter/classical-chinese/test').queries_iter())
+
+
+def test_register_twice_is_harmless():
+    register()
+    register()
+    assert {f'quoter/{name}/{split}' for name in LANGUAGES for split in ('train', 'valid', 'test')} <= set(
+        ir_datasets.registry)
+
+
+def test_documentation_carries_the_protocol_notes():
+    doc = ir_datasets.load('quoter/english/valid').documentation()
+    assert doc['split'] == 'valid split: lines [101171:113942] of english.txt'
+    assert 'batch of 64' in doc['protocol'] and "gold quote's favour" in doc['protocol']
+    assert 'qi2022quoter' in doc['bibtex'] and doc['language'] == 'en'
