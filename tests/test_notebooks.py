@@ -1,0 +1,73 @@
+"""The notebooks under notebooks/ run end to end, offline, and produce their key outputs.
+
+Each notebook is executed with nbclient on a python3 (ipykernel) kernel in a temporary working
+directory; a check cell appended to it asserts on the notebook's own variables, and the test
+checks that a matplotlib figure was produced. Committed notebooks must carry no outputs.
+"""
+from pathlib import Path
+
+import nbclient
+import nbformat
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / 'notebooks'
+CELL_TIMEOUT = 600  # seconds: a guard against a hung kernel, not a speed check
+
+CHECKS = {
+    '01_quickstart.ipynb': '''
+assert abs(results[Q(beta=0)] - results[AP]) < 1e-12
+assert results[MeanRank] >= 1 and results[MedianRank] >= 1
+assert curve_a[0] > curve_b[0] and curve_a[-1] < curve_b[-1]   # AP prefers A, large beta prefers B
+assert 0 < flip_beta < betas[-1]
+assert q_at(flip_beta * 0.9, run_a) > q_at(flip_beta * 0.9, run_b)
+assert q_at(flip_beta * 1.1, run_a) < q_at(flip_beta * 1.1, run_b)
+assert per_query.shape[0] == 25
+''',
+    '02_quoter_evaluation.ipynb': '''
+assert len(topics) == len(test_qrels) > 100
+assert list(experiment['name']) == list(systems)
+assert any(str(c).endswith(' p-value') for c in experiment.columns)
+assert experiment.set_index('name').loc['BM25', 'RR'] > experiment.set_index('name').loc['random', 'RR']
+assert 1 <= gold_ranks['BM25'].min() and gold_ranks['BM25'].max() <= len(pool) + 1
+''',
+    '03_crosscheck.ipynb': '''
+assert len(agreement) >= 15 and (agreement.queries == 61).all()
+assert in_run.abs_diff.max() <= 1e-9
+assert tie_rule.loc['RR@10', 'queries that differ'] > 0
+assert abs(ours_rr[example] - msmarco_rr[example]) > 0
+''',
+}
+
+
+def execute(name, working_dir):
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(CHECKS[name]))
+    client = nbclient.NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name='python3',
+                                     resources={'metadata': {'path': str(working_dir)}})
+    client.execute()
+    return notebook
+
+
+def outputs(notebook):
+    return [output for cell in notebook.cells if cell.cell_type == 'code' for output in cell.outputs]
+
+
+def test_every_notebook_has_a_check():
+    assert sorted(path.name for path in NOTEBOOKS.glob('*.ipynb')) == sorted(CHECKS)
+
+
+@pytest.mark.parametrize('name', sorted(CHECKS))
+def test_notebook_is_committed_without_outputs(name):
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == 'code':
+            assert cell.outputs == [] and cell.execution_count is None, f'{name}: strip the outputs'
+
+
+@pytest.mark.parametrize('name', sorted(CHECKS))
+def test_notebook_runs_end_to_end(name, tmp_path):
+    notebook = execute(name, tmp_path)
+    produced = outputs(notebook)
+    assert not [o for o in produced if o.output_type == 'error']
+    assert any('image/png' in o.get('data', {}) for o in produced), 'no figure was produced'
