@@ -1,5 +1,6 @@
 """Registration is idempotent and leaves ir_measures' own behaviour unchanged."""
 import importlib
+import os
 import subprocess
 import sys
 
@@ -44,8 +45,9 @@ def test_built_in_measures_keep_their_default_provider(measure_text):
     assert ours[0] != 'irmeasures_ext'
     script = (f'import ir_measures; m = ir_measures.parse_measure({measure_text!r}); '
               'print([p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m) and p.is_available()][0])')
-    without_us = subprocess.run([sys.executable, '-S', '-c', f'import site; site.main(); {script}'],
-                                capture_output=True, text=True, check=True).stdout.strip()
+    env = {**os.environ, 'IRMEASURES_EXT_NO_AUTOLOAD': '1'}  # the installed package must not load itself
+    without_us = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, check=True,
+                                env=env).stdout.strip()
     assert ours[0] == without_us
 
 

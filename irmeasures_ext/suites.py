@@ -1,0 +1,26 @@
+"""Benchmark suites: the measures each seed paper reports, to reproduce its table in one call.
+
+    from irmeasures_ext.suites import QUOTER
+    ir_measures.calc_aggregate(QUOTER, qrels, run)
+
+On the command line: ``irmeasures-ext QRELS RUN --suite quoter``.
+"""
+from ir_measures import measures as irm
+from ir_measures.measures import Measure
+
+from irmeasures_ext.measures import MeanRank, MedianRank, nDCG_Z1
+
+#: QuoteR (Qi et al., ACL 2022): MRR, NDCG@5 (Z=1), Recall@1/10/100 (= Success@k), median and mean rank.
+QUOTER: list[Measure] = [irm.RR, nDCG_Z1 @ 5, irm.Success @ 1, irm.Success @ 10, irm.Success @ 100, MedianRank,
+                         MeanRank]
+
+#: NCI (Wang et al., "A Neural Corpus Indexer for Document Retrieval", NeurIPS 2022): Recall@1/10/100,
+#: MRR@100 and R-precision.
+NCI: list[Measure] = [irm.R @ 1, irm.R @ 10, irm.R @ 100, irm.RR @ 100, irm.Rprec]
+
+#: Local citation recommendation (Gu et al., 2022; SymTax, 2024): MRR, Recall@k and nDCG@k.
+CITATION: list[Measure] = [irm.RR, *(irm.R @ k for k in (5, 10, 20, 50, 300)),
+                           *(irm.nDCG @ k for k in (5, 10, 20, 50, 300))]
+
+#: Suites by the name the command line uses (``--suite NAME``).
+SUITES: dict[str, list[Measure]] = {'quoter': QUOTER, 'nci': NCI, 'citation': CITATION}

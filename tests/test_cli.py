@@ -1,0 +1,330 @@
+"""The irmeasures-ext command: evaluation, bad input, crosscheck and the datasets subcommand."""
+import gzip
+import io
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import ir_datasets
+import ir_measures
+import pytest
+
+from irmeasures_ext import cli
+from irmeasures_ext.cli import main
+from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
+from irmeasures_ext.sample import RUN as SAMPLE_RUN
+from irmeasures_ext.suites import QUOTER
+
+OURS = ir_measures.providers.registry['irmeasures_ext']
+
+QRELS = 'q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\nq2 0 d4 1\nq3 0 d9 1\n'
+# q1: d2 and d5 tie at 2.0 (trec_eval order: d5 first); q2: d4 and d6 tie (trec_eval: d6 first); q3 not retrieved
+RUN = ('q1 Q0 d2 1 2.0 r\nq1 Q0 d5 2 2.0 r\nq1 Q0 d1 3 1.5 r\nq1 Q0 d3 4 1.0 r\n'
+       'q2 Q0 d4 1 1.0 r\nq2 Q0 d6 2 1.0 r\nq9 Q0 d1 1 1.0 r\n')
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text, encoding='utf-8')
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    return write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', RUN)
+
+
+def run_main(capsys, *argv):
+    """Runs main(argv) in-process; returns (exit status, stdout lines, stderr lines)."""
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def expected(measures, qrels, run, **kwargs):
+    return OURS.calc_aggregate([ir_measures.parse_measure(m) for m in measures], qrels, run, **kwargs)
+
+
+# --- end to end ------------------------------------------------------------------------------------
+
+def test_module_command_end_to_end():
+    qrels, run = SAMPLE_QRELS, SAMPLE_RUN
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', qrels, run, 'Q@10', '--suite', 'quoter'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    values = dict(line.split('\t') for line in result.stdout.splitlines())
+    assert list(values) == ['Q@10'] + [str(m) for m in QUOTER]
+    reference = OURS.calc_aggregate([ir_measures.parse_measure('Q@10'), *QUOTER], str(qrels), str(run))
+    assert {str(m): f'{v:.4f}' for m, v in reference.items()} == values
+
+
+def test_bad_input_end_to_end_is_one_line_without_traceback(tmp_path):
+    qrels = write(tmp_path / 'qrels.txt', QRELS)
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', qrels, '-', 'RR'], input=RUN + RUN,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stdout == ''
+    assert result.stderr.splitlines() == ["irmeasures-ext: error: <stdin>:8: duplicate doc 'd2' in query 'q1' "
+                                          '(first at line 1)']
+
+
+# --- output -----------------------------------------------------------------------------------------
+
+def test_aggregate_output_in_measure_order(capsys, files):
+    status, out, err = run_main(capsys, *files, 'RR', 'P@2 nDCG@10', 'Q(beta=0.5, gains={1: 1, 2: 3})@10')
+    assert status == 0 and err == []
+    names = ['RR', 'P@2', 'nDCG@10', 'Q(beta=0.5,gains={1:1.0,2:3.0})@10']
+    reference = expected(['RR', 'P@2', 'nDCG@10', 'Q(beta=0.5,gains={1:1,2:3})@10'], *files)
+    assert out == [f'{name}\t{value:.4f}' for name, value in zip(names, reference.values(), strict=True)]
+
+
+def test_by_query_with_summary_rows(capsys, files):
+    status, out, _ = run_main(capsys, *files, '-q', 'RR', 'MedianRank')
+    assert status == 0
+    assert out == ['q1\tRR\t0.5000', 'q1\tMedianRank\t2.0000', 'q2\tRR\t0.5000', 'q2\tMedianRank\t2.0000',
+                   'q3\tRR\t0.0000', 'q3\tMedianRank\t5.0000', 'all\tRR\t0.3333', 'all\tMedianRank\t2.0000']
+
+
+def test_no_summary_and_places(capsys, files):
+    assert run_main(capsys, *files, '-q', '-n', '-p', '2', 'RR')[1] == ['q1\tRR\t0.50', 'q2\tRR\t0.50', 'q3\tRR\t0.00']
+    assert run_main(capsys, *files, '-p', '-1', 'RR')[1] == ['RR\t0.3333333333333333']
+    status, _, err = run_main(capsys, *files, '-n', 'RR')
+    assert status == 2 and '--no_summary (-n) only applies with --by_query (-q)' in err[-1]
+
+
+def test_jsonl_output(capsys, files):
+    _, out, _ = run_main(capsys, *files, '-o', 'jsonl', 'RR')
+    assert [json.loads(line) for line in out] == [{'measure': 'RR', 'value': pytest.approx(1 / 3)}]
+    _, out, _ = run_main(capsys, *files, '-o', 'jsonl', '-q', 'P@1')
+    assert [json.loads(line)['query_id'] for line in out] == ['q1', 'q2', 'q3', 'all']
+
+
+def test_suites_add_measures_once(capsys, files):
+    _, out, _ = run_main(capsys, *files, 'RR', '--suite', 'nci', '--suite', 'citation')
+    assert [line.split('\t')[0] for line in out] == [
+        'RR', 'R@1', 'R@10', 'R@100', 'RR@100', 'Rprec',  # nci
+        'R@5', 'R@20', 'R@50', 'R@300', 'nDCG@5', 'nDCG@10', 'nDCG@20', 'nDCG@50', 'nDCG@300']  # citation, new ones
+
+
+def test_measure_or_suite_required(capsys, files):
+    status, _, err = run_main(capsys, *files)
+    assert status == 2 and 'give at least one MEASURE or --suite NAME' in err[-1]
+
+
+# --- providers --------------------------------------------------------------------------------------
+
+def test_default_provider_is_ours_with_trec_eval_ties(capsys, files):
+    """RR@1 by default is ours (doc_id descending): q1 and q2 put the tied non-relevant doc first."""
+    _, out, _ = run_main(capsys, *files, '-q', 'RR@1')
+    assert out[:3] == ['q1\tRR@1\t0.0000', 'q2\tRR@1\t0.0000', 'q3\tRR@1\t0.0000']
+    _, out, _ = run_main(capsys, *files, '-q', '--provider', 'msmarco', 'RR@1')
+    assert out[:2] == ['q1\tRR@1\t1.0000', 'q2\tRR@1\t1.0000']
+
+
+def test_measures_we_do_not_support_fall_back_to_default_pipeline(capsys, files):
+    _, out, _ = run_main(capsys, *files, 'Bpref', 'NumQ', 'Q@10')
+    reference = ir_measures.calc_aggregate([ir_measures.Bpref, ir_measures.NumQ], ir_measures.read_trec_qrels(files[0]),
+                                           ir_measures.read_trec_run(files[1]))
+    assert out == [f'Bpref\t{reference[ir_measures.Bpref]:.4f}', f'NumQ\t{reference[ir_measures.NumQ]:.4f}',
+                   f'Q@10\t{expected(["Q@10"], *files)[ir_measures.parse_measure("Q@10")]:.4f}']
+
+
+def test_named_provider_computes_everything(capsys, files):
+    assert run_main(capsys, *files, '--provider', 'pytrec_eval', 'P@2')[1] == ['P@2\t0.3333']
+    status, _, err = run_main(capsys, *files, '--provider', 'pytrec_eval', 'Q@10')
+    assert (status, err) == (2, ['irmeasures-ext: error: provider pytrec_eval does not support measure(s) Q@10'])
+    status, _, err = run_main(capsys, *files, '--provider', 'irmeasures_ext', 'Bpref')
+    assert (status, err) == (2, ['irmeasures-ext: error: provider irmeasures_ext does not support measure Bpref'])
+
+
+def test_named_provider_still_checks_input(capsys, tmp_path):
+    qrels = write(tmp_path / 'qrels', QRELS)
+    run = write(tmp_path / 'run', RUN + 'q1 Q0 d1 9 0.1 r\n')
+    status, _, err = run_main(capsys, qrels, run, '--provider', 'pytrec_eval', 'P@2')
+    assert status == 2 and err == [f"irmeasures-ext: error: {run}:8: duplicate doc 'd1' in query 'q1' "
+                                   '(first at line 3)']
+
+
+def test_help_explains_default_provider(capsys):
+    assert main(['--help']) == 0
+    text = ' '.join(capsys.readouterr().out.split())
+    assert "irmeasures_ext provider for the measures it supports (the fast columnar path" in text
+    assert "ir_measures' DefaultPipeline for the others" in text
+    assert 'crosscheck' in text and 'datasets' in text
+
+
+# --- input forms --------------------------------------------------------------------------------------
+
+def test_gzip_bom_crlf_and_trailing_fields(capsys, tmp_path, files):
+    qrels = tmp_path / 'qrels.gz'
+    qrels.write_bytes(gzip.compress(('\ufeff' + QRELS).replace('\n', '\r\n').encode()))
+    run = write(tmp_path / 'run', '\ufeff' + RUN.replace(' r\n', ' r extra fields\r\n'))
+    assert run_main(capsys, qrels, run, 'RR', 'Q@10')[1] == run_main(capsys, *files, 'RR', 'Q@10')[1]
+
+
+def test_run_from_stdin(capsys, monkeypatch, files):
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(gzip.compress(RUN.encode()))))
+    assert run_main(capsys, files[0], '-', 'RR')[1] == ['RR\t0.3333']
+
+
+def test_qrels_from_ir_datasets(capsys, tmp_path, files):
+    dataset_id = f'irmeasures-ext-test/{uuid.uuid4().hex}'
+    ir_datasets.registry.register(dataset_id, ir_datasets.create_dataset(qrels_trec=files[0]))
+    assert run_main(capsys, dataset_id, files[1], 'RR', 'P@2')[1] == run_main(capsys, *files, 'RR', 'P@2')[1]
+    no_qrels = f'irmeasures-ext-test/{uuid.uuid4().hex}'
+    queries = write(tmp_path / 'queries.tsv', 'q1\ta\n')
+    ir_datasets.registry.register(no_qrels, ir_datasets.create_dataset(queries_tsv=queries))
+    assert run_main(capsys, no_qrels, files[1], 'RR')[2] == [f"irmeasures-ext: error: ir_datasets id '{no_qrels}' "
+                                                             'has no qrels']
+
+
+# --- bad input: one line naming file, line and problem -------------------------------------------------
+
+BAD_RUNS = {
+    'columns': ('q1 Q0 d1 1 2.0\n', ':1: expected 6 fields (qid Q0 docid rank score tag), got 5'),
+    'non-numeric score': ('q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 high r\n', ":2: score 'high' is not a number"),
+    'nan score': ('q1 Q0 d1 1 nan r\n', ":1: score 'nan' is not finite"),
+    'inf score': ('q1 Q0 d1 1 2 r\nq1 Q0 d2 2 -inf r\n', ":2: score '-inf' is not finite"),
+    'duplicate doc': (RUN + 'q2 Q0 d4 3 0.5 r\n', ":8: duplicate doc 'd4' in query 'q2' (first at line 5)"),
+    'empty run': ('', ': file is empty'),
+    'blank run': ('\n \n', ': no run lines (file has only blank lines)'),
+}
+BAD_QRELS = {
+    'qrels columns': ('q1 0 d1\n', ':1: expected 4 fields (qid iteration docid relevance), got 3'),
+    'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not an integer"),
+    'conflicting qrels': (QRELS + 'q1 0 d3 1\n', ":6: conflicting labels for doc 'd3' in query 'q1': 1 here, 0 at "
+                                                 'line 3'),
+    'empty qrels': ('', ': file is empty'),
+}
+
+
+def assert_one_error_line(capsys, argv, message):
+    status, out, err = run_main(capsys, *argv)
+    assert (status, out) == (2, [])
+    assert err == [f'irmeasures-ext: error: {message}']
+
+
+@pytest.mark.parametrize('case', BAD_RUNS)
+def test_bad_run(capsys, tmp_path, case):
+    text, problem = BAD_RUNS[case]
+    run = write(tmp_path / 'run.txt', text)
+    assert_one_error_line(capsys, [write(tmp_path / 'qrels', QRELS), run, 'RR'], run + problem)
+
+
+@pytest.mark.parametrize('case', BAD_QRELS)
+def test_bad_qrels(capsys, tmp_path, case):
+    text, problem = BAD_QRELS[case]
+    qrels = write(tmp_path / 'qrels.txt', text)
+    assert_one_error_line(capsys, [qrels, write(tmp_path / 'run', RUN), 'RR'], qrels + problem)
+
+
+def test_truncated_gzip(capsys, tmp_path, files):
+    data = gzip.compress(RUN.encode() * 50)
+    run = tmp_path / 'run.gz'
+    run.write_bytes(data[:len(data) // 2])
+    status, _, err = run_main(capsys, files[0], run, 'RR')
+    assert status == 2 and len(err) == 1
+    assert err[0].startswith(f'irmeasures-ext: error: {run}: corrupt or truncated gzip after line ')
+
+
+def test_missing_files_and_directories(capsys, tmp_path, files):
+    missing = tmp_path / 'missing.txt'
+    assert_one_error_line(capsys, [files[0], missing, 'RR'], f'{missing}: no such file')
+    assert_one_error_line(capsys, [missing, files[1], 'RR'], f'{missing}: no such file, nor an ir_datasets id')
+    assert_one_error_line(capsys, [files[0], tmp_path, 'RR'], f'{tmp_path}: is a directory, expected a TREC file')
+    assert_one_error_line(capsys, [tmp_path, files[1], 'RR'], f'{tmp_path}: is a directory, expected a TREC file')
+
+
+@pytest.mark.parametrize('measure, message', [
+    ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR)"),
+    ('P@5 foo', "unknown measure 'foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR)"),
+    ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
+    ('nDCG_Z1', "bad measure 'nDCG_Z1': nDCG_Z1: parameter 'cutoff' is required, e.g. nDCG_Z1@10"),
+    ('nDCG_Z1@0', "bad measure 'nDCG_Z1@0': nDCG_Z1: cutoff must be a positive integer, got 0"),
+    ('Q(gains={1: -2})@5', "bad measure 'Q(gains={1: -2})@5': Q: gain for label 1 must be a finite number >= 0, "
+                           'got -2'),
+    ('P(color=1)@5', "bad measure 'P(color=1)@5': unsupported params found: ['color']"),
+    ('RR(', "bad measure 'RR(': expected Name, Name@cutoff or Name(param=value, ...)@cutoff"),
+])
+def test_bad_measures(capsys, files, measure, message):
+    assert_one_error_line(capsys, [*files, measure], message)
+
+
+# --- crosscheck ---------------------------------------------------------------------------------------
+
+def test_crosscheck_agrees_on_sample(capsys):
+    status, out, _ = run_main(capsys, 'crosscheck', SAMPLE_QRELS, SAMPLE_RUN)
+    assert status == 0
+    assert out[0] == 'measure\tmax_abs_diff\tqueries_differing\tirmeasures_ext\tpytrec_eval'
+    assert [line.split('\t')[0] for line in out[1:-1]] == cli.CROSSCHECK_MEASURES.split()
+    assert all(line.split('\t')[1:3] == ['0', '0/20'] for line in out[1:-1])
+    assert out[-1] == 'all 14 measures agree with pytrec_eval within 1e-09'
+
+
+def test_crosscheck_reports_differences(capsys, monkeypatch, files):
+    """A reference that is off on one query makes crosscheck list it and exit 1."""
+    reference = ir_measures.providers.registry['pytrec_eval']
+
+    class OffByOne(type(reference)):
+        def _evaluator(self, measures, qrels):
+            evaluator = super()._evaluator(measures, qrels)
+            iter_calc = evaluator.iter_calc
+            evaluator.iter_calc = lambda run: (m._replace(value=m.value + (m.query_id == 'q2'))
+                                               for m in iter_calc(run))
+            return evaluator
+
+    monkeypatch.setitem(ir_measures.providers.registry, 'pytrec_eval', OffByOne())
+    status, out, _ = run_main(capsys, 'crosscheck', *files, 'P@1', 'RR')
+    assert status == 1
+    assert out[1:3] == ['P@1\t1\t1/3\t0\t0.333333', 'RR\t1\t1/3\t0.333333\t0.666667']
+    assert out[3:] == ['P@1 differs on: q2 (0 vs 1)', 'RR differs on: q2 (0.5 vs 1.5)']
+
+
+def test_crosscheck_explains_rr_ties(capsys, files):
+    status, out, _ = run_main(capsys, 'crosscheck', *files, 'RR', '--explain-rr', '1')
+    assert status == 0
+    assert out[-2] == ("RR@1: irmeasures_ext (ties: doc_id descending, as trec_eval) vs ir_measures' default "
+                       'provider msmarco: 2 of 3 queries differ; mean 0 vs 0.666667')
+    assert out[-1] == ("example: query q1: irmeasures_ext ranks relevant doc 'd2' (score 2) at 2 (2 docs tie at that "
+                       "score: d2 d5), so RR@1 = 0; msmarco ranks relevant doc 'd2' (score 2) at 1 (2 docs tie at "
+                       'that score: d2 d5), so RR@1 = 1')
+
+
+def test_crosscheck_does_not_flag_num_rel_of_queries_absent_from_the_run(capsys, tmp_path, files):
+    run = write(tmp_path / 'partial', ''.join(line + '\n' for line in RUN.splitlines() if line.startswith('q1 ')))
+    status, out, err = run_main(capsys, 'crosscheck', files[0], run, 'NumRel', 'AP')
+    assert status == 0, out
+    assert err == ["note: NumRel of the 2 qrels queries absent from the run is R (trec_eval -c), where "
+                   "ir_measures' pytrec_eval wrapper gives 0; those are not compared"]
+
+
+def test_failing_third_party_provider_is_one_error_line(capsys, monkeypatch, files):
+    def broken(*args, **kwargs):
+        raise RuntimeError('gdeval.pl exited with status 25')
+    monkeypatch.setattr(cli, 'iter_calc', broken)
+    assert_one_error_line(capsys, [*files, 'ERR@10'], 'RuntimeError: gdeval.pl exited with status 25')
+
+
+def test_crosscheck_rejects_measures_not_shared(capsys, files):
+    assert_one_error_line(capsys, ['crosscheck', *files, 'AP', 'Q@10', 'Bpref'],
+                          'not computed by both irmeasures_ext and pytrec_eval: Q@10 Bpref')
+
+
+def test_crosscheck_bad_input(capsys, tmp_path, files):
+    qrels = write(tmp_path / 'conflict', QRELS + 'q2 0 d4 0\n')
+    assert_one_error_line(capsys, ['crosscheck', qrels, files[1]],
+                          f"{qrels}:6: conflicting labels for doc 'd4' in query 'q2': 0 here, 1 at line 4")
+
+
+# --- datasets -----------------------------------------------------------------------------------------
+
+def test_datasets_subcommand_lists_ours(capsys):
+    status, out, _ = run_main(capsys, 'datasets', 'list')
+    assert status == 0
+    assert {'quoter/english/test', 'citation-rec/acl-200/test'} <= {line.split('\t')[0] for line in out}
+
+
+def test_datasets_subcommand_usage_error(capsys):
+    status, _, err = run_main(capsys, 'datasets')
+    assert status == 1 and err[0].startswith('Usage: ir_datasets {')

@@ -1,0 +1,125 @@
+"""pandas in and out (irmeasures_ext.frames) and PyTerrier's pt.Experiment / pt.Evaluate with our measures."""
+import statistics
+
+import ir_measures
+import pandas as pd
+import pytest
+from ir_measures import RR
+
+from irmeasures_ext import InputError, MeasureParamError, MedianRank, Q, nDCG_Z1
+from irmeasures_ext.frames import evaluate_frame, iter_calc
+
+MEASURES = [Q @ 10, nDCG_Z1 @ 5, RR @ 100, MedianRank]
+
+# PyTerrier column names; q3 is judged but not retrieved, q9 retrieved but not judged.
+TOPICS = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ['first', 'second', 'third']})
+QRELS = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q3'], 'docno': ['d1', 'd2', 'd3', 'd4', 'd9'],
+                      'label': [1, 2, 0, 1, 1]})
+RES_A = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q2', 'q9'], 'docno': ['d2', 'd1', 'd0', 'd4', 'd5', 'd1'],
+                      'score': [3.0, 2.0, 1.0, 2.0, 1.0, 1.0], 'rank': [0, 1, 2, 0, 1, 0]})
+RES_B = RES_A.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0, 1.0])
+
+OURS = ir_measures.providers.registry['irmeasures_ext']
+
+
+def as_ir_measures_names(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})
+
+
+def per_query(run: pd.DataFrame, measures=MEASURES) -> dict:
+    """Reference values: our provider on the same data as namedtuples."""
+    run = [ir_measures.ScoredDoc(r.qid, r.docno, r.score) for r in run.itertuples()]
+    qrels = [ir_measures.Qrel(r.qid, r.docno, r.label) for r in QRELS.itertuples()]
+    return {(str(m.measure), m.query_id): m.value for m in OURS.iter_calc(measures, qrels, run)}
+
+
+# --- irmeasures_ext.frames ------------------------------------------------------------------------
+
+@pytest.mark.parametrize('names', ['pyterrier', 'ir_measures'])
+def test_evaluate_frame_with_either_column_names(names):
+    run, qrels = (RES_A, QRELS) if names == 'pyterrier' else (as_ir_measures_names(RES_A), as_ir_measures_names(QRELS))
+    frame = evaluate_frame(run, qrels, MEASURES)
+    assert list(frame.columns) == ['query_id', 'measure', 'value']
+    assert list(zip(frame['measure'], frame['query_id'], strict=True)) == [
+        (str(m), q) for m in MEASURES for q in ['q1', 'q2', 'q3']]
+    assert dict(zip(zip(frame['measure'], frame['query_id'], strict=True), frame['value'], strict=True)) == \
+        pytest.approx(per_query(RES_A))
+
+
+def test_evaluate_frame_falls_back_for_measures_we_lack():
+    frame = evaluate_frame(RES_A, QRELS, [ir_measures.Bpref, Q @ 10])
+    assert list(frame['measure'].unique()) == ['Bpref', 'Q@10']
+    bpref = ir_measures.providers.registry['pytrec_eval'].iter_calc(
+        [ir_measures.Bpref], as_ir_measures_names(QRELS), as_ir_measures_names(RES_A).drop(columns='rank'))
+    assert frame[frame['measure'] == 'Bpref'].set_index('query_id')['value'].to_dict() == \
+        pytest.approx({m.query_id: m.value for m in bpref})
+
+
+def test_iter_calc_with_named_providers():
+    ours = {(str(m.measure), m.query_id): m.value for m in iter_calc([RR @ 100], QRELS, RES_B, 'irmeasures_ext')}
+    theirs = {(str(m.measure), m.query_id): m.value for m in iter_calc([RR @ 100], QRELS, RES_B, 'msmarco')}
+    assert ours == theirs == {('RR@100', 'q1'): 0.5, ('RR@100', 'q2'): 0.5, ('RR@100', 'q3'): 0.0}
+    with pytest.raises(MeasureParamError, match='provider pytrec_eval does not support measure'):
+        list(iter_calc([Q @ 10], QRELS, RES_B, 'pytrec_eval'))
+    with pytest.raises(ValueError, match="unknown provider 'nope'"):
+        list(iter_calc([RR], QRELS, RES_B, 'nope'))
+
+
+def test_frames_check_their_input():
+    with pytest.raises(InputError, match="duplicate doc 'd2' in query 'q1'"):
+        evaluate_frame(pd.concat([RES_A, RES_A.head(2)]), QRELS, [RR])
+    with pytest.raises(MeasureParamError, match='cutoff'):
+        evaluate_frame(RES_A, QRELS, [nDCG_Z1])
+
+
+# --- PyTerrier ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def pt():
+    import pyterrier
+    return pyterrier
+
+
+@pytest.fixture(scope='module')
+def systems(pt):
+    return [pt.Transformer.from_df(RES_A), pt.Transformer.from_df(RES_B)]
+
+
+def test_experiment_with_baseline(pt, systems):
+    table = pt.Experiment(systems, TOPICS, QRELS, eval_metrics=MEASURES, baseline=0, names=['a', 'b'])
+    assert list(table['name']) == ['a', 'b']
+    for name, res in (('a', RES_A), ('b', RES_B)):
+        reference = per_query(res)
+        row = table.set_index('name').loc[name]
+        for measure in MEASURES:
+            values = [reference[str(measure), q] for q in ['q1', 'q2', 'q3']]
+            # pt.Experiment averages every measure itself: MedianRank comes out as the *mean* rank.
+            assert row[str(measure)] == pytest.approx(statistics.mean(values))
+    b = table.set_index('name').loc['b']
+    assert (b['Q@10 +'], b['Q@10 -']) == (0, 2)
+    assert 0 <= b['Q@10 p-value'] <= 1
+
+
+def test_experiment_per_query(pt, systems):
+    table = pt.Experiment(systems, TOPICS, QRELS, eval_metrics=MEASURES, perquery=True, names=['a', 'b'])
+    assert list(table.columns) == ['name', 'qid', 'measure', 'value']
+    for name, res in (('a', RES_A), ('b', RES_B)):
+        rows = table[table['name'] == name]
+        assert dict(zip(zip(rows['measure'], rows['qid'], strict=True), rows['value'], strict=True)) == \
+            pytest.approx(per_query(res))
+
+
+def test_evaluate_uses_each_measures_aggregator(pt):
+    values = pt.Evaluate(RES_B, QRELS, metrics=MEASURES)
+    reference = per_query(RES_B)
+    assert values['MedianRank'] == statistics.median(reference['MedianRank', q] for q in ['q1', 'q2', 'q3'])
+    assert values['Q@10'] == pytest.approx(statistics.mean(reference['Q@10', q] for q in ['q1', 'q2', 'q3']))
+    by_query = pt.Evaluate(RES_B, QRELS, metrics=MEASURES, perquery=True)
+    assert {(m, q): v for q, row in by_query.items() for m, v in row.items()} == pytest.approx(reference)
+
+
+def test_pyterrier_needs_measure_objects_and_no_java(pt):
+    """PyTerrier parses measure *strings* as trec_eval names only."""
+    with pytest.raises((KeyError, ValueError), match='Q@10'):
+        pt.Evaluate(RES_A, QRELS, metrics=['Q@10'])
+    assert not pt.java.started()
