@@ -7,6 +7,7 @@ QuoteR and citation-recommendation datasets with ir_datasets.
 """
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures import MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext import suites
 from irmeasures_ext.registration import register
 
 __version__ = '0.1.0'
@@ -14,4 +15,4 @@ __version__ = '0.1.0'
 register()
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'IrMeasuresExtError', 'InputError',
-           'MeasureParamError', 'register', '__version__']
+           'MeasureParamError', 'register', 'suites', '__version__']

@@ -129,6 +129,18 @@ def test_remove_citing_papers_with_both_column_conventions(acl):
         remove_citing_papers(run.rename(columns={'doc_id': 'doc'}), mapping)
 
 
+def test_citing_paper_filter_is_a_pyterrier_transformer_that_reranks():
+    import pyterrier as pt
+
+    from irmeasures_ext.datasets import citing_paper_filter
+    results = pd.DataFrame({'qid': ['C25'] * 3 + ['C26'] * 2, 'query': ['x'] * 5,
+                            'docno': ['P0', 'P15', 'P16', 'P1', 'P2'], 'score': [3.0, 2.0, 1.0, 0.5, 0.1],
+                            'rank': [0, 1, 2, 0, 1]})
+    pipeline = pt.Transformer.from_df(results) >> citing_paper_filter({'C25': 'P0', 'C26': 'P1'})
+    out = pipeline.transform(pd.DataFrame({'qid': ['C25', 'C26'], 'query': ['x', 'x']}))
+    assert out[['qid', 'docno', 'rank']].values.tolist() == [['C25', 'P15', 0], ['C25', 'P16', 1], ['C26', 'P2', 0]]
+
+
 @pytest.mark.parametrize('dataset_id, source, missing', [
     ('citation-rec/refseer/val', 'github.com/nianlonggu/Local-Citation-Recommendation', 'refseer/val.json'),
     ('citation-rec/arsyta/test', 'goyalkaraniit/ArSyTa', 'arsyta/test_data.json'),
