@@ -5,9 +5,9 @@ Importing the package registers the measures in ``ir_measures.measures.registry`
 ``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers), and the
 QuoteR and citation-recommendation datasets with ir_datasets.
 """
+from irmeasures_ext import suites
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures import MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
-from irmeasures_ext import suites
 from irmeasures_ext.registration import register
 
 __version__ = '0.1.0'

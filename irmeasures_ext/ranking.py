@@ -1,16 +1,25 @@
 """Columnar, vectorised representation of qrels and ranked runs shared by every kernel.
 
 Qrels are converted once into :class:`Judgments`. Each run is turned into a
-:class:`RankedRun`: one row per retrieved document of a qrels query, sorted by query,
-then by trec_eval's tie rule (score descending, then doc_id descending byte-wise), with
-its 1-based rank and its qrels label. Like trec_eval, which stores scores as 32-bit floats,
-scores are compared after rounding to float32, so the ranking is the one trec_eval and
-pytrec_eval evaluate. Kernels compute a measure for all queries at once
-with segment sums over these arrays.
+:class:`RankedRun`: the retrieved documents of each qrels query ranked by trec_eval's tie
+rule (score descending, then doc_id descending byte-wise), of which it keeps the judged ones,
+with their 1-based rank and qrels label, and the number of documents retrieved per query.
+Like trec_eval, which stores scores as 32-bit floats, scores are compared after rounding to
+float32, so the ranking is the one trec_eval and pytrec_eval evaluate. Kernels compute a
+measure for all queries at once with segment sums over these arrays.
+
+Ranking takes a few linear passes over the run and no sort on strings. The rows of each
+query are made contiguous (they already are in run files) and processed in blocks of whole
+queries: doc_ids are hashed to 64-bit integers for the duplicate check and the qrels lookup
+(hash matches are confirmed on the strings), and each judged row's rank is counted among
+the rows of its query on an integer (query, score) key; only rows tied on score compare
+doc_ids. Blocks are independent and run on a small thread pool (numpy releases the GIL).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +32,19 @@ from irmeasures_ext.errors import InputError
 UNJUDGED = np.iinfo(np.int64).min
 
 GainFunction = Callable[[np.ndarray], np.ndarray]
+
+#: Score ties are resolved by comparing doc_ids pairwise while that needs at most this many
+#: comparisons per run row of a block; beyond that, the block is sorted on (query, score, doc_id).
+TIE_PAIRS_PER_ROW = 4
+
+#: Rows per block (whole queries; a longer query makes a longer block): 1 MB per uint64 array.
+_BLOCK = 1 << 17
+#: Blocks ranked at once, at most (one per CPU up to this).
+_MAX_THREADS = 4
+
+_HIGH_HALF = np.uint64(0xFFFF_FFFF_0000_0000)
+_MIX_1, _MIX_2 = np.uint64(0xFF51_AFD7_ED55_8CCD), np.uint64(0xC4CE_B9FE_1A85_EC53)
+_QUERY_MIX = np.uint64(0x9E37_79B9_7F4A_7C15)
 
 
 def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
@@ -74,13 +96,34 @@ class Judgments:
     """Qrels converted once: the evaluated query ids and every judged (query, doc, label)."""
 
     def __init__(self, qrels: pa.Table) -> None:
-        qrels = _deduplicate_qrels(qrels)
+        if self._index(qrels):
+            self._index(_deduplicate_qrels(qrels))
+
+    def _index(self, qrels: pa.Table) -> bool:
+        """Sets the attributes from ``qrels``; returns whether some (query, doc) hash repeats."""
         self.query_ids: pa.Array = pc.unique(qrels['query_id']).sort()
         self.n_queries = len(self.query_ids)
-        self.table = qrels.append_column(
-            'query', pc.index_in(qrels['query_id'], value_set=self.query_ids).cast(pa.int64()))
-        self.query = self.table['query'].to_numpy()
-        self.label = self.table['relevance'].to_numpy()
+        query = pc.index_in(qrels['query_id'], value_set=self.query_ids).cast(pa.int64())
+        self.table = qrels.append_column('query', query)
+        self.query = _to_numpy(query)
+        self.label = _to_numpy(qrels['relevance'])
+        self._docs = _Docs.of(qrels['doc_id'])
+        keys = _pair_keys(self.query, self._docs.hash)
+        self._entry = np.argsort(keys)
+        self._sorted_keys = keys[self._entry]
+        # Pair keys are looked up through buckets of their top bits (about one key per bucket);
+        # the doc hashes' low bits index a membership filter (1/16 full) that dismisses most
+        # run rows with one lookup.
+        bucket_bits = len(keys).bit_length()
+        self._bucket_shift = np.uint64(64 - bucket_bits)
+        self._bucket_start = np.concatenate(
+            ([0], np.cumsum(np.bincount((self._sorted_keys >> self._bucket_shift).astype(np.int64),
+                                        minlength=1 << bucket_bits))))
+        filter_bits = min(max(16, bucket_bits + 4), 28)
+        self._filter_mask = np.uint64((1 << filter_bits) - 1)
+        self._filter = np.zeros(1 << filter_bits, dtype=bool)
+        self._filter[self._docs.hash & self._filter_mask] = True
+        return bool(np.any(self._sorted_keys[1:] == self._sorted_keys[:-1]))
 
     def n_relevant(self, rel: int) -> np.ndarray:
         """R per query: judged docs with label >= rel."""
@@ -96,17 +139,38 @@ class Judgments:
         rank = np.arange(len(query)) - starts[query] + 1
         return IdealList(query, rank, gain, segment_cumsum(gain, query, starts), starts, counts)
 
+    def maybe_judged(self, docs: _Docs) -> np.ndarray:
+        """Indices of the docs that may be judged (for some query); every judged one is included."""
+        return np.flatnonzero(self._filter[docs.hash & self._filter_mask])
+
+    def find(self, rows: np.ndarray, query: np.ndarray, docs: _Docs) -> tuple[np.ndarray, np.ndarray]:
+        """The judged ones among run ``rows`` (of query indices ``query``) and their qrels entries;
+        hash matches are confirmed on the doc ids."""
+        keys = _pair_keys(query, docs.hash[rows])
+        bucket = (keys >> self._bucket_shift).astype(np.int64)
+        owner, position = _expand(self._bucket_start[bucket], self._bucket_start[bucket + 1])
+        hit = self._sorted_keys[position] == keys[owner]
+        owner, entry = owner[hit], self._entry[position[hit]]
+        rows = rows[owner]
+        same = (query[owner] == self.query[entry]) & docs.equal(rows, self._docs, entry)
+        return rows[same], entry[same]
+
 
 @dataclass(frozen=True)
 class RankedRun:
-    """A run ranked with trec_eval's tie rule, restricted to the queries of the judgments."""
+    """A run ranked with trec_eval's tie rule, restricted to the queries of the judgments.
+
+    Rows are the *judged* retrieved documents only: an unjudged document is relevant for no
+    ``rel`` and has no gain, so no measure needs its row; its rank still counts, and
+    ``n_retrieved`` holds every retrieved document.
+    """
 
     judgments: Judgments
-    query: np.ndarray    # query index of each row; rows grouped by query
-    rank: np.ndarray     # 1-based rank within the query
-    label: np.ndarray    # qrels label, or UNJUDGED
+    query: np.ndarray    # query index of each row; rows grouped by query, then ordered by rank
+    rank: np.ndarray     # 1-based rank within the query (among all retrieved documents)
+    label: np.ndarray    # qrels label
     starts: np.ndarray   # offset of each query's first row
-    n_retrieved: np.ndarray  # rows per query
+    n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
 
     @property
     def n_queries(self) -> int:
@@ -142,35 +206,270 @@ class RankedRun:
 def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     """Validates ``run`` and ranks it against ``judgments`` (see module docstring)."""
     _check_scores(run)
-    _check_unique_docs(run)
-    query = pc.index_in(run['query_id'], value_set=judgments.query_ids)
-    run = pa.table({'query': query.cast(pa.int64()), 'doc_id': run['doc_id'],
-                    'score': _as_trec_eval_score(run['score'])}).filter(pc.is_valid(query))
-    order = pc.sort_indices(run, sort_keys=[('query', 'ascending'), ('score', 'descending'),
-                                            ('doc_id', 'descending')])
-    run = run.take(order)
-    query = run['query'].to_numpy()
-    starts = np.searchsorted(query, np.arange(judgments.n_queries))
-    rank = np.arange(len(query), dtype=np.int64) - starts[query] + 1
-    return RankedRun(judgments, query, rank, _labels(run, judgments), starts,
-                     np.bincount(query, minlength=judgments.n_queries))
+    if not run.num_rows:
+        empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
+        return RankedRun(judgments, empty, empty, empty, zeros, zeros)
+    order, sizes, group_query = _query_groups(run['query_id'], judgments)
+    grouped = run if order is None else run.take(_arrow(order))
+    ends = np.cumsum(sizes)
+    cuts = np.unique(np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right'))
+    bounds = list(zip(cuts.tolist(), [*cuts[1:].tolist(), len(sizes)], strict=True))
+
+    def block(groups: tuple[int, int]) -> _RankedBlock:
+        first, last = groups
+        start = int(ends[first - 1]) if first else 0
+        return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
+                           group_query[first:last], judgments)
+
+    with ThreadPoolExecutor(min(len(bounds), os.cpu_count() or 1, _MAX_THREADS)) as pool:
+        blocks = list(pool.map(block, bounds))
+    if any(b.has_duplicate for b in blocks):
+        _find_duplicate_doc(run)
+    query, rank, label = (np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
+                          for name in ('query', 'rank', 'label'))
+    order = np.lexsort((rank, query))
+    query, rank, label = query[order], rank[order], label[order]
+    known = group_query >= 0
+    n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
+    return RankedRun(judgments, query, rank, label, np.searchsorted(query, np.arange(judgments.n_queries)),
+                     n_retrieved.astype(np.int64))
 
 
-def _as_trec_eval_score(score: pa.ChunkedArray) -> pa.Array:
-    """Scores as trec_eval compares them: rounded to 32-bit floats (so 1.00000001 ties with 1.0)."""
-    with np.errstate(over='ignore'):
-        return pa.array(score.to_numpy().astype(np.float32))
+@dataclass(frozen=True)
+class _RankedBlock:
+    """The judged rows of a block of queries."""
+
+    has_duplicate: bool  # some doc hash repeats within a query (checked on the strings afterwards)
+    query: np.ndarray    # judged rows: qrels query index,
+    rank: np.ndarray     # rank,
+    label: np.ndarray    # and label
 
 
-def _labels(run: pa.Table, judgments: Judgments) -> np.ndarray:
-    """The qrels label of each run row (UNJUDGED where the doc is not judged)."""
-    rows = pa.table({'query': run['query'], 'doc_id': run['doc_id'],
-                     'row': pa.array(np.arange(run.num_rows, dtype=np.int64))})
-    joined = rows.join(judgments.table.select(['query', 'doc_id', 'relevance']), keys=['query', 'doc_id'],
-                       join_type='inner')
-    label = np.full(run.num_rows, UNJUDGED, dtype=np.int64)
-    label[joined['row'].to_numpy()] = joined['relevance'].to_numpy()
-    return label
+def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments) -> _RankedBlock:
+    """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order)."""
+    row_group = np.repeat(np.arange(len(sizes), dtype=np.uint64), sizes)
+    docs = _Docs.of(run['doc_id'])
+    has_duplicate = _has_repeated_doc(row_group, docs.hash)
+    rows = judgments.maybe_judged(docs)
+    query = group_query[row_group[rows]]
+    known = query >= 0
+    rows, entry = judgments.find(rows[known], query[known], docs)
+    keys = row_group << np.uint64(32)
+    keys |= _descending_score_keys(run['score'])
+    return _RankedBlock(has_duplicate, judgments.query[entry], _ranks(keys, docs, rows), judgments.label[entry])
+
+
+def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
+    """Whether two rows of a query group have the same doc hash (``row_group`` ascending)."""
+    group_bits = np.uint64(int(row_group[-1]).bit_length()) if len(row_group) else np.uint64(0)
+    keys = row_group << (np.uint64(64) - group_bits)  # a shift by 64 gives 0 in numpy
+    keys |= doc_hash >> group_bits
+    keys.sort()
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
+@dataclass(frozen=True)
+class _Docs:
+    """Doc ids and, per id, a 64-bit hash, its first 8 bytes (little-endian, zero-padded) and its length."""
+
+    ids: pa.ChunkedArray
+    hash: np.ndarray
+    head: np.ndarray
+    length: np.ndarray
+
+    @classmethod
+    def of(cls, ids: pa.ChunkedArray) -> _Docs:
+        """Reads the ids' bytes straight from the Arrow buffers, chunk by chunk."""
+        docs = cls(ids, np.empty(len(ids), dtype=np.uint64), np.empty(len(ids), dtype=np.uint64),
+                   np.empty(len(ids), dtype=np.int32))
+        start = 0
+        for chunk in ids.chunks:
+            end = start + len(chunk)
+            _read_ids(chunk, docs.hash[start:end], docs.head[start:end], docs.length[start:end])
+            start = end
+        return docs
+
+    def equal(self, rows: np.ndarray, other: _Docs, other_rows: np.ndarray) -> np.ndarray:
+        """Whether ``ids[rows] == other.ids[other_rows]``, pairwise (strings compared past 8 bytes only)."""
+        length = self.length[rows]
+        same = (self.head[rows] == other.head[other_rows]) & (length == other.length[other_rows])
+        long = np.flatnonzero(same & (length > 8))
+        if len(long):
+            same[long] = _to_numpy(pc.equal(self.ids.take(_arrow(rows[long])),
+                                            other.ids.take(_arrow(other_rows[long]))))
+        return same
+
+    def greater(self, rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
+        """Whether ``ids[rows] > ids[other_rows]`` byte-wise, pairwise (strings compared on equal heads only)."""
+        head, other = self.head[rows].byteswap(), self.head[other_rows].byteswap()  # big-endian: byte order
+        greater = head > other
+        tied = np.flatnonzero(head == other)
+        if len(tied):
+            greater[tied] = _to_numpy(pc.greater(self.ids.take(_arrow(rows[tied])),
+                                                 self.ids.take(_arrow(other_rows[tied]))))
+        return greater
+
+
+def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: np.ndarray) -> None:
+    """Fills the hash, head and length of each string, reading its bytes eight at a time."""
+    strings = strings.cast(pa.string())
+    offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, strings.offset * 4)
+    first, size = int(offsets[0]), int(offsets[-1]) - int(offsets[0])
+    words = np.zeros(size // 8 + 2, dtype=np.uint64)  # zero padding: reads never leave the array
+    if size:
+        words.view(np.uint8)[:size] = np.frombuffer(strings.buffers()[2], np.uint8, size, first)
+    position = offsets[:-1].astype(np.int64)
+    position -= first
+    np.subtract(offsets[1:], offsets[:-1], out=lengths)
+    head[:] = _read_words(words, position, lengths)
+    hashes[:] = head
+    for word in range(1, -(-int(lengths.max(initial=0)) // 8)):
+        longer = np.flatnonzero(lengths > 8 * word)
+        hashes[longer] = _mix(hashes[longer]) ^ _read_words(words, position[longer] + 8 * word,
+                                                           lengths[longer] - 8 * word)
+    _mix(hashes)
+
+
+#: _WORD_MASKS[k] keeps the first k bytes (the low ones) of a little-endian 8-byte word.
+_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """The 8 bytes at each byte ``position`` (little-endian), zeroed past ``remaining`` bytes."""
+    index = position >> 3
+    shift = (position << 3).view(np.uint64)
+    shift &= np.uint64(63)
+    value = words[index]
+    value >>= shift
+    index += 1
+    np.subtract(np.uint64(64), shift, out=shift)
+    upper = words[index]
+    upper <<= shift  # a shift by 64 gives 0 in numpy
+    value |= upper
+    value &= _WORD_MASKS[np.minimum(remaining, 8)]
+    return value
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """MurmurHash3's finaliser, in place: every input bit affects every output bit (a bijection)."""
+    x ^= x >> np.uint64(33)
+    x *= _MIX_1
+    x ^= x >> np.uint64(33)
+    x *= _MIX_2
+    x ^= x >> np.uint64(33)
+    return x
+
+
+def _pair_keys(query: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each (query index, doc hash) pair."""
+    keys = query.astype(np.uint64)
+    keys *= _QUERY_MIX
+    keys ^= doc_hash
+    return _mix(keys)
+
+
+def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, position) for every position of every range ``[lo[i], hi[i])``, owner = i."""
+    sizes = hi - lo
+    owner = np.repeat(np.arange(len(lo)), sizes)
+    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
+
+
+def _to_numpy(array: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A fixed-width or boolean Arrow array as numpy (nulls become -1), read from its buffers:
+    Arrow's own ``to_numpy`` imports pandas (~0.2 s and 40 MB on first use)."""
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    if len(chunks) == 1:
+        return _chunk_to_numpy(chunks[0])
+    return np.concatenate([np.empty(0, dtype=array.type.to_pandas_dtype())]
+                          + [_chunk_to_numpy(chunk) for chunk in chunks])
+
+
+def _chunk_to_numpy(chunk: pa.Array) -> np.ndarray:
+    n, offset = len(chunk), chunk.offset
+    if not n:
+        return np.empty(0, dtype=chunk.type.to_pandas_dtype())
+    validity, data = chunk.buffers()[:2]
+    if chunk.type == pa.bool_():
+        values = _bits(data, offset, n)
+    else:
+        dtype = np.dtype(chunk.type.to_pandas_dtype())
+        values = np.frombuffer(data, dtype, n, offset * dtype.itemsize)
+    if chunk.null_count:
+        values = values.copy()
+        values[~_bits(validity, offset, n)] = -1
+    return values
+
+
+def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
+    """An Arrow bitmap as a numpy bool array."""
+    return np.unpackbits(np.frombuffer(buffer, np.uint8), count=offset + n, bitorder='little')[offset:].view(np.bool_)
+
+
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A zero-copy Arrow array of a 1-d numpy integer array (``pa.array`` would import pandas)."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def _query_groups(query_ids: pa.ChunkedArray,
+                  judgments: Judgments) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Groups the rows by query: (row order making each query's rows contiguous, None if they
+    already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
+    changed = _to_numpy(pc.not_equal(query_ids[1:], query_ids[:-1]))
+    starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
+    heads = query_ids.take(_arrow(starts))
+    order = None
+    if pc.count_distinct(heads).as_py() == len(heads):
+        sizes = np.diff(starts, append=len(query_ids))
+    else:
+        heads = pc.unique(query_ids)
+        group = _to_numpy(pc.index_in(query_ids, value_set=heads))
+        order, sizes = np.argsort(group, kind='stable'), np.bincount(group, minlength=len(heads))
+    return order, sizes, _to_numpy(pc.index_in(heads, value_set=judgments.query_ids)).astype(np.int64)
+
+
+def _descending_score_keys(score: pa.ChunkedArray) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of the scores rounded to float32."""
+    bits = _to_numpy(pc.cast(score, pa.float32(), safe=False)) + np.float32(0)  # also turns -0 into +0
+    bits = bits.view(np.uint32)
+    # Non-negative floats order like their bits and negative ones in reverse: flip the bits
+    # that make the order descending for both.
+    flip = bits >> np.uint32(31)
+    flip -= np.uint32(1)
+    flip >>= np.uint32(1)
+    bits ^= flip
+    return bits
+
+
+def _ranks(key: np.ndarray, docs: _Docs, rows: np.ndarray) -> np.ndarray:
+    """Rank of each of ``rows`` in its query group: ``key`` is (group << 32 | descending score key)
+    per row, and rows tied on it are ordered by doc_id descending."""
+    order = None if np.all(key[1:] >= key[:-1]) else np.argsort(key)
+    ordered = key if order is None else key[order]
+    own = key[rows]
+    first = np.searchsorted(ordered, own & _HIGH_HALF, 'left')
+    lo, hi = np.searchsorted(ordered, own, 'left'), np.searchsorted(ordered, own, 'right')
+    tied = np.flatnonzero(hi - lo > 1)
+    if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(key):
+        return _ranks_by_sort(key, docs.ids, rows, first)
+    rank = lo - first + 1
+    owner, position = _expand(lo[tied], hi[tied])
+    others = position if order is None else order[position]
+    mine = rows[tied][owner]
+    other = others != mine
+    owner, ahead = owner[other], docs.greater(others[other], mine[other])
+    rank[tied] += np.bincount(owner[ahead], minlength=len(tied))
+    return rank
+
+
+def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """:func:`_ranks` by sorting the block on (key, doc_id descending), for blocks with many ties."""
+    order = _to_numpy(pc.sort_indices(pa.table({'key': _arrow(key), 'doc_id': doc_ids}),
+                                      sort_keys=[('key', 'ascending'), ('doc_id', 'descending')]))
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    return position[rows] - first + 1
 
 
 def _check_scores(run: pa.Table) -> None:
@@ -181,7 +480,7 @@ def _check_scores(run: pa.Table) -> None:
                          f'query {run["query_id"][bad].as_py()!r} is not a finite number')
 
 
-def _check_unique_docs(run: pa.Table) -> None:
+def _find_duplicate_doc(run: pa.Table) -> None:
     pairs = run.group_by(['query_id', 'doc_id']).aggregate([([], 'count_all')])
     if pairs.num_rows != run.num_rows:
         repeated = pairs.filter(pc.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]

@@ -56,8 +56,13 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) ->
     if missing:
         raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
                          f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
-    columns = [_cast(pa.array(get_column(available[field.name])), field, what) for field in schema]
+    columns = [_cast(_as_arrow(get_column(available[field.name])), field, what) for field in schema]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _as_arrow(column: Any) -> pa.Array | pa.ChunkedArray:
+    """An Arrow column as is (no copy), anything else (a pandas Series) converted by pyarrow."""
+    return column if isinstance(column, (pa.Array, pa.ChunkedArray)) else pa.array(column)
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
@@ -86,7 +91,7 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
 
 def _from_lists(query_ids: list, doc_ids: list, values: list, schema: pa.Schema, what: str) -> pa.Table:
     columns = []
-    for column, field in zip((query_ids, doc_ids, values), schema):
+    for column, field in zip((query_ids, doc_ids, values), schema, strict=True):
         try:
             array = pa.array(column)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -97,9 +102,7 @@ def _from_lists(query_ids: list, doc_ids: list, values: list, schema: pa.Schema,
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _cast(array: pa.Array, field: pa.Field, what: str) -> pa.Array:
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
+def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
     if array.null_count:
         raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s)')
     if array.type == field.type:

@@ -1,9 +1,11 @@
 """Reading TREC run and qrels files (plain or gzipped) into Arrow tables.
 
-The fast path reads with ``pyarrow.csv``. Whenever it cannot (tabs, trailing fields, a
-malformed line) or the data need checking (non-finite scores), the file is parsed again
-line by line, which either succeeds or raises :class:`InputError` naming the file, the
-line number and the problem.
+The fast path reads with ``pyarrow.csv`` (fields separated by single spaces); files with
+other whitespace (tabs, aligned columns, trailing fields) are read as lines and split in
+Arrow. Whenever neither works (a malformed line, whitespace that only Python's
+``str.split`` knows) or the data need checking (non-finite scores), the file is parsed
+again line by line, which either succeeds or raises :class:`InputError` naming the file,
+the line number and the problem.
 """
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ from irmeasures_ext.tables import QRELS_SCHEMA, RUN_SCHEMA
 _GZIP_MAGIC = b'\x1f\x8b'
 _RUN_COLUMNS = ['query_id', 'q0', 'doc_id', 'rank', 'score', 'tag']
 _QRELS_COLUMNS = ['query_id', 'iteration', 'doc_id', 'relevance']
+#: Characters that Python's ``str.split()`` treats as whitespace but Arrow's ASCII split does not.
+_PYTHON_ONLY_WHITESPACE = (r'[\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}'
+                           r'\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]')
 
 
 class TrecFileError(InputError):
@@ -32,7 +37,7 @@ class TrecFileError(InputError):
 
 def read_run(path: str | os.PathLike) -> pa.Table:
     """Reads a TREC run (``qid Q0 docid rank score tag``); fields after the sixth are ignored."""
-    table = _read_fast(path, _RUN_COLUMNS, {'score': pa.float64()})
+    table = _read_fast(path, _RUN_COLUMNS, 'score', pa.float64(), extra_fields=True)
     if table is None or not pc.all(pc.is_finite(table['score'])).as_py():
         table = _read_slow(path, 'run')
     return table.select(['query_id', 'doc_id', 'score']).cast(RUN_SCHEMA)
@@ -40,7 +45,7 @@ def read_run(path: str | os.PathLike) -> pa.Table:
 
 def read_qrels(path: str | os.PathLike) -> pa.Table:
     """Reads TREC qrels (``qid iteration docid relevance``)."""
-    table = _read_fast(path, _QRELS_COLUMNS, {'relevance': pa.int64()})
+    table = _read_fast(path, _QRELS_COLUMNS, 'relevance', pa.int64(), extra_fields=False)
     if table is None:
         table = _read_slow(path, 'qrels')
     return table.select(['query_id', 'doc_id', 'relevance']).cast(QRELS_SCHEMA)
@@ -64,21 +69,66 @@ def _open_checked(path: str | os.PathLike) -> tuple[Path, bool]:
     return path, head == _GZIP_MAGIC
 
 
-def _read_fast(path: str | os.PathLike, names: list[str], numeric: dict) -> pa.Table | None:
+def _read_fast(path: str | os.PathLike, names: list[str], value: str, value_type: pa.DataType,
+               extra_fields: bool) -> pa.Table | None:
+    """query_id, doc_id and ``value`` read with pyarrow; None if the file needs the line-by-line reader."""
     path, gzipped = _open_checked(path)
-    types = {name: pa.string() for name in names}
-    types.update(numeric)
+    try:
+        return _read_spaced(path, gzipped, names, value, value_type) or _read_split(
+            path, gzipped, names, value, value_type, extra_fields)
+    finally:
+        pa.default_memory_pool().release_unused()  # the parser's scratch buffers: keeps peak RSS down
+
+
+def _read_spaced(path: Path, gzipped: bool, names: list[str], value: str, value_type: pa.DataType) -> pa.Table | None:
+    """Fields separated by single spaces, read by pyarrow.csv."""
     try:
         with pa.input_stream(str(path), compression='gzip' if gzipped else None) as stream:
             table = pacsv.read_csv(
                 stream,
-                read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+                read_options=pacsv.ReadOptions(column_names=names),
                 parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
-                convert_options=pacsv.ConvertOptions(column_types=types, quoted_strings_can_be_null=False,
-                                                     strings_can_be_null=False))
+                convert_options=pacsv.ConvertOptions(
+                    column_types={'query_id': pa.string(), 'doc_id': pa.string(), value: value_type},
+                    include_columns=['query_id', 'doc_id', value],
+                    quoted_strings_can_be_null=False, strings_can_be_null=False))
     except (pa.ArrowInvalid, OSError, EOFError):
         return None
     return table if table.num_rows else None
+
+
+def _read_split(path: Path, gzipped: bool, names: list[str], value: str, value_type: pa.DataType,
+                extra_fields: bool) -> pa.Table | None:
+    """Fields separated by any ASCII whitespace: whole lines read by pyarrow.csv, split in Arrow.
+
+    Lines need ``len(names)`` fields, or more if ``extra_fields`` (the rest is ignored); lines
+    of whitespace only are skipped, as ``str.split`` does. Lines holding the delimiter given
+    to the reader fail the read, which is right: ``str.split`` treats it as whitespace, like
+    the characters the regex rejects.
+    """
+    try:
+        with pa.input_stream(str(path), compression='gzip' if gzipped else None) as stream:
+            lines = pacsv.read_csv(
+                stream, read_options=pacsv.ReadOptions(column_names=['line']),
+                parse_options=pacsv.ParseOptions(delimiter='\x1f', quote_char=False),
+                convert_options=pacsv.ConvertOptions(column_types={'line': pa.string()},
+                                                     strings_can_be_null=False))['line']
+        if pc.any(pc.match_substring_regex(lines, _PYTHON_ONLY_WHITESPACE)).as_py():
+            return None
+        lines = pc.ascii_trim_whitespace(lines)
+        nonblank = pc.cast(pc.binary_length(lines), pa.bool_())
+        fields = pc.ascii_split_whitespace(lines if pc.all(nonblank).as_py() else lines.filter(nonblank))
+        counts = pc.min_max(pc.list_value_length(fields)).as_py()
+        if not len(fields) or counts['min'] < len(names) or (counts['max'] > len(names) and not extra_fields):
+            return None
+
+        def field(name: str) -> pa.ChunkedArray:  # (pc.list_element would import pandas for its index)
+            index = names.index(name)
+            return pc.list_flatten(pc.list_slice(fields, index, index + 1))
+        return pa.table({'query_id': field('query_id'), 'doc_id': field('doc_id'),
+                         value: pc.cast(field(value), value_type)})
+    except (pa.ArrowInvalid, OSError, EOFError):
+        return None
 
 
 def _read_slow(path: str | os.PathLike, kind: str, check_duplicates: bool = False) -> pa.Table:

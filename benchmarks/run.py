@@ -1,0 +1,356 @@
+"""Wall time and peak memory of irmeasures_ext against ir_measures, pytrec_eval and a pyarrow read.
+
+    python benchmarks/run.py --size 1m|5m|7m|all [--repeat 3] [--tools ours,default,...]
+
+Generates the seeded synthetic data on first use (benchmarks/data/, see datagen.py), then
+measures every tool ``--repeat`` times, interleaved (one round runs each tool once, in a
+rotating order), each measurement in a fresh Python process, so that peak RSS
+(``ru_maxrss`` of that child, from ``os.wait4``) belongs to one tool. Each child reports the
+wall time of its timed section (after interpreter start-up and imports); the parent also
+records the child's whole-process wall time. Writes benchmarks/results/<size>-<date>.json
+and .md with medians, ratios and the machine description.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS_DIR = HERE / 'results'
+SIZES = ('1m', '5m', '7m')
+
+#: Our command-equivalent: the QuoteR suite, Q@1000 and the four trec_eval measures.
+OURS_MEASURES = ['RR', 'nDCG_Z1@5', 'Success@1', 'Success@10', 'Success@100', 'MedianRank', 'MeanRank',
+                 'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
+#: What the ir_measures default pipeline is asked for.
+DEFAULT_MEASURES = ['nDCG@5', 'RR@100', 'R@100', 'AP']
+#: DataFrame comparison: measures both providers support (pytrec_eval has no RR@k).
+FRAME_MEASURES = ['nDCG@5', 'RR', 'R@100', 'AP']
+PYTREC_MEASURES = {'map': 'AP', 'ndcg_cut_5': 'nDCG@5', 'recall_100': 'R@100', 'recip_rank': 'RR'}
+
+TOOLS = {
+    'ours': 'irmeasures_ext provider, file paths: QuoteR suite + Q@1000 + nDCG@5 RR@100 R@100 AP',
+    'cli': '`python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP` '
+           '(whole process)',
+    'default': 'ir_measures.calc_aggregate([nDCG@5, RR@100, R@100, AP], read_trec_qrels, read_trec_run)',
+    'pytrec_eval': 'pytrec_eval direct: dicts built from the files + map, ndcg_cut.5, recall.100, '
+                   'recip_rank',
+    'floor': 'pyarrow.csv.read_csv of the run (query_id, doc_id as string, score as float64)',
+    'frame_ours': 'DataFrames (qrels, run) -> irmeasures_ext provider by name, [nDCG@5, RR, R@100, AP]',
+    'frame_pytrec': 'DataFrames (qrels, run) -> ir_measures.pytrec_eval provider, [nDCG@5, RR, R@100, AP]',
+}
+
+
+# ---------------------------------------------------------------- children (one tool per process)
+
+def _child(tool: str, qrels: str, run: str) -> None:
+    """Runs one tool and prints {"seconds": timed section, "values": {measure: value}}."""
+    prepare, timed = CHILDREN[tool]
+    state = prepare(qrels, run)
+    start = time.perf_counter()
+    values = timed(state)
+    print(json.dumps({'seconds': time.perf_counter() - start, 'values': values}))
+
+
+def _ours_prepare(qrels: str, run: str) -> tuple:
+    import ir_measures
+
+    import irmeasures_ext  # noqa: F401  (registers the provider and measures)
+    measures = [ir_measures.parse_measure(text) for text in OURS_MEASURES]
+    return ir_measures.providers.registry['irmeasures_ext'], measures, qrels, run
+
+
+def _ours(state: tuple) -> dict[str, float]:
+    provider, measures, qrels, run = state
+    return {str(m): v for m, v in provider.calc_aggregate(measures, qrels, run).items()}
+
+
+def _default_prepare(qrels: str, run: str) -> tuple:
+    import ir_measures
+    return ir_measures, [ir_measures.parse_measure(text) for text in DEFAULT_MEASURES], qrels, run
+
+
+def _default(state: tuple) -> dict[str, float]:
+    ir_measures, measures, qrels, run = state
+    result = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run))
+    return {str(m): v for m, v in result.items()}
+
+
+def _pytrec_prepare(qrels: str, run: str) -> tuple:
+    import pytrec_eval
+    return pytrec_eval, qrels, run
+
+
+def _pytrec(state: tuple) -> dict[str, float]:
+    pytrec_eval, qrels_path, run_path = state
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path) as handle:
+        for line in handle:
+            query_id, _, doc_id, relevance = line.split()
+            qrels.setdefault(query_id, {})[doc_id] = int(relevance)
+    run: dict[str, dict[str, float]] = {}
+    with open(run_path) as handle:
+        for line in handle:
+            query_id, _, doc_id, _, score, _ = line.split()
+            run.setdefault(query_id, {})[doc_id] = float(score)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {'map', 'ndcg_cut.5', 'recall.100', 'recip_rank'})
+    per_query = evaluator.evaluate(run)
+    # ir_measures' convention: every qrels query counts, 0 when absent from the run.
+    return {name: sum(values.get(key, 0.0) for values in per_query.values()) / len(qrels)
+            for key, name in PYTREC_MEASURES.items()}
+
+
+def _floor_prepare(qrels: str, run: str) -> tuple:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    return pa, pacsv, run
+
+
+def _floor(state: tuple) -> dict[str, float]:
+    pa, pacsv, run = state
+    table = pacsv.read_csv(
+        run, read_options=pacsv.ReadOptions(column_names=['query_id', 'q0', 'doc_id', 'rank', 'score', 'tag']),
+        parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={'query_id': pa.string(), 'doc_id': pa.string(), 'score': pa.float64()},
+            include_columns=['query_id', 'doc_id', 'score']))
+    return {'rows': table.num_rows}
+
+
+def _frames_prepare(provider_name: str) -> Callable[[str, str], tuple]:
+    def prepare(qrels: str, run: str) -> tuple:
+        import ir_measures
+        import pandas as pd
+
+        import irmeasures_ext  # noqa: F401
+        qrels_frame = pd.read_csv(qrels, sep=' ', header=None, names=['query_id', 'iteration', 'doc_id', 'relevance'],
+                                  usecols=['query_id', 'doc_id', 'relevance'],
+                                  dtype={'query_id': str, 'doc_id': str, 'relevance': 'int64'})
+        run_frame = pd.read_csv(run, sep=' ', header=None, names=['query_id', 'q0', 'doc_id', 'rank', 'score', 'tag'],
+                                usecols=['query_id', 'doc_id', 'score'],
+                                dtype={'query_id': str, 'doc_id': str, 'score': 'float64'})
+        provider = ir_measures.providers.registry[provider_name]
+        return provider, [ir_measures.parse_measure(text) for text in FRAME_MEASURES], qrels_frame, run_frame
+    return prepare
+
+
+CHILDREN: dict[str, tuple[Callable[[str, str], tuple], Callable[[tuple], dict]]] = {
+    'ours': (_ours_prepare, _ours),
+    'default': (_default_prepare, _default),
+    'pytrec_eval': (_pytrec_prepare, _pytrec),
+    'floor': (_floor_prepare, _floor),
+    'frame_ours': (_frames_prepare('irmeasures_ext'), _ours),
+    'frame_pytrec': (_frames_prepare('pytrec_eval'), _ours),
+}
+
+
+# ---------------------------------------------------------------- parent: measure, aggregate, report
+
+def _measure(tool: str, qrels: Path, run: Path) -> dict:
+    """Runs ``tool`` in a fresh process; its timed seconds, whole-process seconds, peak RSS and values."""
+    if tool == 'cli':
+        command = [sys.executable, '-m', 'irmeasures_ext', str(qrels), str(run), '--suite', 'quoter',
+                   'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
+    else:
+        command = [sys.executable, str(Path(__file__).resolve()), '--child', tool, str(qrels), str(run)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, cwd=HERE.parent)
+        _, status, usage = os.wait4(child.pid, 0)  # the child's own rusage: its peak RSS alone
+        process_seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        output, errors = out.read().decode(), err.read().decode()
+    if child.returncode:
+        raise RuntimeError(f'{tool} failed ({child.returncode}): {errors[-2000:]}')
+    result = {'tool': tool, 'process_seconds': process_seconds, 'peak_rss_mb': usage.ru_maxrss / 1024}
+    if tool == 'cli':
+        result.update(seconds=None, values=_cli_values(output))
+    else:
+        result.update(json.loads(output.strip().splitlines()[-1]))
+    return result
+
+
+def _cli_values(output: str) -> dict[str, float]:
+    values = {}
+    for line in output.splitlines():
+        fields = line.split('\t')
+        if len(fields) == 2:
+            values[fields[0]] = float(fields[1])
+    return values
+
+
+def _machine() -> dict:
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return 'not installed'
+    return {
+        'cpu_count': os.cpu_count(), 'cpu': _cpu_model(), 'platform': platform.platform(),
+        'python': platform.python_version(),
+        'packages': {name: version(name) for name in ('irmeasures_ext', 'ir_measures', 'pytrec_eval-terrier',
+                                                      'numpy', 'pyarrow', 'pandas')},
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.startswith('model name'):
+                return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or 'unknown'
+
+
+def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
+    """Measures every tool ``repeat`` times (interleaved) on one data size."""
+    from datagen import SHAPES, paths
+    qrels, run = paths(size)
+    tools = [t for t in tools if t != 'cli' or (HERE.parent / 'irmeasures_ext' / 'cli.py').exists()]
+    runs: dict[str, list[dict]] = {tool: [] for tool in tools}
+    load_before = os.getloadavg()
+    for round_no in range(repeat):
+        shift = round_no % len(tools)
+        for tool in tools[shift:] + tools[:shift]:
+            measurement = _measure(tool, qrels, run)
+            runs[tool].append(measurement)
+            timed = '' if measurement['seconds'] is None else f"{measurement['seconds']:.3f} s timed, "
+            print(f'  [{size} round {round_no + 1}/{repeat}] {tool:13s} {timed}'
+                  f"{measurement['process_seconds']:.3f} s process, {measurement['peak_rss_mb']:.0f} MB", flush=True)
+    shape = SHAPES[size]
+    return {
+        'size': size, 'date': datetime.datetime.now().isoformat(timespec='seconds'), 'repeat': repeat,
+        'data': {'queries': shape.n_queries, 'run_lines': sum(1 for _ in open(run, 'rb')),
+                 'qrels_lines': sum(1 for _ in open(qrels, 'rb')), 'run': str(run.relative_to(HERE.parent)),
+                 'qrels': str(qrels.relative_to(HERE.parent))},
+        'machine': _machine(), 'load_average_before': load_before, 'load_average_after': os.getloadavg(),
+        'tools': {tool: TOOLS[tool] for tool in tools}, 'runs': runs,
+        'summary': _summary(runs),
+    }
+
+
+def _summary(runs: dict[str, list[dict]]) -> dict:
+    def median(tool: str, key: str) -> float | None:
+        values = [r[key] for r in runs.get(tool, []) if r[key] is not None]
+        return statistics.median(values) if values else None
+    summary = {tool: {'seconds': median(tool, 'seconds'), 'process_seconds': median(tool, 'process_seconds'),
+                      'peak_rss_mb': median(tool, 'peak_rss_mb'),
+                      'seconds_range': [min(r['seconds'] for r in runs[tool]), max(r['seconds'] for r in runs[tool])]
+                      if runs[tool] and runs[tool][0]['seconds'] is not None else None} for tool in runs}
+    default, floor = summary.get('default'), summary.get('floor')
+    for row in summary.values():
+        timed = row['seconds']
+        row['speedup_vs_default'] = default['seconds'] / timed if default and timed else None
+        row['rss_vs_default'] = row['peak_rss_mb'] / default['peak_rss_mb'] if default else None
+        row['time_vs_floor'] = timed / floor['seconds'] if floor and timed else None
+        row['process_speedup_vs_default'] = default['process_seconds'] / row['process_seconds'] if default else None
+    return summary
+
+
+def _agreement(runs: dict[str, list[dict]]) -> list[str]:
+    """Differences between tools' values on the measures they share (first run of each)."""
+    values = {tool: r[0]['values'] for tool, r in runs.items() if r}
+    pairs = [('ours', 'pytrec_eval', ['AP', 'nDCG@5', 'R@100', 'RR']), ('ours', 'default', DEFAULT_MEASURES),
+             ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES)]
+    lines = []
+    for left, right, measures in pairs:
+        if left in values and right in values:
+            diffs = {m: abs(values[left][m] - values[right][m]) for m in measures
+                     if m in values[left] and m in values[right]}
+            worst = max(diffs, key=diffs.get) if diffs else None
+            text = f'max |diff| {diffs[worst]:.2e} ({worst})' if worst else 'no shared measure'
+            lines.append(f'- {left} vs {right}: {text} over {", ".join(diffs)}')
+    return lines
+
+
+def _markdown(result: dict) -> str:
+    s, machine = result['summary'], result['machine']
+    def fmt(value: float | None, pattern: str) -> str:
+        return '—' if value is None else pattern.format(value)
+    data = result['data']
+    lines = [
+        f"# Benchmark {result['size']} — {result['date']}", '',
+        f"Data: {data['run_lines']:,} run lines, {data['qrels_lines']:,} qrels lines, {data['queries']:,} queries "
+        f"(`{data['run']}`). Medians of {result['repeat']} interleaved repetitions, each in a fresh process.",
+        f"Machine: {machine['cpu_count']} CPUs ({machine['cpu']}), Python {machine['python']}, {machine['platform']}; "
+        + ', '.join(f'{k} {v}' for k, v in machine['packages'].items()) + '.',
+        f"Load average before/after: {result['load_average_before'][0]:.2f} / {result['load_average_after'][0]:.2f}.",
+        '', '"timed" excludes interpreter start-up and imports (and, for the DataFrame rows, building the '
+        'DataFrames); "process" is the whole child process.', '',
+        '| tool | timed s | timed min–max | process s | peak RSS MB | speed-up vs default (timed) | RSS vs default '
+        '| timed vs floor |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ]
+    for tool, row in s.items():
+        spread = '—' if row['seconds_range'] is None else '{:.3f}–{:.3f}'.format(*row['seconds_range'])
+        lines.append(f"| {tool} | {fmt(row['seconds'], '{:.3f}')} | {spread} | {row['process_seconds']:.3f} | "
+                     f"{row['peak_rss_mb']:.0f} | {fmt(row['speedup_vs_default'], '{:.1f}×')} | "
+                     f"{fmt(row['rss_vs_default'], '{:.2f}')} | {fmt(row['time_vs_floor'], '{:.2f}×')} |")
+    lines += ['', '## Targets', '']
+    lines += _targets(s)
+    lines += ['', '## Agreement between tools', ''] + _agreement(result['runs'])
+    lines += ['', 'ir_measures answers RR@100 with its msmarco provider, which breaks score ties by doc_id '
+              'ascending; ours (and pytrec_eval) use trec_eval\'s rule, so RR@100 may differ from "default".',
+              '', '## Tools', ''] + [f'- **{tool}**: {text}' for tool, text in result['tools'].items()]
+    return '\n'.join(lines) + '\n'
+
+
+def _targets(s: dict) -> list[str]:
+    lines = []
+    def check(label: str, ok: bool | None, detail: str) -> None:
+        lines.append(f"- {label}: {'—' if ok is None else ('met' if ok else 'MISSED')} ({detail})")
+    ours, frame_ours, frame_pytrec = s.get('ours'), s.get('frame_ours'), s.get('frame_pytrec')
+    if ours and ours['speedup_vs_default']:
+        check('≥ 5× faster than the default pipeline', ours['speedup_vs_default'] >= 5,
+              f"{ours['speedup_vs_default']:.1f}×")
+        check('≤ 0.6× its peak RSS', ours['rss_vs_default'] <= 0.6, f"{ours['rss_vs_default']:.2f}×")
+    if ours and ours['time_vs_floor']:
+        check('≤ 2× the pyarrow read floor', ours['time_vs_floor'] <= 2, f"{ours['time_vs_floor']:.2f}×")
+    if frame_ours and frame_pytrec and frame_ours['seconds']:
+        speedup = frame_pytrec['seconds'] / frame_ours['seconds']
+        check('DataFrame run through ir_measures: ≥ 3× faster than the pytrec_eval provider', speedup >= 3,
+              f'{speedup:.1f}×')
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--size', choices=[*SIZES, 'all'], default='1m')
+    parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--tools', default=','.join(TOOLS), help=f'comma-separated subset of {",".join(TOOLS)}')
+    parser.add_argument('--child', nargs=3, metavar=('TOOL', 'QRELS', 'RUN'), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
+    tools = args.tools.split(',')
+    unknown = sorted(set(tools) - set(TOOLS))
+    if unknown:
+        parser.error(f'unknown tool(s) {unknown}')
+    sys.path.insert(0, str(HERE))
+    RESULTS_DIR.mkdir(exist_ok=True)
+    for size in SIZES if args.size == 'all' else [args.size]:
+        result = benchmark(size, args.repeat, tools)
+        stem = RESULTS_DIR / f"{size}-{datetime.date.today().isoformat()}"
+        stem.with_suffix('.json').write_text(json.dumps(result, indent=1, default=str) + '\n')
+        stem.with_suffix('.md').write_text(_markdown(result))
+        print(_markdown(result))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
