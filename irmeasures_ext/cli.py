@@ -34,6 +34,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext import trec_files
 from irmeasures_ext.errors import InputError, IrMeasuresExtError
 from irmeasures_ext.frames import iter_calc
+from irmeasures_ext.provider import aggregate
 from irmeasures_ext.provider import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 from irmeasures_ext.tables import as_qrels_table, as_run_table
@@ -104,7 +105,7 @@ def _evaluate(argv: list[str]) -> int:
                 write(Metric(query_id, measure, per_query[measure][query_id]))
     if not args.no_summary:
         for measure in measures:
-            write(Metric(SUMMARY_QID, measure, _aggregate(measure, per_query[measure].values())))
+            write(Metric(SUMMARY_QID, measure, aggregate(measure, per_query[measure].values())))
     return 0
 
 
@@ -198,13 +199,6 @@ def _per_query(metrics: Iterable[Metric]) -> dict[Measure, dict[str, float]]:
     for metric in metrics:
         values[metric.measure][metric.query_id] = metric.value
     return values
-
-
-def _aggregate(measure: Measure, values: Iterable[float]) -> float:
-    aggregator = measure.aggregator()
-    for value in values:
-        aggregator.add(value)
-    return aggregator.result()
 
 
 def _writer(output_format: str, places: int, by_query: bool) -> Callable[[Metric], None]:
@@ -351,7 +345,7 @@ def _report_differences(measures: list[Measure], ours: dict, theirs: dict, refer
     print(f'measure\tmax_abs_diff\tqueries_differing\t{ext_provider.NAME}\t{reference}')
     listings = []
     for measure in measures:
-        ours_mean, theirs_mean = (_aggregate(measure, v[measure].values()) for v in (ours, theirs))
+        ours_mean, theirs_mean = (aggregate(measure, v[measure].values()) for v in (ours, theirs))
         gaps = [abs(ours[measure][q] - theirs[measure][q]) for q in ours[measure]] + [abs(ours_mean - theirs_mean)]
         differing = _differences(ours[measure], theirs[measure])
         print(f'{measure}\t{max(gaps):.3g}\t{len(differing)}/{len(ours[measure])}\t{ours_mean:.6g}\t{theirs_mean:.6g}')
@@ -376,7 +370,7 @@ def _explain_rr(measure: Measure, qrels: pa.Table, run: pa.Table) -> None:
     differing = _differences(ours, theirs)
     print(f"\n{measure}: {ext_provider.NAME} (ties: doc_id descending, as trec_eval) vs ir_measures' default "
           f'provider {default.NAME}: {len(differing)} of {len(ours)} queries differ; mean '
-          f'{_aggregate(measure, ours.values()):.6g} vs {_aggregate(measure, theirs.values()):.6g}')
+          f'{aggregate(measure, ours.values()):.6g} vs {aggregate(measure, theirs.values()):.6g}')
     if differing:
         query_id = next(iter(differing))
         print(f'example: query {query_id}: ' + _rank_story(query_id, measure, qrels, run, default.NAME))

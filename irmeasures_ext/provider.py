@@ -50,13 +50,15 @@ class IrMeasuresExtEvaluator(providers.Evaluator):
                 yield Metric(query_id=query_id, measure=measure, value=value)
 
     def calc_aggregate(self, run) -> dict[Measure, float]:
-        results = {}
-        for measure, values in self.values(run).items():
-            aggregator = measure.aggregator()
-            for value in values.tolist():
-                aggregator.add(value)
-            results[measure] = aggregator.result()
-        return results
+        return {measure: aggregate(measure, values.tolist()) for measure, values in self.values(run).items()}
+
+
+def aggregate(measure: Measure, values: Iterable[float]) -> float:
+    """Aggregates per-query values with the measure's own aggregator (mean, median, sum, ...)."""
+    aggregator = measure.aggregator()
+    for value in values:
+        aggregator.add(value)
+    return aggregator.result()
 
 
 provider = IrMeasuresExtProvider()
