@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pyarrow as pa
 from ir_measures import Metric, providers
 from ir_measures.measures import Measure
 
@@ -30,6 +32,22 @@ class IrMeasuresExtProvider(providers.Provider):
             if not self.supports(measure):
                 raise MeasureParamError(f'provider {self.NAME} does not support measure {measure}')
         return IrMeasuresExtEvaluator(measures, Judgments(as_qrels_table(qrels)))
+
+    def _iter_calc(self, measures: Iterable[Measure], qrels, run) -> Iterator[Metric]:
+        evaluator, run = self._evaluator_and_run(measures, qrels, run)
+        return evaluator.iter_calc(run)
+
+    def calc_aggregate(self, measures: Iterable[Measure], qrels, run) -> dict[Measure, float]:
+        evaluator, run = self._evaluator_and_run(measures, qrels, run)
+        return evaluator.calc_aggregate(run)
+
+    def _evaluator_and_run(self, measures: Iterable[Measure], qrels, run) -> tuple[IrMeasuresExtEvaluator, pa.Table]:
+        """The evaluator and the run as a table, the run read while the qrels are converted
+        (for files, Arrow's reader releases the GIL, so the two overlap)."""
+        with ThreadPoolExecutor(1) as pool:
+            run_table = pool.submit(as_run_table, run)
+            evaluator = self.evaluator(measures, qrels)
+            return evaluator, run_table.result()
 
 
 class IrMeasuresExtEvaluator(providers.Evaluator):
