@@ -17,6 +17,7 @@ doc_ids. Blocks are independent and run on a small thread pool (numpy releases t
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +43,6 @@ _BLOCK = 1 << 17
 #: Blocks ranked at once, at most (one per CPU up to this).
 _MAX_THREADS = 4
 
-_HIGH_HALF = np.uint64(0xFFFF_FFFF_0000_0000)
 _MIX_1, _MIX_2 = np.uint64(0xFF51_AFD7_ED55_8CCD), np.uint64(0xC4CE_B9FE_1A85_EC53)
 _QUERY_MIX = np.uint64(0x9E37_79B9_7F4A_7C15)
 
@@ -112,7 +112,7 @@ class Judgments:
         self._entry = np.argsort(keys)
         self._sorted_keys = keys[self._entry]
         # Pair keys are looked up through buckets of their top bits (about one key per bucket);
-        # the doc hashes' low bits index a membership filter (1/16 full) that dismisses most
+        # the doc hashes' top bits index a membership filter (1/16 full) that dismisses most
         # run rows with one lookup.
         bucket_bits = len(keys).bit_length()
         self._bucket_shift = np.uint64(64 - bucket_bits)
@@ -120,20 +120,31 @@ class Judgments:
             ([0], np.cumsum(np.bincount((self._sorted_keys >> self._bucket_shift).astype(np.int64),
                                         minlength=1 << bucket_bits))))
         filter_bits = min(max(16, bucket_bits + 4), 28)
-        self._filter_mask = np.uint64((1 << filter_bits) - 1)
+        self._filter_shift = np.uint64(64 - filter_bits)
         self._filter = np.zeros(1 << filter_bits, dtype=bool)
-        self._filter[self._docs.hash & self._filter_mask] = True
+        self._filter[self._docs.hash >> self._filter_shift] = True
         return bool(np.any(self._sorted_keys[1:] == self._sorted_keys[:-1]))
+
+    @functools.cached_property
+    def _by_label(self) -> np.ndarray:
+        """Entry order by query, then label descending."""
+        return np.lexsort((-self.label, self.query))
 
     def n_relevant(self, rel: int) -> np.ndarray:
         """R per query: judged docs with label >= rel."""
         return segment_count(self.label >= rel, self.query, self.n_queries)
 
     def ideal(self, gain_of: GainFunction, keep: np.ndarray) -> IdealList:
-        """The ideal list of the judged docs selected by ``keep``, gains from ``gain_of(label)``."""
-        query, gain = self.query[keep], gain_of(self.label[keep])
-        order = np.lexsort((-gain, query))
-        query, gain = query[order], gain[order]
+        """The ideal list of the judged docs selected by ``keep``, gains from ``gain_of(label)``.
+
+        Entries are taken in (query, label descending) order, which is already the ideal order
+        when gains grow with labels; other gain mappings are sorted again.
+        """
+        by_label = self._by_label[keep[self._by_label]]
+        query, gain = self.query[by_label], gain_of(self.label[by_label])
+        if np.any((gain[1:] > gain[:-1]) & (query[1:] == query[:-1])):
+            order = np.lexsort((-gain, query))
+            query, gain = query[order], gain[order]
         starts = np.searchsorted(query, np.arange(self.n_queries))
         counts = np.bincount(query, minlength=self.n_queries)
         rank = np.arange(len(query)) - starts[query] + 1
@@ -141,7 +152,7 @@ class Judgments:
 
     def maybe_judged(self, docs: _Docs) -> np.ndarray:
         """Indices of the docs that may be judged (for some query); every judged one is included."""
-        return np.flatnonzero(self._filter[docs.hash & self._filter_mask])
+        return np.flatnonzero(self._filter[docs.hash >> self._filter_shift])
 
     def find(self, rows: np.ndarray, query: np.ndarray, docs: _Docs) -> tuple[np.ndarray, np.ndarray]:
         """The judged ones among run ``rows`` (of query indices ``query``) and their qrels entries;
@@ -212,7 +223,8 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     order, sizes, group_query = _query_groups(run['query_id'], judgments)
     grouped = run if order is None else run.take(_arrow(order))
     ends = np.cumsum(sizes)
-    cuts = np.unique(np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right'))
+    cuts = np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right')
+    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (np.unique would import numpy.ma)
     bounds = list(zip(cuts.tolist(), [*cuts[1:].tolist(), len(sizes)], strict=True))
 
     def block(groups: tuple[int, int]) -> _RankedBlock:
@@ -227,7 +239,7 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
         _find_duplicate_doc(run)
     query, rank, label = (np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
                           for name in ('query', 'rank', 'label'))
-    order = np.lexsort((rank, query))
+    order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
     query, rank, label = query[order], rank[order], label[order]
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
@@ -256,16 +268,34 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     rows, entry = judgments.find(rows[known], query[known], docs)
     keys = row_group << np.uint64(32)
     keys |= _descending_score_keys(run['score'])
-    return _RankedBlock(has_duplicate, judgments.query[entry], _ranks(keys, docs, rows), judgments.label[entry])
+    group_start = np.cumsum(sizes) - sizes
+    rank = _ranks(keys, group_start[row_group[rows]], docs, rows)
+    return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry])
 
 
 def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
-    """Whether two rows of a query group have the same doc hash (``row_group`` ascending)."""
-    group_bits = np.uint64(int(row_group[-1]).bit_length()) if len(row_group) else np.uint64(0)
-    keys = row_group << (np.uint64(64) - group_bits)  # a shift by 64 gives 0 in numpy
-    keys |= doc_hash >> group_bits
-    keys.sort()
-    return bool(np.any(keys[1:] == keys[:-1]))
+    """Whether two rows of a query group have the same doc hash (``row_group`` ascending).
+
+    Sorts 32-bit (group, top hash bits) keys, which is fast; the few rows whose short key
+    repeats by chance (about (rows / 2**16.5)**2) are compared again on 64-bit keys.
+    """
+    short = _group_keys(row_group, doc_hash, np.uint32)
+    ordered = np.sort(short)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return False
+    rows = np.flatnonzero(np.isin(short, repeated))
+    full = np.sort(_group_keys(row_group[rows], doc_hash[rows], np.uint64))
+    return bool(np.any(full[1:] == full[:-1]))
+
+
+def _group_keys(row_group: np.ndarray, doc_hash: np.ndarray, dtype: type[np.unsignedinteger]) -> np.ndarray:
+    """Keys of ``dtype`` holding the row's group in the top bits and the doc hash's top bits below."""
+    bits = np.dtype(dtype).itemsize * 8
+    group_bits = int(row_group[-1]).bit_length() if len(row_group) else 0
+    keys = (doc_hash >> np.uint64(64 - bits + group_bits)).astype(dtype)  # a shift by 64 gives 0 in numpy
+    keys |= row_group.astype(dtype) << dtype(bits - group_bits)
+    return keys
 
 
 @dataclass(frozen=True)
@@ -325,9 +355,9 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     hashes[:] = head
     for word in range(1, -(-int(lengths.max(initial=0)) // 8)):
         longer = np.flatnonzero(lengths > 8 * word)
-        hashes[longer] = _mix(hashes[longer]) ^ _read_words(words, position[longer] + 8 * word,
-                                                           lengths[longer] - 8 * word)
-    _mix(hashes)
+        hashes[longer] = (hashes[longer] * _MIX_1) ^ _read_words(words, position[longer] + 8 * word,
+                                                                 lengths[longer] - 8 * word)
+    hashes *= _MIX_2
 
 
 #: _WORD_MASKS[k] keeps the first k bytes (the low ones) of a little-endian 8-byte word.
@@ -442,13 +472,13 @@ def _descending_score_keys(score: pa.ChunkedArray) -> np.ndarray:
     return bits
 
 
-def _ranks(key: np.ndarray, docs: _Docs, rows: np.ndarray) -> np.ndarray:
+def _ranks(key: np.ndarray, first: np.ndarray, docs: _Docs, rows: np.ndarray) -> np.ndarray:
     """Rank of each of ``rows`` in its query group: ``key`` is (group << 32 | descending score key)
-    per row, and rows tied on it are ordered by doc_id descending."""
+    per row, groups are contiguous and ascending, ``first`` is the offset of each row's group,
+    and rows tied on the key are ordered by doc_id descending."""
     order = None if np.all(key[1:] >= key[:-1]) else np.argsort(key)
     ordered = key if order is None else key[order]
     own = key[rows]
-    first = np.searchsorted(ordered, own & _HIGH_HALF, 'left')
     lo, hi = np.searchsorted(ordered, own, 'left'), np.searchsorted(ordered, own, 'right')
     tied = np.flatnonzero(hi - lo > 1)
     if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(key):

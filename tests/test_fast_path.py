@@ -7,6 +7,7 @@ from pathlib import Path
 from unittest import mock
 
 import ir_measures
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -117,6 +118,16 @@ def test_doc_ids_sharing_their_first_bytes(tmp_path):
     values = per_query(qrels, run)
     assert values['RR', 'q'] == 1 / (1 + ranked.index('abcdefgh10'))
     assert values['NumRet(rel=1)', 'q'] == 2
+
+
+def test_repeated_doc_check_looks_past_colliding_short_keys():
+    # The check sorts 32-bit keys first: hashes equal in their top 32 bits only are no duplicate.
+    one_group = np.zeros(3, dtype=np.uint64)
+    top = np.uint64(0xABCD_EF01) << np.uint64(32)
+    assert not ranking._has_repeated_doc(one_group, np.array([top | np.uint64(1), top | np.uint64(2), 5], np.uint64))
+    assert ranking._has_repeated_doc(one_group, np.array([top | np.uint64(1), 7, top | np.uint64(1)], np.uint64))
+    # The same hash in two queries is no duplicate.
+    assert not ranking._has_repeated_doc(np.array([0, 1], np.uint64), np.array([top, top], np.uint64))
 
 
 def test_duplicate_doc_is_reported_on_every_path(tmp_path):
