@@ -56,6 +56,9 @@ class IrMeasuresExtEvaluator(providers.Evaluator):
     def __init__(self, measures: list[Measure], judgments: Judgments) -> None:
         super().__init__(measures, judgments.query_ids.to_pylist())
         self.judgments = judgments
+        for measure in measures:
+            if (prepare := KERNELS[measure.NAME].prepare) is not None:
+                prepare(measure, judgments)
 
     def values(self, run) -> dict[Measure, np.ndarray]:
         """Per-query values of every measure, aligned with ``self.qrel_qids``."""

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +34,7 @@ from irmeasures_ext.errors import InputError
 UNJUDGED = np.iinfo(np.int64).min
 
 GainFunction = Callable[[np.ndarray], np.ndarray]
+T = TypeVar('T')
 
 #: Score ties are resolved by comparing doc_ids pairwise while that needs at most this many
 #: comparisons per run row of a block; beyond that, the block is sorted on (query, score, doc_id).
@@ -40,6 +42,8 @@ TIE_PAIRS_PER_ROW = 4
 
 #: Rows per block (whole queries; a longer query makes a longer block): 1 MB per uint64 array.
 _BLOCK = 1 << 17
+#: Ids hashed at once: small enough for the temporaries to stay in the CPU cache and malloc's heap.
+_PIECE = 1 << 15
 #: Blocks ranked at once, at most (one per CPU up to this).
 _MAX_THREADS = 4
 
@@ -96,8 +100,15 @@ class Judgments:
     """Qrels converted once: the evaluated query ids and every judged (query, doc, label)."""
 
     def __init__(self, qrels: pa.Table) -> None:
+        self._cache: dict[Hashable, Any] = {}
         if self._index(qrels):
             self._index(_deduplicate_qrels(qrels))
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per ``key``: qrels-side values shared by measures and runs."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def _index(self, qrels: pa.Table) -> bool:
         """Sets the attributes from ``qrels``; returns whether some (query, doc) hash repeats."""
@@ -116,13 +127,13 @@ class Judgments:
         # run rows with one lookup.
         bucket_bits = len(keys).bit_length()
         self._bucket_shift = np.uint64(64 - bucket_bits)
-        self._bucket_start = np.concatenate(
-            ([0], np.cumsum(np.bincount((self._sorted_keys >> self._bucket_shift).astype(np.int64),
-                                        minlength=1 << bucket_bits))))
+        self._bucket_size = np.bincount((self._sorted_keys >> self._bucket_shift).view(np.int64),
+                                        minlength=1 << bucket_bits)
+        self._bucket_start = np.cumsum(self._bucket_size) - self._bucket_size
         filter_bits = min(max(16, bucket_bits + 4), 28)
         self._filter_shift = np.uint64(64 - filter_bits)
         self._filter = np.zeros(1 << filter_bits, dtype=bool)
-        self._filter[self._docs.hash >> self._filter_shift] = True
+        self._filter[self._filter_slots(self._docs)] = True
         return bool(np.any(self._sorted_keys[1:] == self._sorted_keys[:-1]))
 
     @functools.cached_property
@@ -132,7 +143,7 @@ class Judgments:
 
     def n_relevant(self, rel: int) -> np.ndarray:
         """R per query: judged docs with label >= rel."""
-        return segment_count(self.label >= rel, self.query, self.n_queries)
+        return self.cached(('R', rel), lambda: segment_count(self.label >= rel, self.query, self.n_queries))
 
     def ideal(self, gain_of: GainFunction, keep: np.ndarray) -> IdealList:
         """The ideal list of the judged docs selected by ``keep``, gains from ``gain_of(label)``.
@@ -152,16 +163,28 @@ class Judgments:
 
     def maybe_judged(self, docs: _Docs) -> np.ndarray:
         """Indices of the docs that may be judged (for some query); every judged one is included."""
-        return np.flatnonzero(self._filter[docs.hash >> self._filter_shift])
+        return np.flatnonzero(self._filter[self._filter_slots(docs)])
+
+    def _filter_slots(self, docs: _Docs) -> np.ndarray:
+        # int64 indices: numpy gathers with them about twice as fast as with uint64 ones.
+        return (docs.hash >> self._filter_shift).view(np.int64)
 
     def find(self, rows: np.ndarray, query: np.ndarray, docs: _Docs) -> tuple[np.ndarray, np.ndarray]:
-        """The judged ones among run ``rows`` (of query indices ``query``) and their qrels entries;
-        hash matches are confirmed on the doc ids."""
+        """The judged ones among run ``rows`` (ascending, of query indices ``query``) and their
+        qrels entries, in row order; hash matches are confirmed on the doc ids."""
         keys = _pair_keys(query, docs.hash[rows])
-        bucket = (keys >> self._bucket_shift).astype(np.int64)
-        owner, position = _expand(self._bucket_start[bucket], self._bucket_start[bucket + 1])
-        hit = self._sorted_keys[position] == keys[owner]
-        owner, entry = owner[hit], self._entry[position[hit]]
+        bucket = (keys >> self._bucket_shift).view(np.int64)
+        first, size = self._bucket_start[bucket], self._bucket_size[bucket]
+        owners, positions = [], []
+        for depth in range(int(size.max(initial=0))):  # buckets hold about one key each
+            probe = np.flatnonzero(size > depth)
+            position = first[probe] + depth
+            hit = self._sorted_keys[position] == keys[probe]
+            owners.append(probe[hit])
+            positions.append(position[hit])
+        owner, position = (np.concatenate([np.empty(0, dtype=np.int64), *parts]) for parts in (owners, positions))
+        order = np.argsort(owner, kind='stable')  # back to row order
+        owner, entry = owner[order], self._entry[position[order]]
         rows = rows[owner]
         same = (query[owner] == self.query[entry]) & docs.equal(rows, self._docs, entry)
         return rows[same], entry[same]
@@ -259,14 +282,14 @@ class _RankedBlock:
 
 def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments) -> _RankedBlock:
     """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order)."""
-    row_group = np.repeat(np.arange(len(sizes), dtype=np.uint64), sizes)
+    row_group = np.repeat(np.arange(len(sizes)), sizes)
     docs = _Docs.of(run['doc_id'])
     has_duplicate = _has_repeated_doc(row_group, docs.hash)
     rows = judgments.maybe_judged(docs)
     query = group_query[row_group[rows]]
     known = query >= 0
     rows, entry = judgments.find(rows[known], query[known], docs)
-    keys = row_group << np.uint64(32)
+    keys = row_group.view(np.uint64) << np.uint64(32)
     keys |= _descending_score_keys(run['score'])
     group_start = np.cumsum(sizes) - sizes
     rank = _ranks(keys, group_start[row_group[rows]], docs, rows)
@@ -309,14 +332,16 @@ class _Docs:
 
     @classmethod
     def of(cls, ids: pa.ChunkedArray) -> _Docs:
-        """Reads the ids' bytes straight from the Arrow buffers, chunk by chunk."""
+        """Reads the ids' bytes straight from the Arrow buffers, in pieces of at most ``_PIECE`` ids."""
         docs = cls(ids, np.empty(len(ids), dtype=np.uint64), np.empty(len(ids), dtype=np.uint64),
                    np.empty(len(ids), dtype=np.int32))
         start = 0
         for chunk in ids.chunks:
-            end = start + len(chunk)
-            _read_ids(chunk, docs.hash[start:end], docs.head[start:end], docs.length[start:end])
-            start = end
+            for offset in range(0, len(chunk), _PIECE):
+                piece = chunk.slice(offset, _PIECE)
+                end = start + len(piece)
+                _read_ids(piece, docs.hash[start:end], docs.head[start:end], docs.length[start:end])
+                start = end
         return docs
 
     def equal(self, rows: np.ndarray, other: _Docs, other_rows: np.ndarray) -> np.ndarray:
@@ -333,7 +358,7 @@ class _Docs:
         """Whether ``ids[rows] > ids[other_rows]`` byte-wise, pairwise (strings compared on equal heads only)."""
         head, other = self.head[rows].byteswap(), self.head[other_rows].byteswap()  # big-endian: byte order
         greater = head > other
-        tied = np.flatnonzero(head == other)
+        tied = np.flatnonzero((head == other) & (rows != other_rows))
         if len(tied):
             greater[tied] = _to_numpy(pc.greater(self.ids.take(_arrow(rows[tied])),
                                                  self.ids.take(_arrow(other_rows[tied]))))
@@ -360,8 +385,6 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     hashes *= _MIX_2
 
 
-#: _WORD_MASKS[k] keeps the first k bytes (the low ones) of a little-endian 8-byte word.
-_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) -> np.ndarray:
@@ -376,7 +399,12 @@ def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) 
     upper = words[index]
     upper <<= shift  # a shift by 64 gives 0 in numpy
     value |= upper
-    value &= _WORD_MASKS[np.minimum(remaining, 8)]
+    # Keep the first ``remaining`` bytes: shift the rest out at the top and back (by 64 - 8 * min(remaining, 8)).
+    np.minimum(remaining, 8, out=shift, casting='unsafe')
+    shift <<= np.uint64(3)
+    np.subtract(np.uint64(64), shift, out=shift)
+    value <<= shift
+    value >>= shift
     return value
 
 
@@ -476,20 +504,24 @@ def _ranks(key: np.ndarray, first: np.ndarray, docs: _Docs, rows: np.ndarray) ->
     """Rank of each of ``rows`` in its query group: ``key`` is (group << 32 | descending score key)
     per row, groups are contiguous and ascending, ``first`` is the offset of each row's group,
     and rows tied on the key are ordered by doc_id descending."""
-    order = None if np.all(key[1:] >= key[:-1]) else np.argsort(key)
-    ordered = key if order is None else key[order]
-    own = key[rows]
-    lo, hi = np.searchsorted(ordered, own, 'left'), np.searchsorted(ordered, own, 'right')
+    if np.all(key[1:] >= key[:-1]):  # run files list each query's docs by score
+        order, ordered, position = None, key, rows
+    else:
+        order = np.argsort(key)
+        ordered, position = key[order], np.empty_like(order)
+        position[order] = np.arange(len(order))
+        position = position[rows]
+    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(key)]))
+    tie_run = np.searchsorted(bounds, position, 'right')
+    lo, hi = bounds[tie_run - 1], bounds[tie_run]
     tied = np.flatnonzero(hi - lo > 1)
     if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(key):
         return _ranks_by_sort(key, docs.ids, rows, first)
     rank = lo - first + 1
-    owner, position = _expand(lo[tied], hi[tied])
-    others = position if order is None else order[position]
-    mine = rows[tied][owner]
-    other = others != mine
-    owner, ahead = owner[other], docs.greater(others[other], mine[other])
-    rank[tied] += np.bincount(owner[ahead], minlength=len(tied))
+    owner, others = _expand(lo[tied], hi[tied])  # each tied row against its whole tie run, itself included
+    if order is not None:
+        others = order[others]
+    rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))
     return rank
 
 

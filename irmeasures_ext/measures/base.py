@@ -10,9 +10,10 @@ import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.ranking import RankedRun
+from irmeasures_ext.ranking import IdealList, Judgments, RankedRun
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
+PrepareFunction = Callable[[irm.Measure, Judgments], Any]
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class Kernel:
 
     spec: irm.Measure          # the parameter specs this kernel supports (ir_measures provider style)
     compute: KernelFunction    # (measure, ranked run) -> one value per query
+    #: Computes the measure's qrels-side values (cached on the judgments, which ``compute`` then
+    #: reuses) when the evaluator is built, so once per qrels, and while a run file is read.
+    prepare: PrepareFunction | None = None
 
 
 #: Parameter declarations shared by several measures.
@@ -38,10 +42,10 @@ def register_measure(measure: irm.Measure) -> None:
     irm.registry.setdefault(measure.NAME, measure)
 
 
-def kernel(spec: irm.Measure) -> Callable[[KernelFunction], KernelFunction]:
-    """Registers the decorated function as the kernel of ``spec.NAME``."""
+def kernel(spec: irm.Measure, prepare: PrepareFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
+    """Registers the decorated function as the kernel of ``spec.NAME`` (see :class:`Kernel`)."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[spec.NAME] = Kernel(spec, compute)
+        KERNELS[spec.NAME] = Kernel(spec, compute, prepare)
         return compute
     return register
 
@@ -126,6 +130,18 @@ def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) ->
     """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
     relevant = labels >= rel
     return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
+
+
+def graded_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
+    """NTCIREVAL's ideal list for ``measure``: the docs with label >= rel by :func:`graded_gain`."""
+    rel, gains = measure['rel'], optional_param(measure, 'gains')
+    return judgments.cached(('graded ideal', rel, gains_key(gains)), lambda: judgments.ideal(
+        lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel))
+
+
+def gains_key(gains: dict[int, float] | None) -> tuple | None:
+    """A hashable form of a gains mapping, for cache keys."""
+    return None if gains is None else tuple(sorted(gains.items()))
 
 
 def optional_param(measure: irm.Measure, name: str) -> Any:

@@ -13,6 +13,7 @@ from irmeasures_ext.measures.base import (
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
     graded_gain,
+    graded_ideal,
     kernel,
     optional_param,
     register_measure,
@@ -70,7 +71,7 @@ def _expected_reciprocal_rank(query: np.ndarray, rank: np.ndarray, stop: np.ndar
     return segment_sum(stop * continue_before / rank, query, n_queries)
 
 
-@kernel(_nERR.spec())
+@kernel(_nERR.spec(), prepare=graded_ideal)
 def normalised_err(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nERR@k per query (see :class:`_nERR`)."""
     rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']
@@ -84,6 +85,6 @@ def normalised_err(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
         keep = rank <= cutoff
         return _expected_reciprocal_rank(query[keep], rank[keep], gain[keep] / (top_gain + 1), judgments.n_queries)
 
-    ideal = judgments.ideal(lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel)
+    ideal = graded_ideal(measure, judgments)
     run_err = err_at_cutoff(ranked.query, ranked.rank, graded_gain(ranked.label, rel, gains))
     return safe_divide(run_err, err_at_cutoff(ideal.query, ideal.rank, ideal.gain))

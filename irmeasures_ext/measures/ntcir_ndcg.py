@@ -12,6 +12,7 @@ from irmeasures_ext.measures.base import (
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
     graded_gain,
+    graded_ideal,
     kernel,
     optional_param,
     register_measure,
@@ -76,8 +77,7 @@ register_measure(MSnDCG)
 def _normalised_dcg(discount: Callable[[np.ndarray], np.ndarray]):
     def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
         rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']
-        judgments = ranked.judgments
-        ideal = judgments.ideal(lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel)
+        ideal = graded_ideal(measure, ranked.judgments)
         top = ranked.rank <= cutoff
         dcg = ranked.per_query_sum(graded_gain(ranked.label, rel, gains) / discount(ranked.rank), top)
         ideal_top = ideal.rank <= cutoff
@@ -87,5 +87,5 @@ def _normalised_dcg(discount: Callable[[np.ndarray], np.ndarray]):
     return compute
 
 
-kernel(_nDCG_JK.spec())(_normalised_dcg(lambda rank: np.maximum(1.0, np.log2(rank))))
-kernel(_MSnDCG.spec())(_normalised_dcg(lambda rank: np.log2(rank + 1.0)))
+kernel(_nDCG_JK.spec(), prepare=graded_ideal)(_normalised_dcg(lambda rank: np.maximum(1.0, np.log2(rank))))
+kernel(_MSnDCG.spec(), prepare=graded_ideal)(_normalised_dcg(lambda rank: np.log2(rank + 1.0)))

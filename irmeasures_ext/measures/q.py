@@ -13,6 +13,7 @@ from irmeasures_ext.measures.base import (
     ExtMeasure,
     check_non_negative,
     graded_gain,
+    graded_ideal,
     kernel,
     optional_param,
     register_measure,
@@ -68,13 +69,12 @@ Q = _Q()
 register_measure(Q)
 
 
-@kernel(_Q.spec())
+@kernel(_Q.spec(), prepare=graded_ideal)
 def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Q-measure per query (see :class:`_Q`)."""
     rel, beta = measure['rel'], measure['beta']
     gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
-    judgments = ranked.judgments
-    ideal = judgments.ideal(lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel)
+    ideal = graded_ideal(measure, ranked.judgments)
     relevant = ranked.relevant(rel)
     hits = ranked.cumulative(relevant.astype(np.int64))
     gain = ranked.cumulative(graded_gain(ranked.label, rel, gains))

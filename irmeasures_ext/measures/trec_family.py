@@ -9,8 +9,8 @@ import numpy as np
 from ir_measures import measures as irm
 from ir_measures.providers.base import Any, Choices
 
-from irmeasures_ext.measures.base import kernel, mapped_gain, optional_param
-from irmeasures_ext.ranking import UNJUDGED, RankedRun, safe_divide
+from irmeasures_ext.measures.base import gains_key, kernel, mapped_gain, optional_param
+from irmeasures_ext.ranking import UNJUDGED, IdealList, Judgments, RankedRun, safe_divide
 
 _ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
 
@@ -19,13 +19,17 @@ def _top(ranked: RankedRun, cutoff: int | None) -> np.ndarray | None:
     return None if cutoff is None else ranked.rank <= cutoff
 
 
-@kernel(irm._AP(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+def _n_relevant(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
+    return judgments.n_relevant(measure['rel'])
+
+
+@kernel(irm._AP(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS), prepare=_n_relevant)
 def average_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """AP = Σ_r I(r)·C(r)/r / R; AP@k sums ranks <= k and still divides by R (map_cut_k)."""
     relevant = ranked.relevant(measure['rel'])
     precision = ranked.cumulative(relevant.astype(np.int64)) / ranked.rank
     counted = relevant if (top := _top(ranked, optional_param(measure, 'cutoff'))) is None else relevant & top
-    return safe_divide(ranked.per_query_sum(precision, counted), ranked.judgments.n_relevant(measure['rel']))
+    return safe_divide(ranked.per_query_sum(precision, counted), _n_relevant(measure, ranked.judgments))
 
 
 @kernel(irm._P(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
@@ -35,11 +39,11 @@ def precision_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return hits / measure['cutoff']
 
 
-@kernel(irm._R(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
+@kernel(irm._R(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS), prepare=_n_relevant)
 def recall_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """R@k = |relevant in top k| / R."""
     hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
-    return safe_divide(hits, ranked.judgments.n_relevant(measure['rel']))
+    return safe_divide(hits, _n_relevant(measure, ranked.judgments))
 
 
 @kernel(irm._Success(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
@@ -59,10 +63,10 @@ def reciprocal_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(np.ones(len(first)), first)
 
 
-@kernel(irm._Rprec(rel=Any(), judged_only=_ALL_DOCS))
+@kernel(irm._Rprec(rel=Any(), judged_only=_ALL_DOCS), prepare=_n_relevant)
 def r_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rprec = |relevant in top R| / R."""
-    n_relevant = ranked.judgments.n_relevant(measure['rel'])
+    n_relevant = _n_relevant(measure, ranked.judgments)
     in_top_r = ranked.rank <= n_relevant[ranked.query]
     return safe_divide(ranked.per_query_count(ranked.relevant(measure['rel']) & in_top_r), n_relevant)
 
@@ -73,24 +77,30 @@ def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
     return np.maximum(mapped_gain(labels, judged, gains, np.where(judged, labels, 0)), 0.0)
 
 
-@kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS))
+def _trec_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
+    """trec_eval's ideal list: every judged doc, by :func:`trec_gain`."""
+    gains = optional_param(measure, 'gains')
+    return judgments.cached(('trec ideal', gains_key(gains)), lambda: judgments.ideal(
+        lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool)))
+
+
+@kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS), prepare=_trec_ideal)
 def ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG@k = DCG@k / ideal DCG@k, gain = label, discount 1/log2(r + 1) (trec_eval ndcg_cut)."""
     gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
     discounted = trec_gain(ranked.label, gains) / np.log2(ranked.rank + 1)
     dcg = ranked.per_query_sum(discounted, _top(ranked, cutoff))
-    judgments = ranked.judgments
-    ideal = judgments.ideal(lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool))
+    ideal = _trec_ideal(measure, ranked.judgments)
     ideal_top = slice(None) if cutoff is None else ideal.rank <= cutoff
     ideal_dcg = np.bincount(ideal.query[ideal_top], weights=(ideal.gain / np.log2(ideal.rank + 1))[ideal_top],
                             minlength=ranked.n_queries)
     return safe_divide(dcg, ideal_dcg)
 
 
-@kernel(irm._NumRel(rel=Any()))
+@kernel(irm._NumRel(rel=Any()), prepare=_n_relevant)
 def num_relevant(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """NumRel = R, the number of judged docs with label >= rel."""
-    return ranked.judgments.n_relevant(measure['rel']).astype(np.int64)
+    return _n_relevant(measure, ranked.judgments).astype(np.int64)
 
 
 @kernel(irm._NumRet(rel=Any()))
