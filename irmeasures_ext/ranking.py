@@ -119,16 +119,19 @@ class Judgments:
         self.query = _to_numpy(query)
         self.label = _to_numpy(qrels['relevance'])
         self._docs = _Docs.of(qrels['doc_id'])
-        keys = _pair_keys(self.query, self._docs.hash)
-        self._entry = np.argsort(keys)
-        self._sorted_keys = keys[self._entry]
-        # Pair keys are looked up through buckets of their top bits (about one key per bucket);
-        # the doc hashes' top bits index a membership filter (1/16 full) that dismisses most
-        # run rows with one lookup.
-        bucket_bits = len(keys).bit_length()
+        # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
+        # faster than an argsort) and compared on the bits above. They are looked up through
+        # buckets of their top bits (about one key per bucket); the doc hashes' top bits index a
+        # membership filter (1/16 full) that dismisses most run rows with one lookup.
+        self._index_bits = np.uint64(max(1, (len(self.query) - 1).bit_length()))
+        packed = _pair_keys(self.query, self._docs.hash) >> self._index_bits << self._index_bits
+        packed |= np.arange(len(packed), dtype=np.uint64)
+        packed.sort()
+        self._entry = (packed & ((np.uint64(1) << self._index_bits) - np.uint64(1))).view(np.int64)
+        self._sorted_keys = packed >> self._index_bits
+        bucket_bits = len(packed).bit_length()
         self._bucket_shift = np.uint64(64 - bucket_bits)
-        self._bucket_size = np.bincount((self._sorted_keys >> self._bucket_shift).view(np.int64),
-                                        minlength=1 << bucket_bits)
+        self._bucket_size = np.bincount((packed >> self._bucket_shift).view(np.int64), minlength=1 << bucket_bits)
         self._bucket_start = np.cumsum(self._bucket_size) - self._bucket_size
         filter_bits = min(max(16, bucket_bits + 4), 28)
         self._filter_shift = np.uint64(64 - filter_bits)
@@ -174,6 +177,7 @@ class Judgments:
         qrels entries, in row order; hash matches are confirmed on the doc ids."""
         keys = _pair_keys(query, docs.hash[rows])
         bucket = (keys >> self._bucket_shift).view(np.int64)
+        keys >>= self._index_bits
         first, size = self._bucket_start[bucket], self._bucket_size[bucket]
         owners, positions = [], []
         for depth in range(int(size.max(initial=0))):  # buckets hold about one key each
