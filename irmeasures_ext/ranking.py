@@ -21,7 +21,7 @@ import functools
 import os
 from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -209,6 +209,7 @@ class RankedRun:
     label: np.ndarray    # qrels label
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
+    _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
@@ -217,6 +218,15 @@ class RankedRun:
     def relevant(self, rel: int) -> np.ndarray:
         """Boolean per row: the document is judged with label >= rel."""
         return self.label >= rel
+
+    def top(self, cutoff: int | None) -> RankedRun:
+        """The rows ranked ``cutoff`` or better (every row if ``cutoff`` is None)."""
+        if cutoff is None:
+            return self
+        keep = self.rank <= cutoff
+        query = self.query[keep]
+        return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
+                       starts=np.searchsorted(query, np.arange(self.n_queries)))
 
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sums ``values`` (optionally where ``mask``) per query."""
@@ -232,13 +242,17 @@ class RankedRun:
         """Per-query cumulative sum of ``values`` down the ranking."""
         return segment_cumsum(values, self.query, self.starts)
 
-    def first_rank(self, mask: np.ndarray) -> np.ndarray:
-        """Rank of the first row where ``mask`` holds, per query; 0 if none."""
-        first = np.zeros(self.n_queries, dtype=np.int64)
-        query, rank = self.query[mask], self.rank[mask]
-        leads = np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]  # rows are sorted by (query, rank)
-        first[query[leads]] = rank[leads]
-        return first
+    def first_relevant_rank(self, rel: int) -> np.ndarray:
+        """Rank of the first doc with label >= rel, per query; 0 if none (read-only, shared by measures)."""
+        if rel not in self._first_relevant:
+            first = np.zeros(self.n_queries, dtype=np.int64)
+            relevant = self.relevant(rel)
+            query, rank = self.query[relevant], self.rank[relevant]
+            leads = np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]  # rows are sorted by (query, rank)
+            first[query[leads]] = rank[leads]
+            first.flags.writeable = False
+            self._first_relevant[rel] = first
+        return self._first_relevant[rel]
 
 
 def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:

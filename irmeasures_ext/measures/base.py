@@ -10,7 +10,7 @@ import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.ranking import IdealList, Judgments, RankedRun
+from irmeasures_ext.ranking import IdealList, Judgments, RankedRun, segment_sum
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
 PrepareFunction = Callable[[irm.Measure, Judgments], Any]
@@ -137,6 +137,15 @@ def graded_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
     rel, gains = measure['rel'], optional_param(measure, 'gains')
     return judgments.cached(('graded ideal', rel, gains_key(gains)), lambda: judgments.ideal(
         lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel))
+
+
+def discounted_gain(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutoff: int | None,
+                    discount: Callable[[np.ndarray], np.ndarray], n_queries: int) -> np.ndarray:
+    """Σ gain / discount(rank) over the rows ranked ``cutoff`` or better, per query (DCG@k)."""
+    if cutoff is not None:
+        top = rank <= cutoff
+        query, rank, gain = query[top], rank[top], gain[top]
+    return segment_sum(gain / discount(rank), query, n_queries)
 
 
 def gains_key(gains: dict[int, float] | None) -> tuple | None:

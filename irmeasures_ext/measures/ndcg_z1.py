@@ -52,8 +52,8 @@ register_measure(nDCG_Z1)
 @kernel(_nDCG_Z1.spec())
 def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG_Z1@k per query (see :class:`_nDCG_Z1`)."""
-    relevant = ranked.relevant(max(measure['rel'], 1))
-    exponential = np.exp2(np.where(relevant, ranked.label, 0)) - 1
-    gain = mapped_gain(ranked.label, relevant, optional_param(measure, 'gains'), exponential)
-    top = ranked.rank <= measure['cutoff']
-    return ranked.per_query_sum(gain / np.log2(ranked.rank + 1), top)
+    top = ranked.top(measure['cutoff'])
+    relevant = top.relevant(max(measure['rel'], 1))
+    exponential = np.exp2(np.where(relevant, top.label, 0)) - 1
+    gain = mapped_gain(top.label, relevant, optional_param(measure, 'gains'), exponential)
+    return top.per_query_sum(gain / np.log2(top.rank + 1))

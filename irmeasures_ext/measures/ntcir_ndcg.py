@@ -11,13 +11,14 @@ from irmeasures_ext.measures.base import (
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
+    discounted_gain,
     graded_gain,
     graded_ideal,
     kernel,
     optional_param,
     register_measure,
 )
-from irmeasures_ext.ranking import RankedRun, safe_divide
+from irmeasures_ext.ranking import Judgments, RankedRun, safe_divide
 
 _PARAMS = {
     'cutoff': REQUIRED_CUTOFF_PARAM,
@@ -74,18 +75,22 @@ register_measure(nDCG_JK)
 register_measure(MSnDCG)
 
 
-def _normalised_dcg(discount: Callable[[np.ndarray], np.ndarray]):
-    def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']
-        ideal = graded_ideal(measure, ranked.judgments)
-        top = ranked.rank <= cutoff
-        dcg = ranked.per_query_sum(graded_gain(ranked.label, rel, gains) / discount(ranked.rank), top)
-        ideal_top = ideal.rank <= cutoff
-        ideal_dcg = np.bincount(ideal.query[ideal_top], weights=(ideal.gain / discount(ideal.rank))[ideal_top],
-                                minlength=ranked.n_queries)
-        return safe_divide(dcg, ideal_dcg)
-    return compute
+def _register_normalised_dcg(spec: irm.Measure, discount: Callable[[np.ndarray], np.ndarray]) -> None:
+    """Registers the kernel of an NTCIREVAL nDCG@k with the given rank discount."""
+    def ideal_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
+        def compute() -> np.ndarray:
+            ideal = graded_ideal(measure, judgments)
+            cutoff = measure['cutoff']
+            return discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, discount, judgments.n_queries)
+        return judgments.cached(('ideal DCG', measure), compute)
+
+    @kernel(spec, prepare=ideal_dcg)
+    def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+        top = ranked.top(measure['cutoff'])
+        gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
+        dcg = discounted_gain(top.query, top.rank, gain, None, discount, ranked.n_queries)
+        return safe_divide(dcg, ideal_dcg(measure, ranked.judgments))
 
 
-kernel(_nDCG_JK.spec(), prepare=graded_ideal)(_normalised_dcg(lambda rank: np.maximum(1.0, np.log2(rank))))
-kernel(_MSnDCG.spec(), prepare=graded_ideal)(_normalised_dcg(lambda rank: np.log2(rank + 1.0)))
+_register_normalised_dcg(_nDCG_JK.spec(), lambda rank: np.maximum(1.0, np.log2(rank)))
+_register_normalised_dcg(_MSnDCG.spec(), lambda rank: np.log2(rank + 1.0))

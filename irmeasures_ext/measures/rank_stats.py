@@ -75,7 +75,7 @@ register_measure(MedianRank)
 
 def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rank of the first relevant doc per query, with the not-retrieved rule of :class:`_MeanRank`."""
-    first = ranked.first_rank(ranked.relevant(measure['rel'])).astype(np.float64)
+    first = ranked.first_relevant_rank(measure['rel']).astype(np.float64)
     candidates = ranked.n_retrieved.astype(np.float64)
     candidates[candidates == 0] = candidates.max(initial=0)
     return np.where(first > 0, first, candidates + 1)

@@ -9,8 +9,8 @@ import numpy as np
 from ir_measures import measures as irm
 from ir_measures.providers.base import Any, Choices
 
-from irmeasures_ext.measures.base import gains_key, kernel, mapped_gain, optional_param
-from irmeasures_ext.ranking import UNJUDGED, IdealList, Judgments, RankedRun, safe_divide
+from irmeasures_ext.measures.base import discounted_gain, kernel, mapped_gain, optional_param
+from irmeasures_ext.ranking import UNJUDGED, Judgments, RankedRun, safe_divide
 
 _ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
 
@@ -56,10 +56,10 @@ def success_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 @kernel(irm._RR(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
 def reciprocal_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """RR@k = 1 / rank of the first relevant doc if that rank <= k, else 0."""
-    first = ranked.first_rank(ranked.relevant(measure['rel']))
+    first = ranked.first_relevant_rank(measure['rel'])
     cutoff = optional_param(measure, 'cutoff')
     if cutoff is not None:
-        first[first > cutoff] = 0
+        first = np.where(first > cutoff, 0, first)
     return safe_divide(np.ones(len(first)), first)
 
 
@@ -77,24 +77,27 @@ def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
     return np.maximum(mapped_gain(labels, judged, gains, np.where(judged, labels, 0)), 0.0)
 
 
-def _trec_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
-    """trec_eval's ideal list: every judged doc, by :func:`trec_gain`."""
-    gains = optional_param(measure, 'gains')
-    return judgments.cached(('trec ideal', gains_key(gains)), lambda: judgments.ideal(
-        lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool)))
+def _log2_discount(rank: np.ndarray) -> np.ndarray:
+    return np.log2(rank + 1)
 
 
-@kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS), prepare=_trec_ideal)
+def _ideal_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
+    """trec_eval's ideal DCG@k per query: every judged doc, by :func:`trec_gain`, best first."""
+    def compute() -> np.ndarray:
+        gains = optional_param(measure, 'gains')
+        ideal = judgments.ideal(lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool))
+        return discounted_gain(ideal.query, ideal.rank, ideal.gain, optional_param(measure, 'cutoff'),
+                               _log2_discount, judgments.n_queries)
+    return judgments.cached(('ideal DCG', measure), compute)
+
+
+@kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS), prepare=_ideal_dcg)
 def ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG@k = DCG@k / ideal DCG@k, gain = label, discount 1/log2(r + 1) (trec_eval ndcg_cut)."""
-    gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
-    discounted = trec_gain(ranked.label, gains) / np.log2(ranked.rank + 1)
-    dcg = ranked.per_query_sum(discounted, _top(ranked, cutoff))
-    ideal = _trec_ideal(measure, ranked.judgments)
-    ideal_top = slice(None) if cutoff is None else ideal.rank <= cutoff
-    ideal_dcg = np.bincount(ideal.query[ideal_top], weights=(ideal.gain / np.log2(ideal.rank + 1))[ideal_top],
-                            minlength=ranked.n_queries)
-    return safe_divide(dcg, ideal_dcg)
+    top = ranked.top(optional_param(measure, 'cutoff'))
+    gain = trec_gain(top.label, optional_param(measure, 'gains'))
+    dcg = discounted_gain(top.query, top.rank, gain, None, _log2_discount, ranked.n_queries)
+    return safe_divide(dcg, _ideal_dcg(measure, ranked.judgments))
 
 
 @kernel(irm._NumRel(rel=Any()), prepare=_n_relevant)
