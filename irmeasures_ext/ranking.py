@@ -391,18 +391,18 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     words = np.zeros(size // 8 + 2, dtype=np.uint64)  # zero padding: reads never leave the array
     if size:
         words.view(np.uint8)[:size] = np.frombuffer(strings.buffers()[2], np.uint8, size, first)
-    position = offsets[:-1].astype(np.int64)
-    position -= first
+    position = np.subtract(offsets[:-1], first, dtype=np.int64)
     np.subtract(offsets[1:], offsets[:-1], out=lengths)
     head[:] = _read_words(words, position, lengths)
-    hashes[:] = head
-    for word in range(1, -(-int(lengths.max(initial=0)) // 8)):
-        longer = np.flatnonzero(lengths > 8 * word)
-        hashes[longer] = (hashes[longer] * _MIX_1) ^ _read_words(words, position[longer] + 8 * word,
-                                                                 lengths[longer] - 8 * word)
-    hashes *= _MIX_2
-
-
+    np.multiply(head, _MIX_2, out=hashes)
+    longer = np.flatnonzero(lengths > 8)
+    if len(longer):  # hash = (...((head·m1 ^ word1)·m1 ^ word2)...)·m2
+        chain = head[longer]
+        for word in range(1, -(-int(lengths.max()) // 8)):
+            longer_still = lengths[longer] > 8 * word
+            chain[longer_still] = (chain[longer_still] * _MIX_1) ^ _read_words(
+                words, position[longer[longer_still]] + 8 * word, lengths[longer[longer_still]] - 8 * word)
+        hashes[longer] = chain * _MIX_2
 
 
 def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) -> np.ndarray:
@@ -418,6 +418,7 @@ def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) 
     upper <<= shift  # a shift by 64 gives 0 in numpy
     value |= upper
     # Keep the first ``remaining`` bytes: shift the rest out at the top and back (by 64 - 8 * min(remaining, 8)).
+    # (Arithmetic, not a table lookup: numpy's take and small-table gathers are slower.)
     np.minimum(remaining, 8, out=shift, casting='unsafe')
     shift <<= np.uint64(3)
     np.subtract(np.uint64(64), shift, out=shift)
