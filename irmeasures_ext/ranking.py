@@ -307,10 +307,7 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     query = group_query[row_group[rows]]
     known = query >= 0
     rows, entry = judgments.find(rows[known], query[known], docs)
-    keys = row_group.view(np.uint64) << np.uint64(32)
-    keys |= _descending_score_keys(run['score'])
-    group_start = np.cumsum(sizes) - sizes
-    rank = _ranks(keys, group_start[row_group[rows]], docs, rows)
+    rank = _ranks(_descending_score_keys(run['score']), row_group, np.cumsum(sizes) - sizes, docs, rows)
     return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry])
 
 
@@ -519,29 +516,44 @@ def _descending_score_keys(score: pa.ChunkedArray) -> np.ndarray:
     return bits
 
 
-def _ranks(key: np.ndarray, first: np.ndarray, docs: _Docs, rows: np.ndarray) -> np.ndarray:
-    """Rank of each of ``rows`` in its query group: ``key`` is (group << 32 | descending score key)
-    per row, groups are contiguous and ascending, ``first`` is the offset of each row's group,
-    and rows tied on the key are ordered by doc_id descending."""
-    if np.all(key[1:] >= key[:-1]):  # run files list each query's docs by score
-        order, ordered, position = None, key, rows
+def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray, docs: _Docs,
+           rows: np.ndarray) -> np.ndarray:
+    """Rank of each of ``rows`` in its query group. ``score_key`` orders the scores (ascending key
+    = descending score), ``row_group`` gives each row's group (contiguous, ascending) and
+    ``group_start`` each group's first row; rows tied on score are ordered by doc_id descending."""
+    run_start = np.zeros(len(score_key), dtype=bool)  # first row of each run of equal (group, score), ranked
+    run_start[group_start] = True
+    if np.all((score_key[1:] >= score_key[:-1]) | run_start[1:]):  # run files list each query's docs by score
+        order, position = None, rows
+        run_start[1:] |= score_key[1:] != score_key[:-1]
     else:
+        key = _group_score_keys(row_group, score_key)
         order = np.argsort(key)
-        ordered, position = key[order], np.empty_like(order)
+        key = key[order]
+        run_start[1:] = key[1:] != key[:-1]
+        position = np.empty_like(order)
         position[order] = np.arange(len(order))
         position = position[rows]
-    bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(key)]))
+    bounds = np.append(np.flatnonzero(run_start), len(score_key))
     tie_run = np.searchsorted(bounds, position, 'right')
     lo, hi = bounds[tie_run - 1], bounds[tie_run]
+    first = group_start[row_group[rows]]
     tied = np.flatnonzero(hi - lo > 1)
-    if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(key):
-        return _ranks_by_sort(key, docs.ids, rows, first)
+    if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
+        return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first)
     rank = lo - first + 1
     owner, others = _expand(lo[tied], hi[tied])  # each tied row against its whole tie run, itself included
     if order is not None:
         others = order[others]
     rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))
     return rank
+
+
+def _group_score_keys(row_group: np.ndarray, score_key: np.ndarray) -> np.ndarray:
+    """(group << 32 | score key) per row: ascending order ranks every group."""
+    keys = row_group.view(np.uint64) << np.uint64(32)
+    keys |= score_key
+    return keys
 
 
 def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
