@@ -67,6 +67,10 @@ def fast_forms(directory: Path, qrels: list, run: list) -> dict:
                                 run_frame.rename(columns={'query_id': 'qid', 'doc_id': 'docno'})),
         'arrow': (pa.Table.from_pandas(qrels_frame, preserve_index=False),
                   pa.Table.from_pandas(run_frame, preserve_index=False)),
+        # Chunk boundaries inside and between queries (file tables come in chunks too).
+        'arrow, chunks of 3 rows': (pa.Table.from_pandas(qrels_frame, preserve_index=False),
+                                    pa.Table.from_batches(pa.Table.from_pandas(run_frame, preserve_index=False)
+                                                          .to_batches(max_chunksize=3))),
     }
 
 
