@@ -318,8 +318,11 @@ def _targets(s: dict) -> list[str]:
         check('≥ 5× faster than the default pipeline', ours['speedup_vs_default'] >= 5,
               f"{ours['speedup_vs_default']:.1f}×")
         check('≤ 0.6× its peak RSS', ours['rss_vs_default'] <= 0.6, f"{ours['rss_vs_default']:.2f}×")
+    floor = s.get('floor')
     if ours and ours['time_vs_floor']:
-        check('≤ 2× the pyarrow read floor', ours['time_vs_floor'] <= 2, f"{ours['time_vs_floor']:.2f}×")
+        fastest = ours['seconds_range'][0] / floor['seconds_range'][0]
+        check('≤ 2× the pyarrow read floor', ours['time_vs_floor'] <= 2,
+              f"{ours['time_vs_floor']:.2f}× on medians; fastest run vs fastest run {fastest:.2f}×")
     if frame_ours and frame_pytrec and frame_ours['seconds']:
         speedup = frame_pytrec['seconds'] / frame_ours['seconds']
         check('DataFrame run through ir_measures: ≥ 3× faster than the pytrec_eval provider', speedup >= 3,
