@@ -8,7 +8,8 @@ rotating order), each measurement in a fresh Python process, so that peak RSS
 (``ru_maxrss`` of that child, from ``os.wait4``) belongs to one tool. Each child reports the
 wall time of its timed section (after interpreter start-up and imports); the parent also
 records the child's whole-process wall time. Writes benchmarks/results/<size>-<date>.json
-and .md with medians, ratios and the machine description.
+and .md with medians, ratios and the machine description (with the tools in the name when
+``--tools`` picks some, and numbered rather than overwriting earlier results).
 """
 from __future__ import annotations
 
@@ -330,6 +331,16 @@ def _targets(s: dict) -> list[str]:
     return lines
 
 
+def _results_stem(size: str, tools: list[str]) -> Path:
+    """results/<size>-<date>[-<tools>], numbered so that earlier results are never overwritten."""
+    name = f'{size}-{datetime.date.today().isoformat()}' + ('' if set(tools) == set(TOOLS) else '-' + '+'.join(tools))
+    stem, number = RESULTS_DIR / name, 1
+    while stem.with_suffix('.json').exists() or stem.with_suffix('.md').exists():
+        number += 1
+        stem = RESULTS_DIR / f'{name}-{number}'
+    return stem
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--size', choices=[*SIZES, 'all'], default='1m')
@@ -348,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS_DIR.mkdir(exist_ok=True)
     for size in SIZES if args.size == 'all' else [args.size]:
         result = benchmark(size, args.repeat, tools)
-        stem = RESULTS_DIR / f"{size}-{datetime.date.today().isoformat()}"
+        stem = _results_stem(size, tools)
         stem.with_suffix('.json').write_text(json.dumps(result, indent=1, default=str) + '\n')
         stem.with_suffix('.md').write_text(_markdown(result))
         print(_markdown(result))
