@@ -3,7 +3,8 @@
 Importing the package registers the measures in ``ir_measures.measures.registry`` and the
 ``irmeasures_ext`` provider in ``ir_measures.providers.registry``, appended to the end of
 ``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers), and the
-QuoteR and citation-recommendation datasets with ir_datasets.
+QuoteR and citation-recommendation datasets with ir_datasets: at once if ir_datasets is
+imported, else as soon as it is (evaluating alone does not import it).
 """
 from irmeasures_ext import suites
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError

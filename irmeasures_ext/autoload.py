@@ -9,10 +9,14 @@ and ``irmeasures_ext-autoload.pth``, whose one line Python runs at start-up:
 :func:`install` puts an :class:`AutoloadFinder` at the front of ``sys.meta_path``. The finder
 finds nothing itself: when ``ir_measures`` or ``ir_datasets`` is imported, it wraps the real
 loader so that, once the module has run, the finder removes itself and imports
-``irmeasures_ext`` (which registers the measures, the provider and the datasets). Start-up
+``irmeasures_ext`` (which registers the measures and the provider, and its datasets once
+ir_datasets is imported). Start-up
 cost: this module needs only ``os`` and ``sys``, which ``site`` has already loaded.
 
 Set the environment variable ``IRMEASURES_EXT_NO_AUTOLOAD=1`` to turn the hook off.
+
+The same finder class also serves :func:`call_after_import`, with which irmeasures_ext registers
+its datasets once ir_datasets is imported, so that evaluating alone does not import ir_datasets.
 """
 import os
 import sys
@@ -20,6 +24,7 @@ import sys
 # Only os and sys: neither __future__ nor typing is loaded at start-up, so annotations are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
     from types import ModuleType
@@ -30,32 +35,37 @@ DISABLE_VARIABLE = 'IRMEASURES_EXT_NO_AUTOLOAD'
 
 
 class AutoloadFinder:
-    """A ``sys.meta_path`` finder that makes the trigger modules load irmeasures_ext when they finish."""
+    """A ``sys.meta_path`` finder that runs ``action`` once one of the ``triggers`` modules is imported.
 
-    #: Lets :func:`install` recognise a finder from another copy of this module.
-    IRMEASURES_EXT_AUTOLOAD = True
+    ``autoload`` marks the finder that loads irmeasures_ext (at most one is installed).
+    """
+
+    def __init__(self, triggers: 'frozenset[str]', action: 'Callable[[], None]', autoload: bool) -> None:
+        self.triggers, self.action = triggers, action
+        #: Lets :func:`install` recognise the autoload finder of another copy of this module.
+        self.IRMEASURES_EXT_AUTOLOAD = autoload
 
     def find_spec(self, fullname: str, path: object = None,
                   target: 'ModuleType | None' = None) -> 'ModuleSpec | None':
         """The real spec of a trigger module with its loader wrapped; ``None`` for every other module."""
-        if fullname not in TRIGGERS:
+        if fullname not in self.triggers:
             return None
         for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, 'find_spec'):
-                continue
+            if hasattr(finder, 'IRMEASURES_EXT_AUTOLOAD') or not hasattr(finder, 'find_spec'):
+                continue  # (never ask a finder of ours: two would ask each other forever)
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if hasattr(spec.loader, 'exec_module'):
-                    spec.loader = _LoadExtensionAfter(spec.loader)
+                    spec.loader = _ActAfter(spec.loader, self)
                 return spec
         return None
 
 
-class _LoadExtensionAfter:
-    """Delegates to the real loader; after ``exec_module`` it restores it and loads irmeasures_ext."""
+class _ActAfter:
+    """Delegates to the real loader; after ``exec_module`` it restores it, removes the finder and acts."""
 
-    def __init__(self, loader: 'Loader') -> None:
-        self.loader = loader
+    def __init__(self, loader: 'Loader', finder: AutoloadFinder) -> None:
+        self.loader, self.finder = loader, finder
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.loader, name)
@@ -66,8 +76,11 @@ class _LoadExtensionAfter:
     def exec_module(self, module: 'ModuleType') -> None:
         self.loader.exec_module(module)
         module.__loader__ = module.__spec__.loader = self.loader
-        uninstall()
-        _import_extension()
+        if self.finder.IRMEASURES_EXT_AUTOLOAD:
+            uninstall()
+        elif self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        self.finder.action()
 
 
 def _import_extension() -> None:
@@ -82,10 +95,19 @@ def _import_extension() -> None:
 
 
 def install() -> None:
-    """Puts an :class:`AutoloadFinder` at the front of ``sys.meta_path`` (once; never if disabled)."""
+    """Puts the autoload :class:`AutoloadFinder` at the front of ``sys.meta_path`` (once; never if disabled)."""
     if os.environ.get(DISABLE_VARIABLE) or any(_is_autoload_finder(f) for f in sys.meta_path):
         return
-    sys.meta_path.insert(0, AutoloadFinder())
+    sys.meta_path.insert(0, AutoloadFinder(TRIGGERS, _import_extension, autoload=True))
+
+
+def call_after_import(module_name: str, action: 'Callable[[], None]') -> None:
+    """Calls ``action`` once the top-level module ``module_name`` is imported (at once if it is)."""
+    if module_name in sys.modules:
+        action()
+    elif not any(getattr(f, 'triggers', None) == {module_name} and getattr(f, 'action', None) is action
+                 for f in sys.meta_path):
+        sys.meta_path.insert(0, AutoloadFinder(frozenset({module_name}), action, autoload=False))
 
 
 def uninstall() -> None:

@@ -128,12 +128,19 @@ def test_plain_ir_measures_import_loads_us(venv):
                          'print(ir_measures.providers.registry["irmeasures_ext"].NAME); '
                          'print(ir_measures.DefaultPipeline.providers[-1].NAME); '
                          'print(type(ir_measures.__spec__.loader).__name__, type(ir_measures.__loader__).__name__); '
-                         'print([type(f).__name__ for f in sys.meta_path])').splitlines()
+                         'ours = lambda: [(f.IRMEASURES_EXT_AUTOLOAD, sorted(f.triggers)) for f in sys.meta_path '
+                         '                if hasattr(f, "IRMEASURES_EXT_AUTOLOAD")]; '
+                         'print(ours(), "ir_datasets" in sys.modules); '
+                         'import ir_datasets; print(ours(), "quoter/english/test" in ir_datasets.registry)'
+                         ).splitlines()
     assert out[0] == 'Q(beta=0.5)@10'
     assert Path(out[1]).is_relative_to(venv.site_packages)
     assert out[2:4] == ['irmeasures_ext', 'irmeasures_ext']
     assert out[4] == 'SourceFileLoader SourceFileLoader'  # the wrapping loader is gone again
-    assert 'AutoloadFinder' not in out[5]  # and so is the finder
+    # The autoload finder is gone too; one waits for ir_datasets, which evaluating does not import...
+    assert out[5] == "[(False, ['ir_datasets'])] False"
+    # ... and registers our datasets when it is imported, then leaves.
+    assert out[6] == '[] True'
 
 
 @pytest.mark.parametrize('how', ['python -m ir_measures', 'ir_measures script'])
