@@ -10,10 +10,13 @@ measure for all queries at once with segment sums over these arrays.
 
 Ranking takes a few linear passes over the run and no sort on strings. The rows of each
 query are made contiguous (they already are in run files) and processed in blocks of whole
-queries: doc_ids are hashed to 64-bit integers for the duplicate check and the qrels lookup
-(hash matches are confirmed on the strings), and each judged row's rank is counted among
-the rows of its query on an integer (query, score) key; only rows tied on score compare
-doc_ids. Blocks are independent and run on a small thread pool (numpy releases the GIL).
+queries. Doc_ids are hashed to 64-bit integers, read eight bytes at a time from the Arrow
+buffers: repeated docs show up as equal neighbours among sorted 32-bit (query, hash) keys,
+and judged docs are found through a membership filter and hash buckets of the qrels (hash
+matches are confirmed on the strings). A judged row's rank is its position among its query's
+rows in score order, which run files already follow (other blocks are sorted on integer
+(query, score) keys); only rows tied on score compare doc_ids. Blocks are independent and run
+on a small thread pool (numpy releases the GIL for most of the work).
 """
 from __future__ import annotations
 
