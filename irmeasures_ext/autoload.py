@@ -37,11 +37,12 @@ DISABLE_VARIABLE = 'IRMEASURES_EXT_NO_AUTOLOAD'
 class AutoloadFinder:
     """A ``sys.meta_path`` finder that runs ``action`` once one of the ``triggers`` modules is imported.
 
+    ``what`` says what the action does, for the warning if it fails (it never raises);
     ``autoload`` marks the finder that loads irmeasures_ext (at most one is installed).
     """
 
-    def __init__(self, triggers: 'frozenset[str]', action: 'Callable[[], None]', autoload: bool) -> None:
-        self.triggers, self.action = triggers, action
+    def __init__(self, triggers: 'frozenset[str]', action: 'Callable[[], None]', what: str, autoload: bool) -> None:
+        self.triggers, self.action, self.what = triggers, action, what
         #: Lets :func:`install` recognise the autoload finder of another copy of this module.
         self.IRMEASURES_EXT_AUTOLOAD = autoload
 
@@ -80,34 +81,33 @@ class _ActAfter:
             uninstall()
         elif self.finder in sys.meta_path:
             sys.meta_path.remove(self.finder)
-        self.finder.action()
+        try:
+            self.finder.action()
+        except Exception as error:  # a broken extension must not break ir_measures or ir_datasets
+            import warnings
+            warnings.warn(f'irmeasures_ext: {self.finder.what} after importing {module.__name__} failed: {error!r} '
+                          f'(set {DISABLE_VARIABLE}=1 to turn the autoload hook off)', RuntimeWarning, stacklevel=2)
 
 
 def _import_extension() -> None:
-    """Imports irmeasures_ext, warning (never raising) if that fails."""
-    try:
-        import irmeasures_ext  # noqa: F401  (registers everything on import)
-    except Exception as error:  # a broken extension must not break ir_measures itself
-        import warnings
-        warnings.warn(f'irmeasures_ext could not be loaded automatically: {error!r} '
-                      f'(set {DISABLE_VARIABLE}=1 to turn the autoload hook off)', RuntimeWarning,
-                      stacklevel=2)
+    import irmeasures_ext  # noqa: F401  (registers everything on import)
 
 
 def install() -> None:
     """Puts the autoload :class:`AutoloadFinder` at the front of ``sys.meta_path`` (once; never if disabled)."""
     if os.environ.get(DISABLE_VARIABLE) or any(_is_autoload_finder(f) for f in sys.meta_path):
         return
-    sys.meta_path.insert(0, AutoloadFinder(TRIGGERS, _import_extension, autoload=True))
+    sys.meta_path.insert(0, AutoloadFinder(TRIGGERS, _import_extension, 'loading irmeasures_ext', autoload=True))
 
 
-def call_after_import(module_name: str, action: 'Callable[[], None]') -> None:
-    """Calls ``action`` once the top-level module ``module_name`` is imported (at once if it is)."""
+def call_after_import(module_name: str, action: 'Callable[[], None]', what: str) -> None:
+    """Calls ``action`` (which does ``what``) once the top-level module ``module_name`` is imported,
+    at once if it is; if it fails then, the import still succeeds, with a warning."""
     if module_name in sys.modules:
         action()
     elif not any(getattr(f, 'triggers', None) == {module_name} and getattr(f, 'action', None) is action
                  for f in sys.meta_path):
-        sys.meta_path.insert(0, AutoloadFinder(frozenset({module_name}), action, autoload=False))
+        sys.meta_path.insert(0, AutoloadFinder(frozenset({module_name}), action, what, autoload=False))
 
 
 def uninstall() -> None:

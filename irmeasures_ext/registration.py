@@ -13,7 +13,7 @@ def register() -> None:
     pipeline = ir_measures.DefaultPipeline.providers
     if not any(p.NAME == provider.NAME for p in pipeline):
         pipeline.append(registered)
-    call_after_import('ir_datasets', register_datasets)
+    call_after_import('ir_datasets', register_datasets, 'registering its datasets')
 
 
 def register_datasets() -> None:

@@ -179,3 +179,24 @@ def test_editable_install_and_uninstall(tmp_path, dependencies):
     assert Path(out.strip()) == project / 'irmeasures_ext' / '__init__.py'
     venv.run('-m', 'pip', 'uninstall', '--yes', '--quiet', 'irmeasures-ext')
     assert not (venv.site_packages / PTH).exists() and not (venv.site_packages / f'{HOOK}.py').exists()
+
+
+def test_call_after_import_runs_once_and_never_breaks_the_import(tmp_path, monkeypatch):
+    from irmeasures_ext import autoload
+    for name in ('late_module_ok', 'late_module_broken'):
+        (tmp_path / f'{name}.py').write_text('VALUE = 1\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    calls = []
+    autoload.call_after_import('late_module_ok', lambda: calls.append('ok'), 'counting')
+    autoload.call_after_import('late_module_broken', lambda: 1 / 0, 'dividing')
+    assert calls == []
+    import late_module_ok  # noqa: F401
+    with pytest.warns(RuntimeWarning, match='dividing after importing late_module_broken failed: ZeroDivisionError'):
+        import late_module_broken
+    assert late_module_broken.VALUE == 1 and calls == ['ok']
+    assert not any(getattr(f, 'triggers', set()) & {'late_module_ok', 'late_module_broken'}
+               for f in sys.meta_path)  # both finders are gone
+    autoload.call_after_import('late_module_ok', lambda: calls.append('now'), 'counting')  # already imported
+    assert calls == ['ok', 'now']
+    for name in ('late_module_ok', 'late_module_broken'):
+        sys.modules.pop(name)
