@@ -148,6 +148,15 @@ def discounted_gain(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutof
     return segment_sum(gain / discount(rank), query, n_queries)
 
 
+def ideal_dcg(measure: irm.Measure, judgments: Judgments, ideal: Callable[[], IdealList], cutoff: int | None,
+              discount: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The DCG@cutoff of the ideal list ``ideal()`` per query, computed once per measure and qrels."""
+    def compute() -> np.ndarray:
+        best = ideal()
+        return discounted_gain(best.query, best.rank, best.gain, cutoff, discount, judgments.n_queries)
+    return judgments.cached(('ideal DCG', measure), compute)
+
+
 def gains_key(gains: dict[int, float] | None) -> tuple | None:
     """A hashable form of a gains mapping, for cache keys."""
     return None if gains is None else tuple(sorted(gains.items()))

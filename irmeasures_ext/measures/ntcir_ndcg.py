@@ -14,6 +14,7 @@ from irmeasures_ext.measures.base import (
     discounted_gain,
     graded_gain,
     graded_ideal,
+    ideal_dcg,
     kernel,
     optional_param,
     register_measure,
@@ -77,19 +78,15 @@ register_measure(MSnDCG)
 
 def _register_normalised_dcg(spec: irm.Measure, discount: Callable[[np.ndarray], np.ndarray]) -> None:
     """Registers the kernel of an NTCIREVAL nDCG@k with the given rank discount."""
-    def ideal_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
-        def compute() -> np.ndarray:
-            ideal = graded_ideal(measure, judgments)
-            cutoff = measure['cutoff']
-            return discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, discount, judgments.n_queries)
-        return judgments.cached(('ideal DCG', measure), compute)
+    def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
+        return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'], discount)
 
-    @kernel(spec, prepare=ideal_dcg)
+    @kernel(spec, prepare=best_dcg)
     def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
         top = ranked.top(measure['cutoff'])
         gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
         dcg = discounted_gain(top.query, top.rank, gain, None, discount, ranked.n_queries)
-        return safe_divide(dcg, ideal_dcg(measure, ranked.judgments))
+        return safe_divide(dcg, best_dcg(measure, ranked.judgments))
 
 
 _register_normalised_dcg(_nDCG_JK.spec(), lambda rank: np.maximum(1.0, np.log2(rank)))

@@ -9,14 +9,16 @@ import numpy as np
 from ir_measures import measures as irm
 from ir_measures.providers.base import Any, Choices
 
-from irmeasures_ext.measures.base import discounted_gain, kernel, mapped_gain, optional_param
+from irmeasures_ext.measures.base import discounted_gain, ideal_dcg, kernel, mapped_gain, optional_param
 from irmeasures_ext.ranking import UNJUDGED, Judgments, RankedRun, safe_divide
 
 _ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
 
 
-def _top(ranked: RankedRun, cutoff: int | None) -> np.ndarray | None:
-    return None if cutoff is None else ranked.rank <= cutoff
+def _relevant_in_top(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """Relevant docs ranked ``cutoff`` or better, per query."""
+    top = ranked.top(measure['cutoff'])
+    return top.per_query_count(top.relevant(measure['rel']))
 
 
 def _n_relevant(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
@@ -26,31 +28,28 @@ def _n_relevant(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
 @kernel(irm._AP(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS), prepare=_n_relevant)
 def average_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """AP = Σ_r I(r)·C(r)/r / R; AP@k sums ranks <= k and still divides by R (map_cut_k)."""
-    relevant = ranked.relevant(measure['rel'])
-    precision = ranked.cumulative(relevant.astype(np.int64)) / ranked.rank
-    counted = relevant if (top := _top(ranked, optional_param(measure, 'cutoff'))) is None else relevant & top
-    return safe_divide(ranked.per_query_sum(precision, counted), _n_relevant(measure, ranked.judgments))
+    top = ranked.top(optional_param(measure, 'cutoff'))  # a prefix of each query: the same running counts
+    relevant = top.relevant(measure['rel'])
+    precision = top.cumulative(relevant.astype(np.int64)) / top.rank
+    return safe_divide(top.per_query_sum(precision, relevant), _n_relevant(measure, ranked.judgments))
 
 
 @kernel(irm._P(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
 def precision_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """P@k = |relevant in top k| / k (always divided by k)."""
-    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
-    return hits / measure['cutoff']
+    return _relevant_in_top(measure, ranked) / measure['cutoff']
 
 
 @kernel(irm._R(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS), prepare=_n_relevant)
 def recall_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """R@k = |relevant in top k| / R."""
-    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
-    return safe_divide(hits, _n_relevant(measure, ranked.judgments))
+    return safe_divide(_relevant_in_top(measure, ranked), _n_relevant(measure, ranked.judgments))
 
 
 @kernel(irm._Success(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
 def success_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Success@k = 1 if a relevant doc is in the top k, else 0."""
-    hits = ranked.per_query_count(ranked.relevant(measure['rel']) & _top(ranked, measure['cutoff']))
-    return (hits > 0).astype(np.float64)
+    return (_relevant_in_top(measure, ranked) > 0).astype(np.float64)
 
 
 @kernel(irm._RR(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS))
@@ -83,12 +82,10 @@ def _log2_discount(rank: np.ndarray) -> np.ndarray:
 
 def _ideal_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
     """trec_eval's ideal DCG@k per query: every judged doc, by :func:`trec_gain`, best first."""
-    def compute() -> np.ndarray:
-        gains = optional_param(measure, 'gains')
-        ideal = judgments.ideal(lambda labels: trec_gain(labels, gains), np.ones(len(judgments.label), dtype=bool))
-        return discounted_gain(ideal.query, ideal.rank, ideal.gain, optional_param(measure, 'cutoff'),
-                               _log2_discount, judgments.n_queries)
-    return judgments.cached(('ideal DCG', measure), compute)
+    gains = optional_param(measure, 'gains')
+    every_doc = np.ones(len(judgments.label), dtype=bool)
+    return ideal_dcg(measure, judgments, lambda: judgments.ideal(lambda labels: trec_gain(labels, gains), every_doc),
+                     optional_param(measure, 'cutoff'), _log2_discount)
 
 
 @kernel(irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS), prepare=_ideal_dcg)
