@@ -96,7 +96,7 @@ def assert_all_forms_equal(directory: Path, qrels: list, run: list) -> None:
     (NTCIREVAL / 'qrels.txt', NTCIREVAL / 'run.txt'),
     (TREC_EVAL / 'qrels.test', TREC_EVAL / 'results.test'),
 ])
-def test_golden_files_all_forms_equal(shared_dir, tmp_path, qrels_file, run_file):
+def test_golden_files_all_forms_equal(tmp_path, qrels_file, run_file):
     qrels = list(ir_measures.read_trec_qrels(str(qrels_file)))
     run = list(ir_measures.read_trec_run(str(run_file)))
     assert per_query(str(qrels_file), str(run_file)) == per_query(qrels, run), 'original files'

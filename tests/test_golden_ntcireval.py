@@ -1,4 +1,4 @@
-"""Q-measure against NTCIREVAL's per-topic values (../shared/golden/ntcireval)."""
+"""Q-measure against NTCIREVAL's per-topic values (tests/data/ntcireval)."""
 import csv
 from collections import defaultdict
 
@@ -7,6 +7,7 @@ import pytest
 from conftest import NTCIREVAL
 
 import irmeasures_ext  # noqa: F401  (registers Q)
+from irmeasures_ext.cli import main
 
 GAIN_PARAMS = {'1:2:3': '', '1:3:7': ',gains={1:1,2:3,3:7}'}
 
@@ -29,7 +30,7 @@ def golden_q():
     return expected
 
 
-def test_every_q_row_matches_ntcireval(shared_dir, golden_q):
+def test_every_q_row_matches_ntcireval(golden_q):
     measures = {text: ir_measures.parse_measure(text) for text in golden_q}
     qrels = ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt'))
     run = ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt'))
@@ -60,7 +61,7 @@ def measure_string(row):
 
 
 @pytest.mark.parametrize('family', ['nERR', 'MSnDCG', 'nDCG', 'P', 'RR', 'AP'])
-def test_ntcireval_family_rows_match(shared_dir, family):
+def test_ntcireval_family_rows_match(family):
     """nERR, MSnDCG, nDCG (as nDCG_JK), P@k, RR and AP@k (as Q(beta=0)@k) against NTCIREVAL."""
     rows = golden_rows(family)
     expected = defaultdict(dict)
@@ -76,7 +77,7 @@ def test_ntcireval_family_rows_match(shared_dir, family):
     assert sum(len(v) for v in expected.values()) == len(rows) > 0
 
 
-def test_beta_zero_is_ap_on_golden_topics(shared_dir):
+def test_beta_zero_is_ap_on_golden_topics():
     qrels = list(ir_measures.read_trec_qrels(str(NTCIREVAL / 'qrels.txt')))
     run = list(ir_measures.read_trec_run(str(NTCIREVAL / 'run.txt')))
     q0 = ir_measures.parse_measure('Q(beta=0)')
@@ -84,3 +85,16 @@ def test_beta_zero_is_ap_on_golden_topics(shared_dir):
     results = ir_measures.providers.registry['irmeasures_ext'].calc_aggregate([q0, ap], qrels, run)
     assert results[q0] == pytest.approx(results[ap], abs=1e-12)
     assert results[ap] > 0.1
+
+
+def test_command_line_reproduces_every_golden_row(capsys):
+    """Every row of every family, through ``irmeasures-ext QRELS RUN MEASURE... -q -n -p -1``."""
+    rows = [(q_measure_string(row) if family == 'Q' else measure_string(row), row)
+            for family in ['Q', 'nERR', 'MSnDCG', 'nDCG', 'P', 'RR', 'AP'] for row in golden_rows(family)]
+    measures = sorted({str(ir_measures.parse_measure(text)) for text, _ in rows})
+    assert main([str(NTCIREVAL / 'qrels.txt'), str(NTCIREVAL / 'run.txt'), *measures, '-q', '-n', '-p', '-1']) == 0
+    got = {(m, qid): float(v) for qid, m, v in (line.split('\t') for line in capsys.readouterr().out.splitlines())}
+    for text, row in rows:
+        key = str(ir_measures.parse_measure(text)), row['qid']
+        assert got[key] == pytest.approx(float(row['value']), abs=1e-9), key
+    assert len(rows) == 20140

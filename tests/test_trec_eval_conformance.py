@@ -1,18 +1,23 @@
-"""Per-query values of trec_eval's own test outputs, reproduced by our provider asked by name."""
+"""Per-query values of trec_eval's own test outputs (tests/data/trec_eval), reproduced by our provider
+asked by name and by the command line."""
 import re
 
 import ir_measures
 import pytest
 from conftest import TREC_EVAL
+from public_paths import SUMMARY
 
 import irmeasures_ext  # noqa: F401  (registers the provider)
+from irmeasures_ext.cli import main
 
 FIXED = {'map': 'AP', 'ndcg': 'nDCG', 'Rprec': 'Rprec', 'recip_rank': 'RR', 'num_rel': 'NumRel',
          'num_ret': 'NumRet', 'num_rel_ret': 'NumRet(rel=1)'}
 WITH_CUTOFF = {'map_cut': 'AP', 'P': 'P', 'recall': 'R', 'ndcg_cut': 'nDCG', 'success': 'Success'}
+#: Measures whose relevance threshold trec_eval's -l sets (nDCG uses the labels as gains whatever -l says).
+HAS_REL = {'AP', 'P', 'R', 'RR', 'Rprec', 'Success', 'NumRel', 'NumRet(rel=1)'}
 
 
-def measure_for(trec_name, max_rank=None):
+def measure_for(trec_name, max_rank=None, rel=1):
     """The ir_measures measure equal to a trec_eval output line (None if not one we compute)."""
     if trec_name in FIXED:
         text = FIXED[trec_name]
@@ -20,40 +25,55 @@ def measure_for(trec_name, max_rank=None):
             text = f'{text}@{max_rank}'  # -M100 truncates the run before evaluating
         elif max_rank and text in ('Rprec', 'NumRet', 'NumRet(rel=1)'):
             return None
-        return ir_measures.parse_measure(text)
-    match = re.fullmatch(r'([a-zA-Z_]+?)_(\d+)', trec_name)
-    if match and match.group(1) in WITH_CUTOFF:
-        cutoff = int(match.group(2))
-        if max_rank and cutoff > max_rank:
+    else:
+        match = re.fullmatch(r'([a-zA-Z_]+?)_(\d+)', trec_name)
+        if not match or match.group(1) not in WITH_CUTOFF or (max_rank and int(match.group(2)) > max_rank):
             return None
-        return ir_measures.parse_measure(f'{WITH_CUTOFF[match.group(1)]}@{cutoff}')
-    return None
+        text = f'{WITH_CUTOFF[match.group(1)]}@{match.group(2)}'
+    name = re.match(r'\w+', text).group(0)
+    if rel != 1 and (FIXED.get(trec_name) in HAS_REL or name in HAS_REL):
+        text = text.replace('(rel=1)', '').replace(name, f'{name}(rel={rel})', 1)
+    return ir_measures.parse_measure(text)
 
 
-def expected_values(output_file, max_rank=None):
+def expected_values(output_file, max_rank=None, rel=1):
     expected = {}
     for line in (TREC_EVAL / output_file).read_text().splitlines():
         name, qid, value = line.split()
-        measure = measure_for(name, max_rank)
-        if measure is not None and qid != 'all':
+        measure = measure_for(name, max_rank, rel)
+        if measure is not None and qid != SUMMARY:
             expected[measure, qid] = float(value)
     return expected
 
 
-@pytest.mark.parametrize('output_file,run_file,max_rank', [
-    ('out.test.aq', 'results.test', None),
-    ('out.test.aqc', 'results.trunc', None),
-    ('out.test.aqcM', 'results.trunc', 100),
-])
-def test_reproduces_trec_eval_output(shared_dir, output_file, run_file, max_rank):
-    expected = expected_values(output_file, max_rank)
+CASES = {  # trec_eval output: (qrels, run, -M, -l)
+    'out.test.aq': ('qrels.test', 'results.test', None, 1),
+    'out.test.aqc': ('qrels.test', 'results.trunc', None, 1),
+    'out.test.aqcM': ('qrels.test', 'results.trunc', 100, 1),
+    'out.test.aql': ('qrels.rel_level', 'results.test', None, 2),
+}
+
+
+@pytest.mark.parametrize('output_file', CASES)
+def test_provider_reproduces_trec_eval_output(output_file):
+    qrels, run, max_rank, rel = CASES[output_file]
+    expected = expected_values(output_file, max_rank, rel)
     measures = sorted({measure for measure, _ in expected}, key=str)
-    assert len(measures) >= 40 if not max_rank else len(measures) >= 15
+    assert len(measures) >= (15 if max_rank else 40)
     provider = ir_measures.providers.registry['irmeasures_ext']
-    qrels = str(TREC_EVAL / 'qrels.test')
-    run = str(TREC_EVAL / run_file)
-    got = {(m.measure, m.query_id): m.value for m in provider.iter_calc(measures, qrels, run)}
+    got = {(m.measure, m.query_id): m.value for m in provider.iter_calc(measures, TREC_EVAL / qrels, TREC_EVAL / run)}
     for key, value in expected.items():
-        assert got[key] == pytest.approx(value, abs=5e-5 + 1e-12), key
+        assert got[key] == pytest.approx(value, abs=5e-5 + 1e-12), key  # trec_eval prints 4 decimals
     assert {qid for _, qid in expected} == {'301', '302', '303'}
 
+
+@pytest.mark.parametrize('output_file', CASES)
+def test_command_line_reproduces_trec_eval_output(output_file, capsys):
+    qrels, run, max_rank, rel = CASES[output_file]
+    expected = {(str(m), qid): v for (m, qid), v in expected_values(output_file, max_rank, rel).items()}
+    measures = sorted({m for m, _ in expected})
+    assert main([str(TREC_EVAL / qrels), str(TREC_EVAL / run), *measures, '-q', '-n', '-p', '4']) == 0
+    got = {(m, qid): float(v) for qid, m, v in (line.split('\t') for line in capsys.readouterr().out.splitlines())}
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1.5e-4), key  # both rounded to 4 decimals
