@@ -213,6 +213,7 @@ class RankedRun:
     label: np.ndarray    # qrels label
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
+    depth: int           # the most documents any query of the run retrieved (run-only queries too)
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -265,7 +266,7 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     _check_scores(run)
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
-        return RankedRun(judgments, empty, empty, empty, zeros, zeros)
+        return RankedRun(judgments, empty, empty, empty, zeros, zeros, 0)
     order, sizes, group_query = _query_groups(run['query_id'], judgments)
     grouped = run if order is None else run.take(_arrow(order))
     ends = np.cumsum(sizes)
@@ -290,7 +291,7 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
     return RankedRun(judgments, query, rank, label, np.searchsorted(query, np.arange(judgments.n_queries)),
-                     n_retrieved.astype(np.int64))
+                     n_retrieved.astype(np.int64), int(sizes.max()))
 
 
 @functools.cache

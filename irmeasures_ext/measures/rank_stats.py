@@ -38,8 +38,10 @@ class _MeanRank(_FirstRelevantRank):
 
     A query whose relevant doc is not retrieved gets rank n + 1, with n its number of
     candidates (retrieved docs): the doc is taken to sit right after the last candidate.
-    A query of the qrels that is absent from the run gets 1 + the largest candidate count of
-    any query in the run (as if it had a full candidate list with the relevant doc last).
+    A query of the qrels that is absent from the run (or retrieves nothing) gets 1 + the
+    largest candidate count of any query in the run, run-only queries included (as if it had
+    a full candidate list with the relevant doc last). A run that retrieves nothing at all has
+    no such count: its queries get NaN, never a best value.
 
     .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
        (reports the mean rank of the gold quote).
@@ -77,7 +79,7 @@ def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rank of the first relevant doc per query, with the not-retrieved rule of :class:`_MeanRank`."""
     first = ranked.first_relevant_rank(measure['rel']).astype(np.float64)
     candidates = ranked.n_retrieved.astype(np.float64)
-    candidates[candidates == 0] = candidates.max(initial=0)
+    candidates[candidates == 0] = ranked.depth if ranked.depth else np.nan
     return np.where(first > 0, first, candidates + 1)
 
 
