@@ -80,6 +80,11 @@ def normalised_err(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     if judgments.label.max(initial=0) > max_level:
         raise InputError(f'{measure}: qrels label {judgments.label.max()} exceeds max_level {max_level}')
     top_gain = graded_gain(np.array([max_level]), rel, gains)[0]
+    label_gain = graded_gain(judgments.label, rel, gains)
+    if np.any(label_gain > top_gain):
+        worst = int(np.argmax(label_gain))
+        raise InputError(f'{measure}: the gain of label {judgments.label[worst]} ({label_gain[worst]:g}) exceeds '
+                         f'that of max_level {max_level} ({top_gain:g}), so its stop probability would exceed 1')
 
     def err_at_cutoff(query: np.ndarray, rank: np.ndarray, gain: np.ndarray) -> np.ndarray:
         keep = rank <= cutoff
