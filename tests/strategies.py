@@ -19,8 +19,9 @@ def doc_pool(draw):
 def qrels_and_run(draw, labels=LABELS):
     pool = doc_pool(draw)
     qrels, run = {}, {}
-    for query_id in draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True)):
-        side = draw(st.sampled_from(['both', 'both', 'both', 'qrels', 'run', 'both-empty-run']))
+    for i, query_id in enumerate(draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))):
+        sides = ['both', 'both', 'both', 'qrels', 'both-empty-run'] + ([] if i == 0 else ['run'])  # qrels never empty
+        side = draw(st.sampled_from(sides))
         if side != 'run':
             judged = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=30, unique=True))
             qrels[query_id] = {doc: draw(labels) for doc in judged}

@@ -1,16 +1,22 @@
-"""The measures and provider through ir_measures' public API, with every input form."""
-import collections
+"""The measures and provider through ir_measures' public API, with every input form, against the
+plain reference (tests/reference.py) and pytrec_eval."""
+import importlib.metadata
 
 import ir_measures
 import pandas as pd
 import pyarrow as pa
 import pytest
+import reference
 
 import irmeasures_ext
 from irmeasures_ext import MeanRank, MedianRank, Q, nDCG_Z1
 from irmeasures_ext.sample import QRELS, RUN
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']
+SAMPLE_QRELS = reference.read_trec_qrels(QRELS)
+SAMPLE_RUN = reference.read_trec_run(RUN)
+RANKED = {qid: reference.trec_ranking(scores) for qid, scores in SAMPLE_RUN.items()}
+DEPTH = max(len(docs) for docs in SAMPLE_RUN.values())
 
 
 def sample_qrels():
@@ -19,6 +25,28 @@ def sample_qrels():
 
 def sample_run():
     return list(ir_measures.read_trec_run(str(RUN)))
+
+
+def reference_values(measure) -> dict[str, float]:
+    """Per-query reference values of one of our measures on the bundled sample."""
+    functions = {
+        'Q': lambda r, j: reference.q_measure(r, j, measure['beta'], measure.params.get('gains'), measure['rel'],
+                                              measure['cutoff'] if 'cutoff' in measure.params else None),
+        'nDCG_Z1': lambda r, j: reference.ndcg_z1(r, j, measure['cutoff'], measure.params.get('gains'), measure['rel']),
+        'MeanRank': lambda r, j: reference.first_relevant_rank(r, j, DEPTH, measure['rel']),
+        'MedianRank': lambda r, j: reference.first_relevant_rank(r, j, DEPTH, measure['rel']),
+    }
+    return {qid: functions[measure.NAME](RANKED.get(qid, []), judged) for qid, judged in SAMPLE_QRELS.items()}
+
+
+def reference_aggregate(measure) -> float:
+    values = reference_values(measure)
+    if measure.NAME == 'MedianRank':
+        return reference.median(values.values())
+    return sum(values.values()) / len(values)
+
+
+OURS = [Q @ 10, Q(beta=0.5, gains={1: 1, 2: 3, 3: 7}) @ 5, nDCG_Z1 @ 5, MeanRank, MedianRank]
 
 
 def test_parse_measure_builds_our_measures():
@@ -33,58 +61,49 @@ def test_parse_measure_builds_our_measures():
     assert ir_measures.parse_measure(str(Q(beta=0.5, gains={2: 3}) @ 10)) == Q(beta=0.5, gains={2: 3}) @ 10
 
 
-def test_public_api_entry_points_agree():
-    measures = [Q @ 10, nDCG_Z1 @ 5, MeanRank, MedianRank, ir_measures.RR @ 100, ir_measures.AP, ir_measures.nDCG @ 10]
+def test_every_entry_point_gives_the_reference_values():
+    """calc_aggregate, iter_calc and a reusable evaluator, each against the reference on the sample."""
     qrels, run = sample_qrels(), sample_run()
-    aggregate = ir_measures.calc_aggregate(measures, qrels, run)
-    per_query = collections.defaultdict(list)
-    for metric in ir_measures.iter_calc(measures, qrels, run):
-        per_query[metric.measure].append(metric.value)
-    evaluator = ir_measures.evaluator(measures, qrels)
-    assert evaluator.calc_aggregate(run) == evaluator.calc_aggregate(iter(run)) == aggregate  # reusable
-    for measure in measures:
-        assert len(per_query[measure]) == 20
-    assert aggregate[Q @ 10] == pytest.approx(sum(per_query[Q @ 10]) / 20, abs=1e-12)
-    values = sorted(per_query[MedianRank])
-    assert aggregate[MedianRank] == pytest.approx((values[9] + values[10]) / 2)
-    assert aggregate[MeanRank] == pytest.approx(sum(values) / 20)
-    assert 0 < aggregate[Q @ 10] < 1 and aggregate[MeanRank] >= 1
+    evaluator = ir_measures.evaluator(OURS, qrels)
+    for aggregates in (ir_measures.calc_aggregate(OURS, qrels, run), evaluator.calc_aggregate(run),
+                       evaluator.calc_aggregate(iter(run))):
+        assert aggregates == {m: pytest.approx(reference_aggregate(m), abs=1e-12) for m in OURS}
+    per_query = {(m.measure, m.query_id): m.value for m in ir_measures.iter_calc(OURS, qrels, run)}
+    assert per_query == {(m, qid): pytest.approx(v, abs=1e-12) for m in OURS for qid, v in reference_values(m).items()}
+    assert len(SAMPLE_QRELS) == 20 and reference_aggregate(MedianRank) != reference_aggregate(MeanRank)
 
 
-def test_shared_measures_asked_by_name_equal_pytrec_eval():
+def test_trec_eval_measures_asked_by_name_equal_pytrec_eval():
     shared = [ir_measures.AP, ir_measures.AP @ 10, ir_measures.P @ 5, ir_measures.R @ 10, ir_measures.Rprec,
               ir_measures.nDCG @ 10, ir_measures.Success @ 1, ir_measures.RR]
     qrels, run = sample_qrels(), sample_run()
     ours = PROVIDER.calc_aggregate(shared, qrels, run)
-    by_name = ir_measures.providers.registry['irmeasures_ext'].evaluator(shared, qrels).calc_aggregate(run)
-    reference = ir_measures.pytrec_eval.calc_aggregate(shared, qrels, run)
-    for measure in shared:
-        assert ours[measure] == by_name[measure] == pytest.approx(reference[measure], abs=1e-9)
+    theirs = ir_measures.pytrec_eval.calc_aggregate(shared, qrels, run)
+    assert ours == {measure: pytest.approx(theirs[measure], abs=1e-9) for measure in shared}
 
 
 @pytest.mark.parametrize('form', ['namedtuples', 'dict', 'dataframe', 'pyterrier_dataframe', 'arrow', 'path'])
-def test_every_input_form_gives_the_same_numbers(form):
-    measures = [Q @ 20, Q(beta=0, gains={3: 10}), nDCG_Z1 @ 5, MedianRank, ir_measures.RR @ 100, ir_measures.NumRet]
-    expected = PROVIDER.calc_aggregate(measures, sample_qrels(), sample_run())
+def test_every_input_form_gives_the_reference_values(form):
     qrels_df = pd.DataFrame(sample_qrels()).drop(columns='iteration')
     run_df = pd.DataFrame(sample_run())
     qrels, run = {
         'namedtuples': (iter(sample_qrels()), iter(sample_run())),
-        'dict': (ir_measures.util.QrelsConverter(sample_qrels()).as_dict_of_dict(),
-                 ir_measures.util.RunConverter(sample_run()).as_dict_of_dict()),
+        'dict': (SAMPLE_QRELS, SAMPLE_RUN),
         'dataframe': (qrels_df, run_df),
         'pyterrier_dataframe': (qrels_df.rename(columns={'query_id': 'qid', 'doc_id': 'docno', 'relevance': 'label'}),
                                 run_df.rename(columns={'query_id': 'qid', 'doc_id': 'docno'})),
         'arrow': (pa.Table.from_pandas(qrels_df), pa.Table.from_pandas(run_df)),
         'path': (str(QRELS), RUN),
     }[form]
-    assert PROVIDER.calc_aggregate(measures, qrels, run) == expected
+    assert PROVIDER.calc_aggregate(OURS, qrels, run) == {m: pytest.approx(reference_aggregate(m), abs=1e-12)
+                                                        for m in OURS}
 
 
 def test_mixing_with_built_ins_in_one_call_keeps_their_providers():
     measures = [Q @ 10, ir_measures.P @ 10, ir_measures.Bpref, ir_measures.Judged @ 10]
     results = ir_measures.calc_aggregate(measures, sample_qrels(), sample_run())
     assert set(results) == set(measures)
+    assert results[Q @ 10] == pytest.approx(reference_aggregate(Q @ 10), abs=1e-12)
     assert results[ir_measures.P @ 10] == ir_measures.pytrec_eval.calc_aggregate(
         [ir_measures.P @ 10], sample_qrels(), sample_run())[ir_measures.P @ 10]
 
@@ -99,7 +118,7 @@ def test_unretrieved_and_absent_queries_for_rank_statistics():
     qrels = {'found': {'a': 1}, 'missed': {'z': 1}, 'absent': {'a': 1}}
     run = {'found': {'x': 3.0, 'a': 2.0}, 'missed': {'x': 1.0, 'y': 2.0, 'w': 0.0}}
     ranks = {m.query_id: m.value for m in PROVIDER.iter_calc([MeanRank], qrels, run)}
-    assert ranks == {'found': 2.0, 'missed': 4.0, 'absent': 4.0}
+    assert ranks == {'found': 2.0, 'missed': 4.0, 'absent': 4.0}  # 3 candidates: the missed doc is 4th
 
 
 def test_nDCG_Z1_is_not_normalised_for_graded_qrels():
@@ -109,5 +128,5 @@ def test_nDCG_Z1_is_not_normalised_for_graded_qrels():
     assert value == pytest.approx(7 / 1 + 3 / 1.5849625007211562)
 
 
-def test_version_is_exposed():
-    assert irmeasures_ext.__version__
+def test_version_is_the_installed_distributions():
+    assert irmeasures_ext.__version__ == importlib.metadata.version('irmeasures-ext')

@@ -10,6 +10,8 @@ import nbclient
 import nbformat
 import pytest
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / 'notebooks'
 CELL_TIMEOUT = 600  # seconds: a guard against a hung kernel, not a speed check
 

@@ -19,18 +19,29 @@ RES_A = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q2', 'q9'], 'docno': ['d2
                       'score': [3.0, 2.0, 1.0, 2.0, 1.0, 1.0], 'rank': [0, 1, 2, 0, 1, 0]})
 RES_B = RES_A.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0, 1.0])
 
-OURS = ir_measures.providers.registry['irmeasures_ext']
+LOG2_3 = 1.5849625007211562
+#: Per-query values worked out by hand (R, ideal gains and ranks from QRELS above; q3 is absent from
+#: both runs, so its MedianRank is 1 + the run's depth of 3 docs, and every other measure is 0).
+EXPECTED = {
+    # RES_A ranks q1: d2 (2), d1 (1), d0; q2: d4 (1), d5. Every relevant doc comes first: Q = 1.
+    'a': {('Q@10', 'q1'): 1.0, ('nDCG_Z1@5', 'q1'): 3 + 1 / LOG2_3, ('RR@100', 'q1'): 1.0, ('MedianRank', 'q1'): 1.0,
+          ('Q@10', 'q2'): 1.0, ('nDCG_Z1@5', 'q2'): 1.0, ('RR@100', 'q2'): 1.0, ('MedianRank', 'q2'): 1.0},
+    # RES_B ranks q1: d0, d1 (1), d2 (2): Q = ((1+1)/(2+3) + (2+3)/(3+3)) / 2; q2: d5, d4 (1): Q = (1+1)/(2+1).
+    'b': {('Q@10', 'q1'): (2 / 5 + 5 / 6) / 2, ('nDCG_Z1@5', 'q1'): 1 / LOG2_3 + 3 / 2, ('RR@100', 'q1'): 0.5,
+          ('MedianRank', 'q1'): 2.0, ('Q@10', 'q2'): 2 / 3, ('nDCG_Z1@5', 'q2'): 1 / LOG2_3, ('RR@100', 'q2'): 0.5,
+          ('MedianRank', 'q2'): 2.0},
+}
+for values in EXPECTED.values():
+    values.update({('Q@10', 'q3'): 0.0, ('nDCG_Z1@5', 'q3'): 0.0, ('RR@100', 'q3'): 0.0, ('MedianRank', 'q3'): 4.0})
 
 
 def as_ir_measures_names(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})
 
 
-def per_query(run: pd.DataFrame, measures=MEASURES) -> dict:
-    """Reference values: our provider on the same data as namedtuples."""
-    run = [ir_measures.ScoredDoc(r.qid, r.docno, r.score) for r in run.itertuples()]
-    qrels = [ir_measures.Qrel(r.qid, r.docno, r.label) for r in QRELS.itertuples()]
-    return {(str(m.measure), m.query_id): m.value for m in OURS.iter_calc(measures, qrels, run)}
+def per_query(run: pd.DataFrame) -> dict:
+    """The hand-worked values of RES_A or RES_B."""
+    return EXPECTED['a' if run is RES_A else 'b']
 
 
 # --- irmeasures_ext.frames ------------------------------------------------------------------------

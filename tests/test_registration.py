@@ -61,7 +61,15 @@ def test_default_pipeline_numbers_unchanged_for_built_ins():
 
 
 def test_no_built_in_name_is_shadowed():
+    """Every name ir_measures registers without us still maps to its own measure; ours are new names."""
+    script = ('import ir_measures; print(" ".join(f"{name}={type(m).__module__}.{type(m).__qualname__}" '
+              'for name, m in sorted(ir_measures.measures.registry.items())))')
+    env = {**os.environ, 'IRMEASURES_EXT_NO_AUTOLOAD': '1'}
+    without_us = dict(item.split('=') for item in subprocess.run([sys.executable, '-c', script], capture_output=True,
+                                                                 text=True, check=True, env=env).stdout.split())
     registry = ir_measures.measures.registry
-    ours = {name for name, m in registry.items() if type(m).__module__.startswith('irmeasures_ext')}
-    assert ours == {'Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK'}
-    assert set(KERNELS) >= ours
+    with_us = {name: f'{type(m).__module__}.{type(m).__qualname__}' for name, m in registry.items()}
+    assert {name: with_us[name] for name in without_us} == without_us
+    added = set(with_us) - set(without_us)
+    assert added and all(with_us[name].startswith('irmeasures_ext.') for name in added)
+    assert all(registry[name].NAME == name and name in KERNELS for name in added)

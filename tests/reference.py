@@ -1,0 +1,154 @@
+"""Plain, slow reference implementations of the measures this package defines, one query at a time.
+
+Written from the definitions (SPEC §2, ``tests/data/ntcireval/README.md``, the measures'
+docstrings) as loops over one ranked list: no numpy and nothing imported from ``irmeasures_ext``,
+so that a mistake in the fast code cannot hide in a helper both share. Each function takes the
+query's ranking (doc ids, best first), its judgments (``{doc_id: label}``; a doc missing from it is
+unjudged) and the measure's parameters, and returns the value for that query.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+
+Judged = Mapping[str, int]
+Gains = Mapping[int, float] | None
+
+
+def float32(score: float) -> float:
+    """``score`` rounded to the nearest 32-bit float (how trec_eval stores scores)."""
+    return struct.unpack('<f', struct.pack('<f', score))[0]
+
+
+def trec_ranking(scores: Mapping[str, float]) -> list[str]:
+    """trec_eval's ranking: score (as float32) descending, then doc_id descending byte-wise."""
+    return sorted(scores, key=lambda doc: (float32(scores[doc]), doc.encode('utf-8')), reverse=True)
+
+
+def is_relevant(doc: str, judged: Judged, rel: int) -> bool:
+    return doc in judged and judged[doc] >= rel
+
+
+def graded_gain(label: int | None, gains: Gains, rel: int) -> float:
+    """NTCIREVAL's gain: ``gains[label]`` (or the label itself) for a relevant doc, else 0."""
+    if label is None or label < rel:
+        return 0.0
+    if gains is not None and label in gains:
+        return float(gains[label])
+    return float(label)
+
+
+def ideal_gains(judged: Judged, gains: Gains, rel: int) -> list[float]:
+    """The gains of the query's relevant docs, best first (the ideal ranked list)."""
+    return sorted((graded_gain(label, gains, rel) for label in judged.values() if label >= rel), reverse=True)
+
+
+def q_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1,
+              cutoff: int | None = None) -> float:
+    """Q = (1/R)·Σ I(r)·BR(r), BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)); @k sums r ≤ k, divides by min(k, R)."""
+    ideal = ideal_gains(judged, gains, rel)
+    n_relevant = len(ideal)
+    if n_relevant == 0:
+        return 0.0
+    ideal_cumulative = []
+    running = 0.0
+    for gain in ideal:
+        running += gain
+        ideal_cumulative.append(running)
+    total, hits, cumulative_gain = 0.0, 0, 0.0
+    for rank, doc in enumerate(ranking, start=1):
+        if cutoff is not None and rank > cutoff:
+            break
+        cumulative_gain += graded_gain(judged.get(doc), gains, rel)
+        if is_relevant(doc, judged, rel):
+            hits += 1
+            ideal_at_rank = ideal_cumulative[min(rank, n_relevant) - 1]
+            total += (hits + beta * cumulative_gain) / (rank + beta * ideal_at_rank)
+    return total / (n_relevant if cutoff is None else min(cutoff, n_relevant))
+
+
+def ndcg_z1(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
+    """Σ_{i≤k} g(i) / log2(i + 1) with g = 2^label − 1 (or ``gains[label]``) for labels ≥ max(rel, 1)."""
+    total = 0.0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        label = judged.get(doc)
+        if label is None or label < rel or label < 1:
+            continue
+        gain = gains[label] if gains is not None and label in gains else 2.0 ** label - 1
+        total += gain / math.log2(rank + 1)
+    return total
+
+
+def first_relevant_rank(ranking: Sequence[str], judged: Judged, run_depth: int, rel: int = 1) -> float:
+    """Rank of the first relevant doc; none retrieved: len(ranking) + 1; query not in the run
+    (no docs): run_depth + 1, with run_depth the most docs any query of the run retrieved, and
+    NaN if the run retrieves nothing at all (0 would make run_depth + 1 the best rank)."""
+    for rank, doc in enumerate(ranking, start=1):
+        if is_relevant(doc, judged, rel):
+            return float(rank)
+    if not ranking and not run_depth:
+        return math.nan
+    return float((len(ranking) if ranking else run_depth) + 1)
+
+
+def median(values: Iterable[float]) -> float:
+    return statistics.median(values)
+
+
+def expected_reciprocal_rank(gains: Sequence[float], top_gain: float, cutoff: int) -> float:
+    """ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{i<r}(1 − p(i)), p = gain / (top_gain + 1)."""
+    total, continue_probability = 0.0, 1.0
+    for rank, gain in enumerate(gains[:cutoff], start=1):
+        stop = gain / (top_gain + 1)
+        total += continue_probability * stop / rank
+        continue_probability *= 1 - stop
+    return total
+
+
+def nerr(ranking: Sequence[str], judged: Judged, cutoff: int, top_gain: float, gains: Gains = None,
+         rel: int = 1) -> float:
+    """ERR@k of the run divided by ERR@k of the ideal list (0 when that is 0)."""
+    run_gains = [graded_gain(judged.get(doc), gains, rel) for doc in ranking]
+    best = expected_reciprocal_rank(ideal_gains(judged, gains, rel), top_gain, cutoff)
+    return expected_reciprocal_rank(run_gains, top_gain, cutoff) / best if best else 0.0
+
+
+def _normalised_dcg(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains, rel: int,
+                    discount) -> float:
+    def dcg(gain_list: Sequence[float]) -> float:
+        return sum(gain / discount(rank) for rank, gain in enumerate(gain_list[:cutoff], start=1))
+
+    best = dcg(ideal_gains(judged, gains, rel))
+    return dcg([graded_gain(judged.get(doc), gains, rel) for doc in ranking]) / best if best else 0.0
+
+
+def msndcg(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
+    """Microsoft nDCG@k: discount log2(r + 1), NTCIREVAL gains, ideal list of the relevant docs."""
+    return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: math.log2(rank + 1))
+
+
+def ndcg_jk(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
+    """Järvelin-Kekäläinen nDCG@k: discount max(1, log2 r) (ranks 1 and 2 undiscounted)."""
+    return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: max(1.0, math.log2(rank)))
+
+
+def read_trec_qrels(path) -> dict[str, dict[str, int]]:
+    """``{query_id: {doc_id: label}}`` of a plain TREC qrels file (``qid iter docid label``)."""
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding='utf-8') as handle:
+        for line in handle:
+            query_id, _, doc_id, label = line.split()
+            qrels.setdefault(query_id, {})[doc_id] = int(label)
+    return qrels
+
+
+def read_trec_run(path) -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: score}}`` of a plain TREC run file (``qid Q0 docid rank score tag``)."""
+    run: dict[str, dict[str, float]] = {}
+    with open(path, encoding='utf-8') as handle:
+        for line in handle:
+            query_id, _, doc_id, _, score, _ = line.split()
+            run.setdefault(query_id, {})[doc_id] = float(score)
+    return run

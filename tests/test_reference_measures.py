@@ -1,0 +1,164 @@
+"""Every measure this package defines equals its plain reference (tests/reference.py) on random data,
+through every public path (ir_measures, our provider by name, the command line).
+
+The data have score ties (some only beyond float32 precision), unjudged and negatively judged
+docs, queries with R = 0, qrels queries absent from the run or with an empty ranking, run-only
+queries, and the parameters vary: β, gains maps (not always increasing), ``rel`` thresholds and
+cutoffs below and above R.
+"""
+from __future__ import annotations
+
+import math
+
+import ir_measures
+import pytest
+import reference
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from public_paths import CommandError, via_cli, via_ir_measures, via_provider
+from strategies import qrels_and_run
+
+from irmeasures_ext import InputError, MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+
+CUTOFFS = [1, 2, 3, 5, 10, 50]
+GAIN_VALUES = [0, 0.5, 1, 2, 3, 7, 10]
+PATHS = {'ir_measures': via_ir_measures, 'provider': via_provider, 'cli': via_cli}
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def gains_maps(draw) -> dict[int, float] | None:
+    """None (gain = label), or gains for some labels (any order: not always increasing)."""
+    if draw(st.booleans()):
+        return None
+    labels = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4, unique=True))
+    return {label: draw(st.sampled_from(GAIN_VALUES)) for label in labels}
+
+
+@st.composite
+def measure_params(draw) -> dict:
+    return {'beta': draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.7])), 'gains': draw(gains_maps()),
+            'rel': draw(st.integers(1, 3)), 'cutoff': draw(st.sampled_from([None, *CUTOFFS])),
+            'k': draw(st.sampled_from(CUTOFFS))}
+
+
+def rankings(run: dict) -> dict[str, list[str]]:
+    return {query_id: reference.trec_ranking(scores) for query_id, scores in run.items()}
+
+
+def with_gains(gains: dict | None) -> dict:
+    return {} if gains is None else {'gains': gains}
+
+
+def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, float]]:
+    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank, MSnDCG and nDCG_JK, per measure string and query."""
+    ranked = rankings(run)
+    depth = max((len(docs) for docs in run.values()), default=0)
+    gains, rel, k = p['gains'], p['rel'], p['k']
+    q = Q(beta=p['beta'], rel=rel, **with_gains(gains))
+    functions = {
+        q if p['cutoff'] is None else q @ p['cutoff']:
+            lambda r, j: reference.q_measure(r, j, p['beta'], gains, rel, p['cutoff']),
+        nDCG_Z1(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_z1(r, j, k, gains, rel),
+        MeanRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
+        MedianRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
+        MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
+        nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
+    }
+    return {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
+            for measure, f in functions.items()}
+
+
+def aggregate(measure, values: dict[str, float]) -> float:
+    if measure.NAME == 'MedianRank':
+        return reference.median(values.values())
+    return sum(values.values()) / len(values)
+
+
+def assert_matches(expected: dict, per_query: dict, aggregates: dict, path: str) -> None:
+    for measure, values in expected.items():
+        for qid, value in values.items():
+            got = per_query[str(measure), qid]
+            assert same(got, value), (path, str(measure), qid, got, value)
+        assert same(aggregates[str(measure)], aggregate(measure, values)), (path, str(measure))
+    assert {qid for _, qid in per_query} == {qid for values in expected.values() for qid in values}, path
+
+
+def same(got: float, want: float) -> bool:
+    return (math.isnan(got) and math.isnan(want)) or math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12)
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from(sorted(PATHS)))
+def test_measures_equal_their_reference(data, params, path):
+    qrels, run = data
+    expected = expected_values(qrels, run, params)
+    if path == 'cli' and not any(run.values()):
+        return  # a TREC file needs a line; the other paths cover empty runs
+    assert_matches(expected, *PATHS[path](list(expected), qrels, run), path)
+
+
+def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
+    """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it:
+    a qrels label above max_level, or a relevant label whose gain exceeds max_level's."""
+    gains, rel, k = p['gains'], p['rel'], p['k']
+    params = {**with_gains(gains), **({} if max_level is None else {'max_level': max_level})}
+    measure = nERR(rel=rel, **params) @ k
+    labels = [label for judged in qrels.values() for label in judged.values()]
+    level = max_level if max_level is not None else max(gains) if gains else max([1, *labels])
+    top_gain = reference.graded_gain(level, gains, rel)
+    if max(labels) > level or any(reference.graded_gain(label, gains, rel) > top_gain for label in labels):
+        return measure, None
+    ranked = rankings(run)
+    return measure, {qid: reference.nerr(ranked.get(qid, []), judged, k, top_gain, gains, rel)
+                     for qid, judged in qrels.items()}
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from([None, 2, 3, 4, 6]), st.sampled_from(sorted(PATHS)))
+def test_nerr_equals_its_reference_or_refuses(data, params, max_level, path):
+    qrels, run = data
+    measure, values = nerr_expectation(qrels, run, params, max_level)
+    if path == 'cli' and not any(run.values()):
+        return
+    if values is None:
+        with pytest.raises((InputError, CommandError), match='max_level'):
+            PATHS[path]([measure], qrels, run)
+    else:
+        assert_matches({measure: values}, *PATHS[path]([measure], qrels, run), path)
+
+
+def test_reference_ranking_and_first_relevant_rank_by_hand():
+    """The reference itself, on a case worked out by hand."""
+    scores = {'d9': 1.0, 'd10': 1.0, 'D99': 1.0, 'a': 1.00000001, 'b': 2.0}
+    assert reference.trec_ranking(scores) == ['b', 'd9', 'd10', 'a', 'D99']  # a ties with 1.0 in float32
+    assert reference.first_relevant_rank(['x', 'y'], {'y': 1}, 7) == 2
+    assert reference.first_relevant_rank(['x', 'y'], {'z': 1}, 7) == 3
+    assert reference.first_relevant_rank([], {'z': 1}, 7) == 8
+
+
+def test_q_measure_reference_on_a_hand_computed_case():
+    # Ranking: a (label 2), x (unjudged), b (label 1); R = 2, ideal gains [2, 1], β = 1.
+    # r=1: BR = (1 + 2) / (1 + 2) = 1; r=3: BR = (2 + 3) / (3 + 3) = 5/6; Q = (1 + 5/6) / 2.
+    judged = {'a': 2, 'b': 1, 'c': 0}
+    assert reference.q_measure(['a', 'x', 'b'], judged) == pytest.approx((1 + 5 / 6) / 2, abs=1e-15)
+    assert reference.q_measure(['a', 'x', 'b'], judged, cutoff=1) == pytest.approx(1 / 1, abs=1e-15)
+    assert reference.q_measure(['a', 'x', 'b'], judged, beta=0) == pytest.approx((1 + 2 / 3) / 2, abs=1e-15)
+
+
+def test_ndcg_family_references_on_hand_computed_cases():
+    judged = {'a': 3, 'b': 1}
+    # nDCG_Z1@2 of [b, a] = (2^1 - 1)/log2(2) + (2^3 - 1)/log2(3)
+    assert reference.ndcg_z1(['b', 'a'], judged, 2) == pytest.approx(1 + 7 / math.log2(3), abs=1e-15)
+    # MSnDCG@2 of [b, a]: (1 + 3/log2 3) / (3 + 1/log2 3); nDCG_JK@2: (1 + 3) / (3 + 1) = 1
+    assert reference.msndcg(['b', 'a'], judged, 2) == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))
+    assert reference.ndcg_jk(['b', 'a'], judged, 2) == pytest.approx(1.0, abs=1e-15)
+    # nERR@2 with g_max = 3: p(b) = 1/4, p(a) = 3/4; ERR = 1/4 + (3/4)(3/4)/2; ideal = 3/4 + (1/4)(1/4)/2
+    assert reference.nerr(['b', 'a'], judged, 2, top_gain=3) == pytest.approx((1 / 4 + 9 / 32) / (3 / 4 + 1 / 32))
+
+
+def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():
+    qrels = {'1': {'a': 1}, '2': {'a': 1}, '3': {'a': 1}}
+    run = {'1': {'a': 3.0}, '2': {'x': 2.0, 'a': 1.0}, '3': {'x': 3.0, 'y': 2.0, 'z': 1.0, 'a': 0.5}}
+    results = ir_measures.calc_aggregate([MeanRank, MedianRank], qrels, run)  # ranks 1, 2, 4
+    assert results == {MeanRank: pytest.approx(7 / 3), MedianRank: 2.0}
