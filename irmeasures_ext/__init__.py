@@ -1,19 +1,30 @@
-"""irmeasures_ext: Q-measure, nDCG_Z1 and rank statistics inside ir_measures, plus datasets.
+"""irmeasures_ext: Q-measure, nDCG_Z1, rank statistics and NTCIREVAL's measures inside ir_measures,
+plus quote and citation recommendation datasets for ir_datasets.
 
 Importing the package registers the measures in ``ir_measures.measures.registry`` and the
-``irmeasures_ext`` provider in ``ir_measures.providers.registry``, appended to the end of
-``ir_measures.DefaultPipeline`` (built-in measures keep their usual providers), and the
-QuoteR and citation-recommendation datasets with ir_datasets: at once if ir_datasets is
-imported, else as soon as it is (evaluating alone does not import it).
+``irmeasures_ext`` provider (``irmeasures_ext.provider``, also ``ir_measures.irmeasures_ext``) in
+``ir_measures.providers.registry``, appended to the end of ``ir_measures.DefaultPipeline``
+(built-in measures keep their usual providers), and the datasets with ir_datasets: at once if
+ir_datasets is imported, else as soon as it is. It imports nothing but ir_measures: the engine
+(numpy, pyarrow) loads on the first evaluation.
+
+Layout: ``measures/`` declares the measures, ``engine/`` computes them (``engine/kernels/``: one
+kernel module per measure family), ``readers/`` turns TREC files and every other input form into
+Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers.
 """
 from irmeasures_ext import suites
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
-from irmeasures_ext.measures import MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
-from irmeasures_ext.registration import register
+from irmeasures_ext.measures import DECLARED
+from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
+from irmeasures_ext.measures.nerr import nERR
+from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
+from irmeasures_ext.measures.q import Q
+from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank
+from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'
 
 register()
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'IrMeasuresExtError', 'InputError',
-           'MeasureParamError', 'register', 'suites', '__version__']
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED', 'IrMeasuresExtError',
+           'InputError', 'MeasureParamError', 'provider', 'register', 'suites', '__version__']

@@ -2,27 +2,26 @@
 
 :func:`iter_calc` computes every measure our provider supports with it (the fast, columnar
 path) and the others with ir_measures' ``DefaultPipeline``; :func:`evaluate_frame` returns the
-per-query values as a long DataFrame. Runs and qrels may be DataFrames with ir_measures column
-names (``query_id, doc_id, score|relevance``) or PyTerrier's (``qid, docno, score|label``),
-or any other form :mod:`irmeasures_ext.tables` accepts (TREC file paths, dict-of-dict, ...).
+per-query values as a long DataFrame. Like every ir_measures entry point, both take the qrels
+first, then the run; each may be a DataFrame with ir_measures column names (``query_id, doc_id,
+relevance|score``) or PyTerrier's (``qid, docno, label|score``), or any other form
+:mod:`irmeasures_ext.readers.inputs` accepts (TREC file paths, dict-of-dict, ...).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
-import ir_measures
-import pandas as pd
 from ir_measures import Metric
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
-from irmeasures_ext.provider import provider as ext_provider
-from irmeasures_ext.tables import as_qrels_table, as_run_table
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None) -> Iterator[Metric]:
-    """Per-query values of ``measures`` for every qrels query.
+    """Per-query values of ``measures`` for every qrels query, measure by measure.
 
     With ``provider=None`` our provider computes the measures it supports and ir_measures'
     ``DefaultPipeline`` the rest; otherwise the named ir_measures provider computes all of them.
@@ -30,45 +29,26 @@ def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str |
     qrels labels, non-finite scores raise :class:`~irmeasures_ext.errors.InputError`).
     Raises :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measure parameters.
     """
-    measures = list(dict.fromkeys(measures))
-    for measure in measures:
-        measure.validate_params()
-    if provider is None:
-        ours = [m for m in measures if ext_provider.supports(m)]
-    else:
-        ours = measures if provider == ext_provider.NAME else []
-    others = [m for m in measures if m not in ours]
-    qrels, run = as_qrels_table(qrels), as_run_table(run)
-    # Runs even without measures of ours: building and evaluating it checks both inputs.
-    yield from ext_provider.evaluator(ours, qrels).iter_calc(run)
-    if others:
-        other = ir_measures.DefaultPipeline if provider is None else _named_provider(provider, others)
-        yield from other.evaluator(others, qrels.to_pandas()).iter_calc(run.to_pandas())
+    from irmeasures_ext.engine.combined import evaluate
+    results = evaluate(list(measures), qrels, run, provider)
+    for measure, values in results.values.items():
+        yield from map(Metric, results.query_ids.to_pylist(), repeat(measure), values.tolist())
 
 
-def evaluate_frame(run_df: Any, qrels_df: Any, measures: Iterable[Measure], provider: str | None = None
-                   ) -> pd.DataFrame:
+def evaluate_frame(qrels: Any, run: Any, measures: Iterable[Measure], provider: str | None = None) -> pd.DataFrame:
     """Per-query values as a DataFrame with columns ``query_id``, ``measure`` (its name, e.g.
-    ``'nDCG_Z1@5'``) and ``value``, one row per (measure, qrels query), in the order of ``measures``.
-    See :func:`iter_calc` for ``provider`` and the checks.
+    ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
+    queries sorted. See :func:`iter_calc` for ``provider`` and the checks.
     """
-    measures = list(dict.fromkeys(measures))
-    position = {measure: i for i, measure in enumerate(measures)}
-    metrics = sorted(iter_calc(measures, qrels_df, run_df, provider),
-                     key=lambda metric: (position[metric.measure], metric.query_id))
-    return pd.DataFrame({'query_id': [m.query_id for m in metrics], 'measure': [str(m.measure) for m in metrics],
-                         'value': [float(m.value) for m in metrics]})
+    import numpy as np
+    import pandas as pd
 
-
-def _named_provider(name: str, measures: list[Measure]) -> ir_measures.providers.Provider:
-    """The ir_measures provider called ``name``, checked to be available and to support ``measures``."""
-    known = ir_measures.providers.registry
-    if name not in known:
-        raise IrMeasuresExtError(f'unknown provider {name!r}; known: {", ".join(sorted(known))}')
-    provider = known[name]
-    if not provider.is_available():
-        raise IrMeasuresExtError(f'provider {name} is not available: {provider.install_instructions() or "?"}')
-    unsupported = [str(m) for m in measures if not provider.supports(m)]
-    if unsupported:
-        raise MeasureParamError(f'provider {name} does not support measure(s) {" ".join(unsupported)}')
-    return provider
+    from irmeasures_ext.engine.combined import evaluate
+    results = evaluate(list(measures), qrels, run, provider)
+    n_queries = len(results.query_ids)
+    names = [str(measure) for measure in results.values]
+    return pd.DataFrame({
+        'query_id': np.tile(np.array(results.query_ids.to_pylist(), dtype=object), len(names)),
+        'measure': np.repeat(np.array(names, dtype=object), n_queries),
+        'value': np.concatenate([np.empty(0), *(v.astype(np.float64) for v in results.values.values())]),
+    })

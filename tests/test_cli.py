@@ -11,8 +11,7 @@ import ir_datasets
 import ir_measures
 import pytest
 
-from irmeasures_ext import cli
-from irmeasures_ext.cli import main
+from irmeasures_ext.cli import crosscheck, main
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER
@@ -135,7 +134,7 @@ def test_named_provider_computes_everything(capsys, files):
     status, _, err = run_main(capsys, *files, '--provider', 'pytrec_eval', 'Q@10')
     assert (status, err) == (2, ['irmeasures-ext: error: provider pytrec_eval does not support measure(s) Q@10'])
     status, _, err = run_main(capsys, *files, '--provider', 'irmeasures_ext', 'Bpref')
-    assert (status, err) == (2, ['irmeasures-ext: error: provider irmeasures_ext does not support measure Bpref'])
+    assert (status, err) == (2, ['irmeasures-ext: error: provider irmeasures_ext does not support measure(s) Bpref'])
 
 
 def test_named_provider_still_checks_input(capsys, tmp_path):
@@ -237,15 +236,19 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 
 
 @pytest.mark.parametrize('measure, message', [
-    ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR)"),
-    ('P@5 foo', "unknown measure 'foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR)"),
+    ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as "
+               'map or ndcg_cut.10 work too)'),
+    ('ndcg@10', "unknown measure 'ndcg'; did you mean nDCG@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
+                'trec_eval names such as map or ndcg_cut.10 work too)'),
+    ('q@10', "unknown measure 'q'; did you mean Q@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
+             'trec_eval names such as map or ndcg_cut.10 work too)'),
     ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
     ('nDCG_Z1', "bad measure 'nDCG_Z1': nDCG_Z1: parameter 'cutoff' is required, e.g. nDCG_Z1@10"),
     ('nDCG_Z1@0', "bad measure 'nDCG_Z1@0': nDCG_Z1: cutoff must be a positive integer, got 0"),
     ('Q(gains={1: -2})@5', "bad measure 'Q(gains={1: -2})@5': Q: gain for label 1 must be a finite number >= 0, "
                            'got -2'),
     ('P(color=1)@5', "bad measure 'P(color=1)@5': unsupported params found: ['color']"),
-    ('RR(', "bad measure 'RR(': expected Name, Name@cutoff or Name(param=value, ...)@cutoff"),
+    ('RR(', "bad measure 'RR(': expected Name, Name@cutoff, Name(param=value, ...)@cutoff or a trec_eval name"),
 ])
 def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
@@ -257,7 +260,7 @@ def test_crosscheck_agrees_on_sample(capsys):
     status, out, _ = run_main(capsys, 'crosscheck', SAMPLE_QRELS, SAMPLE_RUN)
     assert status == 0
     assert out[0] == 'measure\tmax_abs_diff\tqueries_differing\tirmeasures_ext\tpytrec_eval'
-    assert [line.split('\t')[0] for line in out[1:-1]] == cli.CROSSCHECK_MEASURES.split()
+    assert [line.split('\t')[0] for line in out[1:-1]] == crosscheck.CROSSCHECK_MEASURES.split()
     assert all(line.split('\t')[1:3] == ['0', '0/20'] for line in out[1:-1])
     assert out[-1] == 'all 14 measures agree with pytrec_eval within 1e-09'
 
@@ -302,7 +305,7 @@ def test_crosscheck_does_not_flag_num_rel_of_queries_absent_from_the_run(capsys,
 def test_failing_third_party_provider_is_one_error_line(capsys, monkeypatch, files):
     def broken(*args, **kwargs):
         raise RuntimeError('gdeval.pl exited with status 25')
-    monkeypatch.setattr(cli, 'iter_calc', broken)
+    monkeypatch.setattr(ir_measures.gdeval, 'evaluator', broken)
     assert_one_error_line(capsys, [*files, 'ERR@10'], 'RuntimeError: gdeval.pl exited with status 25')
 
 

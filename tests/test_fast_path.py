@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from strategies import qrels_and_run
 
 import irmeasures_ext  # noqa: F401  (registers the provider and measures)
-from irmeasures_ext import ranking
+from irmeasures_ext.engine import ranking
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']
 MEASURES = [ir_measures.parse_measure(text) for text in [

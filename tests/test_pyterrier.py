@@ -49,7 +49,7 @@ def per_query(run: pd.DataFrame) -> dict:
 @pytest.mark.parametrize('names', ['pyterrier', 'ir_measures'])
 def test_evaluate_frame_with_either_column_names(names):
     run, qrels = (RES_A, QRELS) if names == 'pyterrier' else (as_ir_measures_names(RES_A), as_ir_measures_names(QRELS))
-    frame = evaluate_frame(run, qrels, MEASURES)
+    frame = evaluate_frame(qrels, run, MEASURES)
     assert list(frame.columns) == ['query_id', 'measure', 'value']
     assert list(zip(frame['measure'], frame['query_id'], strict=True)) == [
         (str(m), q) for m in MEASURES for q in ['q1', 'q2', 'q3']]
@@ -58,7 +58,7 @@ def test_evaluate_frame_with_either_column_names(names):
 
 
 def test_evaluate_frame_falls_back_for_measures_we_lack():
-    frame = evaluate_frame(RES_A, QRELS, [ir_measures.Bpref, Q @ 10])
+    frame = evaluate_frame(QRELS, RES_A, [ir_measures.Bpref, Q @ 10])
     assert list(frame['measure'].unique()) == ['Bpref', 'Q@10']
     bpref = ir_measures.providers.registry['pytrec_eval'].iter_calc(
         [ir_measures.Bpref], as_ir_measures_names(QRELS), as_ir_measures_names(RES_A).drop(columns='rank'))
@@ -78,9 +78,9 @@ def test_iter_calc_with_named_providers():
 
 def test_frames_check_their_input():
     with pytest.raises(InputError, match="duplicate doc 'd2' in query 'q1'"):
-        evaluate_frame(pd.concat([RES_A, RES_A.head(2)]), QRELS, [RR])
+        evaluate_frame(QRELS, pd.concat([RES_A, RES_A.head(2)]), [RR])
     with pytest.raises(MeasureParamError, match='cutoff'):
-        evaluate_frame(RES_A, QRELS, [nDCG_Z1])
+        evaluate_frame(QRELS, RES_A, [nDCG_Z1])
 
 
 # --- PyTerrier ------------------------------------------------------------------------------------

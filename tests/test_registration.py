@@ -8,7 +8,7 @@ import ir_measures
 import pytest
 
 import irmeasures_ext
-from irmeasures_ext.measures import KERNELS
+from irmeasures_ext.engine.kernels import KERNELS
 
 BUILT_IN_NAMES = ['RR', 'MRR', 'nDCG', 'NDCG', 'AP', 'MAP', 'P', 'R', 'Success', 'Rprec', 'NumRel', 'NumRet']
 

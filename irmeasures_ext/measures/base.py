@@ -1,31 +1,16 @@
-"""Shared pieces of this package's measures: checked parameters and the kernel registry."""
+"""What every declaration shares: checked parameters and the declaration of a measure to ir_measures.
+
+Declarations import only ir_measures, so that ``import ir_measures`` stays cheap with the
+autoload hook; the computation lives in ``irmeasures_ext.engine`` and loads on first use.
+"""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.ranking import IdealList, Judgments, RankedRun, segment_sum
-
-KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
-PrepareFunction = Callable[[irm.Measure, Judgments], Any]
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """Computes one measure family for every query of a ranked run at once."""
-
-    spec: irm.Measure          # the parameter specs this kernel supports (ir_measures provider style)
-    compute: KernelFunction    # (measure, ranked run) -> one value per query
-    #: Computes the measure's qrels-side values (cached on the judgments, which ``compute`` then
-    #: reuses) when the evaluator is built, so once per qrels, and while a run file is read.
-    prepare: PrepareFunction | None = None
-
 
 #: Parameter declarations shared by several measures.
 REL_PARAM = irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)')
@@ -33,21 +18,23 @@ CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff thr
 REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
 
-#: Kernels by measure NAME; filled by the measure modules on import.
-KERNELS: dict[str, Kernel] = {}
+#: ir_measures provider specs of every measure the ``irmeasures_ext`` provider computes, filled by
+#: the declaration modules (:func:`declare`, :func:`also_compute`) when ``irmeasures_ext.measures`` loads.
+PROVIDER_SPECS: list[irm.Measure] = []
 
 
-def register_measure(measure: irm.Measure) -> None:
-    """Adds ``measure`` to ir_measures' registry under its NAME, once (re-imports are no-ops)."""
+def declare(measure: ExtMeasure) -> ExtMeasure:
+    """Registers one of our measures with ir_measures (under its NAME, once) and with our provider."""
     irm.registry.setdefault(measure.NAME, measure)
+    also_compute(measure)
+    return measure
 
 
-def kernel(spec: irm.Measure, prepare: PrepareFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
-    """Registers the decorated function as the kernel of ``spec.NAME`` (see :class:`Kernel`)."""
-    def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[spec.NAME] = Kernel(spec, compute, prepare)
-        return compute
-    return register
+def also_compute(spec: irm.Measure) -> None:
+    """Declares that our provider computes the measures matching ``spec`` (an ir_measures provider
+    spec: parameter values are ``Any()``/``Choices(...)``, absent parameters are unrestricted)."""
+    if not any(existing.NAME == spec.NAME and existing.params == spec.params for existing in PROVIDER_SPECS):
+        PROVIDER_SPECS.append(spec)
 
 
 class ExtMeasure(irm.Measure):
@@ -64,13 +51,6 @@ class ExtMeasure(irm.Measure):
             raise MeasureParamError(
                 f'{self.NAME}: unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}')
         super().__init__(**{name: self._check_param(name, value) for name, value in params.items()})
-
-    @classmethod
-    def spec(cls, **param_specs: Any) -> ExtMeasure:
-        """A provider-side spec of this measure (``Any()``/``Choices()`` values, not checked)."""
-        prototype = cls.__new__(cls)
-        irm.Measure.__init__(prototype, **param_specs)
-        return prototype
 
     def _check_param(self, name: str, value: Any) -> Any:
         """Returns the normalised value of one parameter, or raises MeasureParamError."""
@@ -115,51 +95,6 @@ def check_non_negative(measure_name: str, name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise MeasureParamError(f'{measure_name}: {name} must be a finite number >= 0, got {value!r}')
     return float(value)
-
-
-def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float] | None,
-                default: np.ndarray) -> np.ndarray:
-    """Gain per label: ``gains[label]`` if given, else ``default``; 0 where not ``relevant``."""
-    gain = np.where(relevant, default, 0.0).astype(np.float64)
-    for label, value in (gains or {}).items():
-        gain[relevant & (labels == label)] = value
-    return gain
-
-
-def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) -> np.ndarray:
-    """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
-    relevant = labels >= rel
-    return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
-
-
-def graded_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
-    """NTCIREVAL's ideal list for ``measure``: the docs with label >= rel by :func:`graded_gain`."""
-    rel, gains = measure['rel'], optional_param(measure, 'gains')
-    return judgments.cached(('graded ideal', rel, gains_key(gains)), lambda: judgments.ideal(
-        lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel))
-
-
-def discounted_gain(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutoff: int | None,
-                    discount: Callable[[np.ndarray], np.ndarray], n_queries: int) -> np.ndarray:
-    """Σ gain / discount(rank) over the rows ranked ``cutoff`` or better, per query (DCG@k)."""
-    if cutoff is not None:
-        top = rank <= cutoff
-        query, rank, gain = query[top], rank[top], gain[top]
-    return segment_sum(gain / discount(rank), query, n_queries)
-
-
-def ideal_dcg(measure: irm.Measure, judgments: Judgments, ideal: Callable[[], IdealList], cutoff: int | None,
-              discount: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """The DCG@cutoff of the ideal list ``ideal()`` per query, computed once per measure and qrels."""
-    def compute() -> np.ndarray:
-        best = ideal()
-        return discounted_gain(best.query, best.rank, best.gain, cutoff, discount, judgments.n_queries)
-    return judgments.cached(('ideal DCG', measure), compute)
-
-
-def gains_key(gains: dict[int, float] | None) -> tuple | None:
-    """A hashable form of a gains mapping, for cache keys."""
-    return None if gains is None else tuple(sorted(gains.items()))
 
 
 def optional_param(measure: irm.Measure, name: str) -> Any:

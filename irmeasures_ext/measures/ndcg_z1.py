@@ -1,19 +1,9 @@
 """QuoteR's NDCG@K with the normalisation constant fixed at Z = 1."""
 from __future__ import annotations
 
-import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import (
-    REL_PARAM,
-    REQUIRED_CUTOFF_PARAM,
-    ExtMeasure,
-    kernel,
-    mapped_gain,
-    optional_param,
-    register_measure,
-)
-from irmeasures_ext.ranking import RankedRun
+from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
 
 
 class _nDCG_Z1(ExtMeasure):
@@ -45,15 +35,5 @@ class _nDCG_Z1(ExtMeasure):
     }
 
 
-nDCG_Z1 = _nDCG_Z1()
-register_measure(nDCG_Z1)
 
-
-@kernel(_nDCG_Z1.spec())
-def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """nDCG_Z1@k per query (see :class:`_nDCG_Z1`)."""
-    top = ranked.top(measure['cutoff'])
-    relevant = top.relevant(max(measure['rel'], 1))
-    exponential = np.exp2(np.where(relevant, top.label, 0)) - 1
-    gain = mapped_gain(top.label, relevant, optional_param(measure, 'gains'), exponential)
-    return top.per_query_sum(gain / np.log2(top.rank + 1))
+nDCG_Z1 = declare(_nDCG_Z1())

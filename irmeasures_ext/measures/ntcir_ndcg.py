@@ -1,31 +1,14 @@
 """NTCIREVAL's two nDCG variants: the original Järvelin-Kekäläinen nDCG and Microsoft's nDCG."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-from ir_measures import measures as irm
-
-from irmeasures_ext.measures.base import (
-    GAINS_PARAM,
-    REL_PARAM,
-    REQUIRED_CUTOFF_PARAM,
-    ExtMeasure,
-    discounted_gain,
-    graded_gain,
-    graded_ideal,
-    ideal_dcg,
-    kernel,
-    optional_param,
-    register_measure,
-)
-from irmeasures_ext.ranking import Judgments, RankedRun, safe_divide
+from irmeasures_ext.measures.base import GAINS_PARAM, REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
 
 _PARAMS = {
     'cutoff': REQUIRED_CUTOFF_PARAM,
     'gains': GAINS_PARAM,
     'rel': REL_PARAM,
 }
+
 
 class _nDCG_JK(ExtMeasure):
     """
@@ -70,24 +53,6 @@ class _MSnDCG(ExtMeasure):
     SUPPORTED_PARAMS = _PARAMS
 
 
-nDCG_JK = _nDCG_JK()
-MSnDCG = _MSnDCG()
-register_measure(nDCG_JK)
-register_measure(MSnDCG)
 
-
-def _register_normalised_dcg(spec: irm.Measure, discount: Callable[[np.ndarray], np.ndarray]) -> None:
-    """Registers the kernel of an NTCIREVAL nDCG@k with the given rank discount."""
-    def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
-        return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'], discount)
-
-    @kernel(spec, prepare=best_dcg)
-    def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        top = ranked.top(measure['cutoff'])
-        gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
-        dcg = discounted_gain(top.query, top.rank, gain, None, discount, ranked.n_queries)
-        return safe_divide(dcg, best_dcg(measure, ranked.judgments))
-
-
-_register_normalised_dcg(_nDCG_JK.spec(), lambda rank: np.maximum(1.0, np.log2(rank)))
-_register_normalised_dcg(_MSnDCG.spec(), lambda rank: np.log2(rank + 1.0))
+nDCG_JK = declare(_nDCG_JK())
+MSnDCG = declare(_MSnDCG())

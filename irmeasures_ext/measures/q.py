@@ -3,22 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import (
-    CUTOFF_PARAM,
-    GAINS_PARAM,
-    REL_PARAM,
-    ExtMeasure,
-    check_non_negative,
-    graded_gain,
-    graded_ideal,
-    kernel,
-    optional_param,
-    register_measure,
-)
-from irmeasures_ext.ranking import RankedRun, safe_divide, segment_sum
+from irmeasures_ext.measures.base import CUTOFF_PARAM, GAINS_PARAM, REL_PARAM, ExtMeasure, check_non_negative, declare
 
 
 class _Q(ExtMeasure):
@@ -65,21 +52,5 @@ class _Q(ExtMeasure):
         return super()._check_param(name, value)
 
 
-Q = _Q()
-register_measure(Q)
 
-
-@kernel(_Q.spec(), prepare=graded_ideal)
-def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """Q-measure per query (see :class:`_Q`)."""
-    rel, beta = measure['rel'], measure['beta']
-    gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
-    ideal = graded_ideal(measure, ranked.judgments)
-    relevant = ranked.relevant(rel)
-    hits = ranked.cumulative(relevant.astype(np.int64))
-    gain = ranked.cumulative(graded_gain(ranked.label, rel, gains))
-    counted = relevant if cutoff is None else relevant & (ranked.rank <= cutoff)
-    query, rank = ranked.query[counted], ranked.rank[counted]
-    blended = (hits[counted] + beta * gain[counted]) / (rank + beta * ideal.cumulative_at(query, rank))
-    n_relevant = ideal.counts if cutoff is None else np.minimum(ideal.counts, cutoff)
-    return safe_divide(segment_sum(blended, query, ranked.n_queries), n_relevant)
+Q = declare(_Q())

@@ -1,11 +1,9 @@
 """Rank of the first relevant document, aggregated by mean (MeanRank) and median (MedianRank)."""
 from __future__ import annotations
 
-import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, kernel, register_measure
-from irmeasures_ext.ranking import RankedRun
+from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, declare
 
 
 class MedianAgg(irm.base.Agg):
@@ -18,7 +16,7 @@ class MedianAgg(irm.base.Agg):
         self.values.append(value)
 
     def result(self) -> float:
-        # Sorted by hand: np.median imports numpy.ma on first use (~10 ms).
+        # Plain Python: declarations import only ir_measures (the engine takes medians of arrays itself).
         if not self.values:
             return float('nan')
         ordered, middle = sorted(self.values), len(self.values) // 2
@@ -69,19 +67,6 @@ class _MedianRank(_FirstRelevantRank):
         return MedianAgg()
 
 
-MeanRank = _MeanRank()
-MedianRank = _MedianRank()
-register_measure(MeanRank)
-register_measure(MedianRank)
 
-
-def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """Rank of the first relevant doc per query, with the not-retrieved rule of :class:`_MeanRank`."""
-    first = ranked.first_relevant_rank(measure['rel']).astype(np.float64)
-    candidates = ranked.n_retrieved.astype(np.float64)
-    candidates[candidates == 0] = ranked.depth if ranked.depth else np.nan
-    return np.where(first > 0, first, candidates + 1)
-
-
-kernel(_MeanRank.spec())(first_relevant_rank)
-kernel(_MedianRank.spec())(first_relevant_rank)
+MeanRank = declare(_MeanRank())
+MedianRank = declare(_MedianRank())

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from irmeasures_ext.errors import InputError
-from irmeasures_ext.tables import QRELS_SCHEMA, RUN_SCHEMA
+from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
 
 _GZIP_MAGIC = b'\x1f\x8b'
 _RUN_COLUMNS = ['query_id', 'q0', 'doc_id', 'rank', 'score', 'tag']

@@ -15,9 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irmeasures_ext.errors import InputError
-
-RUN_SCHEMA = pa.schema([('query_id', pa.string()), ('doc_id', pa.string()), ('score', pa.float64())])
-QRELS_SCHEMA = pa.schema([('query_id', pa.string()), ('doc_id', pa.string()), ('relevance', pa.int64())])
+from irmeasures_ext.readers import trec
+from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
@@ -35,9 +34,7 @@ def as_qrels_table(qrels: Any) -> pa.Table:
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if isinstance(data, (str, os.PathLike)):
-        from irmeasures_ext import trec_files
-        reader = trec_files.read_run if what == 'run' else trec_files.read_qrels
-        return reader(data)
+        return trec.read_run(data) if what == 'run' else trec.read_qrels(data)
     if isinstance(data, pa.Table):
         return _from_columns(data.column_names, data.column, schema, what)
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame

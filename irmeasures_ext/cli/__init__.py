@@ -1,0 +1,43 @@
+"""The ``irmeasures-ext`` command (also ``python -m irmeasures_ext``).
+
+``irmeasures-ext QRELS RUN [MEASURE...]`` works like the ``ir_measures`` command (``-q``, ``-n``,
+``-p``, ``-o tsv|jsonl``, ``--provider``) plus ``--suite NAME``; ``irmeasures-ext crosscheck``
+compares our provider with pytrec_eval; ``irmeasures-ext datasets`` is ir_datasets' command line
+with this package's datasets registered. Bad input ends with one line on stderr naming the file,
+line and problem, and exit status 2.
+
+Starting the command imports only ir_measures and this package's declarations; each subcommand
+module imports what it needs (numpy and pyarrow on evaluation, pandas only for other providers).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from irmeasures_ext.cli.common import EXIT_ERROR, PROG
+
+#: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
+COMMANDS = {'crosscheck': 'crosscheck', 'datasets': 'datasets'}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    name = COMMANDS.get(argv[0], 'evaluate') if argv else 'evaluate'
+    arguments = argv[1:] if argv and argv[0] in COMMANDS else argv
+    try:
+        return importlib.import_module(f'{__name__}.{name}').run(arguments)
+    except SystemExit as exit_:  # argparse (usage errors, --help) and ir_datasets' command line
+        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else EXIT_ERROR)
+    except BrokenPipeError:  # `irmeasures-ext ... | head`: stop quietly, as the Python docs advise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (ValueError, OSError) as error:  # IrMeasuresExtError is a ValueError
+        print(f'{PROG}: error: {error}', file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval for ERR)
+        print(f'{PROG}: error: {type(error).__name__}: {error}', file=sys.stderr)
+        return EXIT_ERROR

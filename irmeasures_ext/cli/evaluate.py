@@ -1,0 +1,73 @@
+"""``irmeasures-ext QRELS RUN [MEASURE...]``: evaluate a run, like the ``ir_measures`` command."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+
+import ir_measures
+
+from irmeasures_ext.cli.common import PROG, add_inputs, checked, load
+from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.plugin import provider as ext_provider
+from irmeasures_ext.suites import SUITES
+
+DEFAULT_PLACES = 4
+SUMMARY_QID = 'all'
+
+
+def run(argv: list[str]) -> int:
+    parser = _parser()
+    args = parser.parse_intermixed_args(argv)
+    if args.no_summary and not args.by_query:
+        parser.error('--no_summary (-n) only applies with --by_query (-q)')
+    if args.places < -1:
+        parser.error('--places must be >= 0, or -1 for all digits')
+    measures = parse_measures(args.measures) + [m for name in args.suite or [] for m in SUITES[name]]
+    measures = list(dict.fromkeys(measures))
+    if not measures:
+        parser.error('give at least one MEASURE or --suite NAME')
+    if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
+        print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
+    from irmeasures_ext.cli import output
+    from irmeasures_ext.engine.combined import evaluate
+    with contextlib.ExitStack() as stack:
+        qrels, run_input, files = load(args.qrels, args.run, stack)
+        results = checked(files, lambda: evaluate(measures, qrels, run_input, args.provider))
+    write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
+    write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    from irmeasures_ext import __version__
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description='Evaluate a TREC run, like the ir_measures command, with the measures of irmeasures_ext. '
+                    'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
+                    'with pytrec_eval; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
+                    'package\'s datasets (e.g. "irmeasures-ext datasets list").',
+        epilog='Files may be gzipped. Measures use ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" '
+               '"Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval names (map, ndcg_cut.10, P.5,10); several may '
+               'share one argument ("P@10 nDCG@10").')
+    add_inputs(parser)
+    parser.add_argument('measures', nargs='*', metavar='MEASURE', help='measures to compute')
+    parser.add_argument('--suite', action='append', choices=sorted(SUITES),
+                        help='add the measures of a benchmark suite (repeatable): '
+                             + '; '.join(f'{name}: {" ".join(map(str, ms))}' for name, ms in SUITES.items()))
+    parser.add_argument('--places', '-p', type=int, default=DEFAULT_PLACES,
+                        help=f'decimal places in tsv output (default {DEFAULT_PLACES}; -1: all)')
+    parser.add_argument('--by_query', '-q', action='store_true',
+                        help=f'one row per query and measure, then the summary rows (query id "{SUMMARY_QID}")')
+    parser.add_argument('--no_summary', '-n', action='store_true', help='with -q: leave out the summary rows')
+    parser.add_argument('--output_format', '-o', choices=['tsv', 'jsonl'], default='tsv')
+    parser.add_argument('--provider', metavar='NAME', choices=sorted(ir_measures.providers.registry),
+                        help='compute every measure with this ir_measures provider '
+                             f'({", ".join(sorted(ir_measures.providers.registry))}). Default: the '
+                             f'{ext_provider.NAME} provider for the measures it supports (the fast columnar path, '
+                             "with trec_eval's tie rule), ir_measures' DefaultPipeline for the others. Either way "
+                             f'the inputs are checked by {ext_provider.NAME} (duplicate docs, conflicting qrels, '
+                             'non-finite scores)')
+    parser.add_argument('--version', action='version', version=f'%(prog)s {__version__} '
+                                                               f'(ir_measures {ir_measures.__version__})')
+    return parser

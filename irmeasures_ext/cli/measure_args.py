@@ -1,0 +1,112 @@
+"""Measure arguments: ir_measures' syntax (``Q(beta=0.5)@10``), trec_eval names (``map``,
+``ndcg_cut.10``, ``P.5,10``), and several measures in one argument (``"P@10 nDCG@10"``).
+
+ir_measures' own parser reads what it can; ours only reads what it cannot: negative numbers,
+so that ``Q(beta=-1)`` reaches the measure's own check and its message names the parameter.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Iterable
+
+import ir_measures
+from ir_measures.measures import Measure
+
+from irmeasures_ext.cli.common import CliError
+from irmeasures_ext.errors import IrMeasuresExtError
+
+#: trec_eval names ir_measures can translate (for suggestions; any ``name.k`` form is tried too).
+TREC_NAMES = ['map', 'P', 'recall', 'ndcg', 'ndcg_cut', 'recip_rank', 'Rprec', 'success', 'num_rel', 'num_ret',
+              'num_rel_ret', 'bpref', 'map_cut', 'infAP', 'set_P', 'set_recall', 'set_F', 'iprec_at_recall']
+
+
+class MeasureSyntaxError(CliError):
+    """A measure argument is neither ir_measures' ``Name(param=value, ...)@cutoff`` nor a trec_eval name."""
+
+
+def parse_measures(texts: Iterable[str]) -> list[Measure]:
+    """Parses each argument as one measure or, failing that, as whitespace-separated measures."""
+    measures = []
+    for text in texts:
+        try:
+            measures.extend(parse_measure(text))
+        except MeasureSyntaxError:
+            if len(text.split()) < 2:
+                raise
+            for part in text.split():
+                measures.extend(parse_measure(part))
+    return measures
+
+
+def parse_measure(text: str) -> list[Measure]:
+    """The measure(s) one argument names, validated: one, or several for trec_eval's ``P.5,10``."""
+    text = text.strip()
+    try:
+        measures = [ir_measures.parse_measure(text)]
+    except NameError:  # a well-formed name ir_measures does not know: maybe trec_eval's (map, P_5)
+        measures = _trec_measures(text)
+    except IrMeasuresExtError as error:  # our measures' own parameter checks
+        raise CliError(f'bad measure {text!r}: {error}') from None
+    except ValueError:  # ir_measures cannot parse it: trec_eval's syntax, or a negative number
+        measures = _trec_measures(text, missing_ok=True) or [_parse_literals(text)]
+    for measure in measures:
+        _validate(measure, text)
+    return measures
+
+
+def _trec_measures(text: str, missing_ok: bool = False) -> list[Measure]:
+    try:
+        return ir_measures.parse_trec_measure(text)
+    except (ValueError, NameError, KeyError):
+        if missing_ok:
+            return []
+        name, _, cutoff = text.partition('@')
+        name = name.split('(')[0]
+        raise CliError(f'unknown measure {name!r}{_suggestion(name, cutoff)} (names are case-sensitive, e.g. '
+                       'nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)') from None
+
+
+def _suggestion(name: str, cutoff: str) -> str:
+    """``'; did you mean X?'`` for a misspelt or miscased name, or a trec_eval name used with ``@``."""
+    try:
+        equivalents = [str(m) + (f'@{cutoff}' if cutoff else '') for m in ir_measures.parse_trec_measure(name)]
+    except (ValueError, NameError, KeyError):
+        known = {candidate.lower(): candidate for candidate in [*TREC_NAMES, *ir_measures.measures.registry]}
+        matches = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
+        equivalents = [known[match] + (f'@{cutoff}' if cutoff else '') for match in matches]
+    return f'; did you mean {" or ".join(dict.fromkeys(equivalents))}?' if equivalents else ''
+
+
+def _parse_literals(text: str) -> Measure:
+    """``Name``, ``Name@k`` or ``Name(param=value, ...)@k`` where values are any Python literal."""
+    try:
+        node = ast.parse(text, mode='eval').body
+        params = {}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            params['@'] = ast.literal_eval(node.right)
+            node = node.left
+        if isinstance(node, ast.Call) and not node.args:
+            params.update((keyword.arg, ast.literal_eval(keyword.value)) for keyword in node.keywords)
+            node = node.func
+    except (SyntaxError, ValueError):  # literal_eval: ValueError for anything but a literal
+        node = None
+    if not isinstance(node, ast.Name):
+        raise MeasureSyntaxError(f'bad measure {text!r}: expected Name, Name@cutoff, Name(param=value, ...)@cutoff '
+                                 'or a trec_eval name')
+    if node.id not in ir_measures.measures.registry:
+        _trec_measures(node.id)  # raises "unknown measure" with suggestions
+    prototype = ir_measures.measures.registry[node.id]
+    if '@' in params:
+        params[prototype.AT_PARAM] = params.pop('@')
+    try:
+        return prototype(**params)
+    except (ValueError, TypeError) as error:
+        raise CliError(f'bad measure {text!r}: {error}') from None
+
+
+def _validate(measure: Measure, text: str) -> None:
+    try:
+        measure.validate_params()
+    except (ValueError, TypeError, AssertionError) as error:  # ir_measures' own checks assert
+        raise CliError(f'bad measure {text!r}: {error}') from None

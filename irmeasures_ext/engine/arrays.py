@@ -1,0 +1,60 @@
+"""Arrow columns as numpy arrays and back, built from and read from the Arrow buffers.
+
+Arrow's own ``to_numpy`` and ``pa.array`` (of an ndarray, and even of a list) import pandas on
+first use (about 0.2 s and 40 MB in a fresh process), which an evaluation does not otherwise need.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+
+def to_numpy(array: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A fixed-width or boolean Arrow array as numpy (nulls become -1)."""
+    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+    if len(chunks) == 1:
+        return _chunk_to_numpy(chunks[0])
+    return np.concatenate([np.empty(0, dtype=array.type.to_pandas_dtype())]
+                          + [_chunk_to_numpy(chunk) for chunk in chunks])
+
+
+def _chunk_to_numpy(chunk: pa.Array) -> np.ndarray:
+    n, offset = len(chunk), chunk.offset
+    if not n:
+        return np.empty(0, dtype=chunk.type.to_pandas_dtype())
+    validity, data = chunk.buffers()[:2]
+    if chunk.type == pa.bool_():
+        values = _bits(data, offset, n)
+    else:
+        dtype = np.dtype(chunk.type.to_pandas_dtype())
+        values = np.frombuffer(data, dtype, n, offset * dtype.itemsize)
+    if chunk.null_count:
+        values = values.copy()
+        values[~_bits(validity, offset, n)] = -1
+    return values
+
+
+def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
+    """An Arrow bitmap as a numpy bool array."""
+    return np.unpackbits(np.frombuffer(buffer, np.uint8), count=offset + n, bitorder='little')[offset:].view(np.bool_)
+
+
+def from_numpy(values: np.ndarray) -> pa.Array:
+    """A zero-copy Arrow array of a 1-d numpy integer or float array."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def bool_array(mask: np.ndarray) -> pa.Array:
+    """An Arrow boolean array of a 1-d numpy bool array (Arrow packs booleans into bits)."""
+    bits = np.packbits(np.ascontiguousarray(mask, dtype=bool), bitorder='little')
+    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
+
+
+def string_array(strings: list[str]) -> pa.Array:
+    """An Arrow string array of Python strings."""
+    encoded = [string.encode('utf-8') for string in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(item) for item in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
+                                                             pa.py_buffer(b''.join(encoded))])

@@ -1,0 +1,105 @@
+"""The evaluator behind the ``irmeasures_ext`` provider: converts the qrels once, then ranks each
+run once and runs every requested kernel on that ranking."""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from ir_measures import CalcResults, Metric, providers
+from ir_measures.measures import Measure
+from ir_measures.measures.base import MeanAgg, SumAgg
+
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.kernels import KERNELS
+from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.measures.rank_stats import MedianAgg
+from irmeasures_ext.readers.inputs import as_qrels_table, as_run_table
+
+
+class ExtEvaluator(providers.Evaluator):
+    """Holds the converted qrels; ranks each run once and runs every kernel on it.
+
+    Every (measure, qrels query) pair gets a value, so the base class's bookkeeping of missing
+    pairs (a Python set of all pairs) is skipped, and the query ids become Python strings only
+    when asked for (``qrel_qids``).
+    """
+
+    def __init__(self, measures: list[Measure], judgments: Judgments) -> None:  # (base __init__: see qrel_qids)
+        self.measures = measures
+        self.judgments = judgments
+        for measure in measures:
+            if (prepare := KERNELS[measure.NAME].prepare) is not None:
+                prepare(measure, judgments)
+
+    @functools.cached_property
+    def qrel_qids(self) -> list[str]:
+        """The qrels query ids, sorted (the order of every array of :meth:`values`)."""
+        return self.judgments.query_ids.to_pylist()
+
+    def values(self, run: Any) -> dict[Measure, np.ndarray]:
+        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids)."""
+        ranked = rank_run(as_run_table(run), self.judgments)
+        return {measure: KERNELS[measure.NAME].compute(measure, ranked) for measure in self.measures}
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        return self._iter_calc(run)
+
+    def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        for measure, values in self.values(run).items():
+            yield from map(Metric, self.qrel_qids, repeat(measure), values.tolist())
+
+    def calc_aggregate(self, run: Any) -> dict[Measure, float]:
+        return {measure: aggregate(measure, values) for measure, values in self.values(run).items()}
+
+    def calc(self, run: Any) -> CalcResults:
+        values = self.values(run)
+        metrics = [Metric(query_id, measure, value) for measure, column in values.items()
+                   for query_id, value in zip(self.qrel_qids, column.tolist(), strict=True)]
+        return CalcResults({measure: aggregate(measure, column) for measure, column in values.items()}, metrics)
+
+
+def evaluator(measures: list[Measure], qrels: Any) -> ExtEvaluator:
+    """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form."""
+    return ExtEvaluator(measures, Judgments(as_qrels_table(qrels)))
+
+
+def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any) -> tuple[ExtEvaluator, pa.Table]:
+    """The evaluator and the run as a table, the run read while the qrels are converted (for files,
+    Arrow's reader releases the GIL, so the two overlap)."""
+    with ThreadPoolExecutor(1) as pool:
+        run_table = pool.submit(as_run_table, run)
+        return evaluator(measures, qrels), run_table.result()
+
+
+def aggregate(measure: Measure, values: np.ndarray) -> float:
+    """The measure's aggregate of its per-query values, vectorised for ir_measures' mean and sum
+    aggregators and our median; any other aggregator is fed value by value."""
+    aggregator = measure.aggregator()
+    if type(aggregator) is MeanAgg:
+        return float(values.sum() / len(values)) if len(values) else aggregator.default
+    if type(aggregator) is SumAgg:
+        return values.sum().item()
+    if type(aggregator) is MedianAgg:
+        return median(values)
+    for value in values.tolist():
+        aggregator.add(value)
+    return aggregator.result()
+
+
+def median(values: np.ndarray) -> float:
+    """The median (the mean of the two middle values for an even count; NaN for none), by
+    partitioning: ``np.median`` imports numpy.ma on first use (about 10 ms)."""
+    n = len(values)
+    if not n:
+        return math.nan
+    middle = n // 2
+    ordered = np.partition(values, [middle - 1, middle] if n % 2 == 0 else [middle])
+    return float(ordered[middle]) if n % 2 else float((ordered[middle - 1] + ordered[middle]) / 2)
+
+

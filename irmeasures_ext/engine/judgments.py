@@ -1,0 +1,155 @@
+"""Qrels converted once per evaluator: query indices, labels, ideal lists and a lookup by (query, doc)."""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irmeasures_ext.engine.arrays import to_numpy
+from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
+from irmeasures_ext.engine.memory import keep_freed_memory
+from irmeasures_ext.engine.segments import segment_count, segment_cumsum
+from irmeasures_ext.errors import InputError
+
+#: Label given to retrieved documents that have no qrels entry (below every ``rel`` threshold).
+UNJUDGED = np.iinfo(np.int64).min
+
+GainFunction = Callable[[np.ndarray], np.ndarray]
+T = TypeVar('T')
+
+
+@dataclass(frozen=True)
+class IdealList:
+    """Per query, the given qrels gains sorted descending (the ideal ranking), concatenated."""
+
+    query: np.ndarray        # query index of each entry
+    rank: np.ndarray         # 1-based ideal rank of each entry
+    gain: np.ndarray         # gain of each entry (descending within a query)
+    cumulative: np.ndarray   # cumulative gain up to each entry
+    starts: np.ndarray       # offset of each query's first entry
+    counts: np.ndarray       # entries per query
+
+    def cumulative_at(self, query: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """cg*(r): ideal cumulative gain at rank r, staying at the total past the list's end.
+
+        Only valid for queries with at least one entry.
+        """
+        depth = np.minimum(rank, self.counts[query])
+        return self.cumulative[self.starts[query] + depth - 1]
+
+
+class Judgments:
+    """Qrels converted once: the evaluated query ids and every judged (query, doc, label)."""
+
+    def __init__(self, qrels: pa.Table) -> None:
+        keep_freed_memory()
+        self._cache: dict[Hashable, Any] = {}
+        if self._index(qrels):
+            self._index(_deduplicate_qrels(qrels))
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per ``key``: qrels-side values shared by measures and runs."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def _index(self, qrels: pa.Table) -> bool:
+        """Sets the attributes from ``qrels``; returns whether some (query, doc) hash repeats."""
+        self.query_ids: pa.Array = pc.unique(qrels['query_id']).sort()
+        self.n_queries = len(self.query_ids)
+        query = pc.index_in(qrels['query_id'], value_set=self.query_ids).cast(pa.int64())
+        self.query = to_numpy(query)
+        self.label = to_numpy(qrels['relevance'])
+        self._docs = DocIds.of(qrels['doc_id'])
+        # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
+        # faster than an argsort) and compared on the bits above. They are looked up through
+        # buckets of their top bits (about one key per bucket); the doc hashes' top bits index a
+        # membership filter (1/16 full) that dismisses most run rows with one lookup.
+        self._index_bits = np.uint64(max(1, (len(self.query) - 1).bit_length()))
+        packed = pair_keys(self.query, self._docs.hash) >> self._index_bits << self._index_bits
+        packed |= np.arange(len(packed), dtype=np.uint64)
+        packed.sort()
+        self._entry = (packed & ((np.uint64(1) << self._index_bits) - np.uint64(1))).view(np.int64)
+        self._sorted_keys = packed >> self._index_bits
+        bucket_bits = len(packed).bit_length()
+        self._bucket_shift = np.uint64(64 - bucket_bits)
+        self._bucket_size = np.bincount((packed >> self._bucket_shift).view(np.int64), minlength=1 << bucket_bits)
+        self._bucket_start = np.cumsum(self._bucket_size) - self._bucket_size
+        filter_bits = min(max(16, bucket_bits + 4), 28)
+        self._filter_shift = np.uint64(64 - filter_bits)
+        self._filter = np.zeros(1 << filter_bits, dtype=bool)
+        self._filter[self._filter_slots(self._docs)] = True
+        return bool(np.any(self._sorted_keys[1:] == self._sorted_keys[:-1]))
+
+    @functools.cached_property
+    def _by_label(self) -> np.ndarray:
+        """Entry order by query, then label descending."""
+        return np.lexsort((-self.label, self.query))
+
+    def n_relevant(self, rel: int) -> np.ndarray:
+        """R per query: judged docs with label >= rel."""
+        return self.cached(('R', rel), lambda: segment_count(self.label >= rel, self.query, self.n_queries))
+
+    def ideal(self, gain_of: GainFunction, keep: np.ndarray) -> IdealList:
+        """The ideal list of the judged docs selected by ``keep``, gains from ``gain_of(label)``.
+
+        Entries are taken in (query, label descending) order, which is already the ideal order
+        when gains grow with labels; other gain mappings are sorted again.
+        """
+        by_label = self._by_label[keep[self._by_label]]
+        query, gain = self.query[by_label], gain_of(self.label[by_label])
+        if np.any((gain[1:] > gain[:-1]) & (query[1:] == query[:-1])):
+            order = np.lexsort((-gain, query))
+            query, gain = query[order], gain[order]
+        starts = np.searchsorted(query, np.arange(self.n_queries))
+        counts = np.bincount(query, minlength=self.n_queries)
+        rank = np.arange(len(query)) - starts[query] + 1
+        return IdealList(query, rank, gain, segment_cumsum(gain, query, starts), starts, counts)
+
+    def maybe_judged(self, docs: DocIds) -> np.ndarray:
+        """Indices of the docs that may be judged (for some query); every judged one is included."""
+        return np.flatnonzero(self._filter[self._filter_slots(docs)])
+
+    def _filter_slots(self, docs: DocIds) -> np.ndarray:
+        # int64 indices: numpy gathers with them about twice as fast as with uint64 ones.
+        return (docs.hash >> self._filter_shift).view(np.int64)
+
+    def find(self, rows: np.ndarray, query: np.ndarray, docs: DocIds) -> tuple[np.ndarray, np.ndarray]:
+        """The judged ones among run ``rows`` (ascending, of query indices ``query``) and their
+        qrels entries, in row order; hash matches are confirmed on the doc ids."""
+        keys = pair_keys(query, docs.hash[rows])
+        bucket = (keys >> self._bucket_shift).view(np.int64)
+        keys >>= self._index_bits
+        first, size = self._bucket_start[bucket], self._bucket_size[bucket]
+        owners, positions = [], []
+        for depth in range(int(size.max(initial=0))):  # buckets hold about one key each
+            probe = np.flatnonzero(size > depth)
+            position = first[probe] + depth
+            hit = self._sorted_keys[position] == keys[probe]
+            owners.append(probe[hit])
+            positions.append(position[hit])
+        owner, position = (np.concatenate([np.empty(0, dtype=np.int64), *parts]) for parts in (owners, positions))
+        order = np.argsort(owner, kind='stable')  # back to row order
+        owner, entry = owner[order], self._entry[position[order]]
+        rows = rows[owner]
+        same = (query[owner] == self.query[entry]) & docs.equal(rows, self._docs, entry)
+        return rows[same], entry[same]
+
+
+def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
+    """Drops repeated identical qrels lines; raises InputError on conflicting labels."""
+    pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([('relevance', 'min'), ('relevance', 'max')])
+    if pairs.num_rows != qrels.num_rows:
+        conflicts = pairs.filter(pc.not_equal(pairs['relevance_min'], pairs['relevance_max']))
+        if conflicts.num_rows:
+            first = conflicts.slice(0, 1).to_pylist()[0]
+            raise InputError(f'qrels: conflicting labels for doc {first["doc_id"]!r} in query '
+                             f'{first["query_id"]!r} (labels {first["relevance_min"]} and '
+                             f'{first["relevance_max"]}); {conflicts.num_rows} such pair(s)')
+    return pa.table({'query_id': pairs['query_id'], 'doc_id': pairs['doc_id'],
+                     'relevance': pairs['relevance_min']})

@@ -1,0 +1,84 @@
+"""What the kernels share: the kernel registry and the gain and DCG helpers."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from ir_measures import measures as irm
+
+from irmeasures_ext.engine.judgments import IdealList, Judgments
+from irmeasures_ext.engine.ranking import RankedRun
+from irmeasures_ext.engine.segments import segment_sum
+from irmeasures_ext.measures.base import optional_param
+
+KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
+PrepareFunction = Callable[[irm.Measure, Judgments], Any]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """Computes one measure family for every query of a ranked run at once."""
+
+    compute: KernelFunction    # (measure, ranked run) -> one value per query
+    #: Computes the measure's qrels-side values (cached on the judgments, which ``compute`` then
+    #: reuses) when the evaluator is built, so once per qrels, and while a run file is read.
+    prepare: PrepareFunction | None = None
+
+
+#: Kernels by measure NAME; filled by the kernel modules on import.
+KERNELS: dict[str, Kernel] = {}
+
+
+def kernel(name: str, prepare: PrepareFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
+    """Registers the decorated function as the kernel of the measures called ``name``."""
+    def register(compute: KernelFunction) -> KernelFunction:
+        KERNELS[name] = Kernel(compute, prepare)
+        return compute
+    return register
+
+
+def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float] | None,
+                default: np.ndarray) -> np.ndarray:
+    """Gain per label: ``gains[label]`` if given, else ``default``; 0 where not ``relevant``."""
+    gain = np.where(relevant, default, 0.0).astype(np.float64)
+    for label, value in (gains or {}).items():
+        gain[relevant & (labels == label)] = value
+    return gain
+
+
+def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) -> np.ndarray:
+    """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
+    relevant = labels >= rel
+    return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
+
+
+def graded_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:
+    """NTCIREVAL's ideal list for ``measure``: the docs with label >= rel by :func:`graded_gain`."""
+    rel, gains = measure['rel'], optional_param(measure, 'gains')
+    return judgments.cached(('graded ideal', rel, gains_key(gains)), lambda: judgments.ideal(
+        lambda labels: graded_gain(labels, rel, gains), judgments.label >= rel))
+
+
+def discounted_gain(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutoff: int | None,
+                    discount: Callable[[np.ndarray], np.ndarray], n_queries: int) -> np.ndarray:
+    """Σ gain / discount(rank) over the rows ranked ``cutoff`` or better, per query (DCG@k)."""
+    if cutoff is not None:
+        top = rank <= cutoff
+        query, rank, gain = query[top], rank[top], gain[top]
+    return segment_sum(gain / discount(rank), query, n_queries)
+
+
+def ideal_dcg(measure: irm.Measure, judgments: Judgments, ideal: Callable[[], IdealList], cutoff: int | None,
+              discount: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The DCG@cutoff of the ideal list ``ideal()`` per query, computed once per measure and qrels."""
+    def compute() -> np.ndarray:
+        best = ideal()
+        return discounted_gain(best.query, best.rank, best.gain, cutoff, discount, judgments.n_queries)
+    return judgments.cached(('ideal DCG', measure), compute)
+
+
+def gains_key(gains: dict[int, float] | None) -> tuple | None:
+    """A hashable form of a gains mapping, for cache keys."""
+    return None if gains is None else tuple(sorted(gains.items()))

@@ -1,0 +1,291 @@
+"""A run ranked with trec_eval's tie rule against converted qrels (:class:`Judgments`).
+
+Each run is turned into a
+:class:`RankedRun`: the retrieved documents of each qrels query ranked by trec_eval's tie
+rule (score descending, then doc_id descending byte-wise), of which it keeps the judged ones,
+with their 1-based rank and qrels label, and the number of documents retrieved per query.
+Like trec_eval, which stores scores as 32-bit floats, scores are compared after rounding to
+float32, so the ranking is the one trec_eval and pytrec_eval evaluate. Kernels compute a
+measure for all queries at once with segment sums over these arrays.
+
+Ranking takes a few linear passes over the run and no sort on strings. The rows of each
+query are made contiguous (they already are in run files) and processed in blocks of whole
+queries. Doc_ids are hashed to 64-bit integers, read eight bytes at a time from the Arrow
+buffers: repeated docs show up as equal neighbours among sorted 32-bit (query, hash) keys,
+and judged docs are found through a membership filter and hash buckets of the qrels (hash
+matches are confirmed on the strings). A judged row's rank is its position among its query's
+rows in score order, which run files already follow (other blocks are sorted on integer
+(query, score) keys); only rows tied on score compare doc_ids. Blocks are independent and run
+on a small thread pool (numpy releases the GIL for most of the work).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irmeasures_ext.engine.arrays import from_numpy, to_numpy
+from irmeasures_ext.engine.doc_ids import DocIds
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.memory import keep_freed_memory
+from irmeasures_ext.engine.segments import segment_count, segment_cumsum, segment_sum
+from irmeasures_ext.errors import InputError
+
+#: Score ties are resolved by comparing doc_ids pairwise while that needs at most this many
+#: comparisons per run row of a block; beyond that, the block is sorted on (query, score, doc_id).
+TIE_PAIRS_PER_ROW = 4
+
+#: Rows per block (whole queries; a longer query makes a longer block): 1 MB per uint64 array.
+_BLOCK = 1 << 17
+#: Blocks ranked at once, at most (one per CPU up to this).
+_MAX_THREADS = 4
+
+
+@dataclass(frozen=True)
+class RankedRun:
+    """A run ranked with trec_eval's tie rule, restricted to the queries of the judgments.
+
+    Rows are the *judged* retrieved documents only: an unjudged document is relevant for no
+    ``rel`` and has no gain, so no measure needs its row; its rank still counts, and
+    ``n_retrieved`` holds every retrieved document.
+    """
+
+    judgments: Judgments
+    query: np.ndarray    # query index of each row; rows grouped by query, then ordered by rank
+    rank: np.ndarray     # 1-based rank within the query (among all retrieved documents)
+    label: np.ndarray    # qrels label
+    starts: np.ndarray   # offset of each query's first row
+    n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
+    depth: int           # the most documents any query of the run retrieved (run-only queries too)
+    _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def n_queries(self) -> int:
+        return self.judgments.n_queries
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Boolean per row: the document is judged with label >= rel."""
+        return self.label >= rel
+
+    def top(self, cutoff: int | None) -> RankedRun:
+        """The rows ranked ``cutoff`` or better (every row if ``cutoff`` is None)."""
+        if cutoff is None:
+            return self
+        keep = self.rank <= cutoff
+        query = self.query[keep]
+        return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
+                       starts=np.searchsorted(query, np.arange(self.n_queries)))
+
+    def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Sums ``values`` (optionally where ``mask``) per query."""
+        if mask is None:
+            return segment_sum(values, self.query, self.n_queries)
+        return segment_sum(values[mask], self.query[mask], self.n_queries)
+
+    def per_query_count(self, mask: np.ndarray) -> np.ndarray:
+        """Counts the rows where ``mask`` holds, per query."""
+        return segment_count(mask, self.query, self.n_queries)
+
+    def cumulative(self, values: np.ndarray) -> np.ndarray:
+        """Per-query cumulative sum of ``values`` down the ranking."""
+        return segment_cumsum(values, self.query, self.starts)
+
+    def first_relevant_rank(self, rel: int) -> np.ndarray:
+        """Rank of the first doc with label >= rel, per query; 0 if none (read-only, shared by measures)."""
+        if rel not in self._first_relevant:
+            first = np.zeros(self.n_queries, dtype=np.int64)
+            relevant = self.relevant(rel)
+            query, rank = self.query[relevant], self.rank[relevant]
+            leads = np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]  # rows are sorted by (query, rank)
+            first[query[leads]] = rank[leads]
+            first.flags.writeable = False
+            self._first_relevant[rel] = first
+        return self._first_relevant[rel]
+
+
+def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
+    """Validates ``run`` and ranks it against ``judgments`` (see module docstring)."""
+    keep_freed_memory()
+    _check_scores(run)
+    if not run.num_rows:
+        empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
+        return RankedRun(judgments, empty, empty, empty, zeros, zeros, 0)
+    order, sizes, group_query = _query_groups(run['query_id'], judgments)
+    grouped = run if order is None else run.take(from_numpy(order))
+    ends = np.cumsum(sizes)
+    cuts = np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right')
+    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (np.unique would import numpy.ma)
+    bounds = list(zip(cuts.tolist(), [*cuts[1:].tolist(), len(sizes)], strict=True))
+
+    def block(groups: tuple[int, int]) -> _RankedBlock:
+        first, last = groups
+        start = int(ends[first - 1]) if first else 0
+        return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
+                           group_query[first:last], judgments)
+
+    with ThreadPoolExecutor(min(len(bounds), os.cpu_count() or 1, _MAX_THREADS)) as pool:
+        blocks = list(pool.map(block, bounds))
+    if any(b.has_duplicate for b in blocks):
+        _find_duplicate_doc(run)
+    query, rank, label = (np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
+                          for name in ('query', 'rank', 'label'))
+    order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
+    query, rank, label = query[order], rank[order], label[order]
+    known = group_query >= 0
+    n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
+    return RankedRun(judgments, query, rank, label, np.searchsorted(query, np.arange(judgments.n_queries)),
+                     n_retrieved.astype(np.int64), int(sizes.max()))
+
+
+@dataclass(frozen=True)
+class _RankedBlock:
+    """The judged rows of a block of queries."""
+
+    has_duplicate: bool  # some doc hash repeats within a query (checked on the strings afterwards)
+    query: np.ndarray    # judged rows: qrels query index,
+    rank: np.ndarray     # rank,
+    label: np.ndarray    # and label
+
+
+def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments) -> _RankedBlock:
+    """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order)."""
+    row_group = np.repeat(np.arange(len(sizes)), sizes)
+    docs = DocIds.of(run['doc_id'])
+    has_duplicate = _has_repeated_doc(row_group, docs.hash)
+    rows = judgments.maybe_judged(docs)
+    query = group_query[row_group[rows]]
+    known = query >= 0
+    rows, entry = judgments.find(rows[known], query[known], docs)
+    rank = _ranks(_descending_score_keys(run['score']), row_group, np.cumsum(sizes) - sizes, docs, rows)
+    return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry])
+
+
+def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
+    """Whether two rows of a query group have the same doc hash (``row_group`` ascending).
+
+    Sorts 32-bit (group, top hash bits) keys, which is fast; the few rows whose short key
+    repeats by chance (about (rows / 2**16.5)**2) are compared again on 64-bit keys.
+    """
+    short = _group_keys(row_group, doc_hash, np.uint32)
+    ordered = np.sort(short)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return False
+    rows = np.flatnonzero(np.isin(short, repeated))
+    full = np.sort(_group_keys(row_group[rows], doc_hash[rows], np.uint64))
+    return bool(np.any(full[1:] == full[:-1]))
+
+
+def _group_keys(row_group: np.ndarray, doc_hash: np.ndarray, dtype: type[np.unsignedinteger]) -> np.ndarray:
+    """Keys of ``dtype`` holding the row's group in the top bits and the doc hash's top bits below."""
+    bits = np.dtype(dtype).itemsize * 8
+    group_bits = int(row_group[-1]).bit_length() if len(row_group) else 0
+    keys = (doc_hash >> np.uint64(64 - bits + group_bits)).astype(dtype)  # a shift by 64 gives 0 in numpy
+    keys |= row_group.astype(dtype) << dtype(bits - group_bits)
+    return keys
+
+
+def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, position) for every position of every range ``[lo[i], hi[i])``, owner = i."""
+    sizes = hi - lo
+    owner = np.repeat(np.arange(len(lo)), sizes)
+    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
+
+
+def _query_groups(query_ids: pa.ChunkedArray,
+                  judgments: Judgments) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Groups the rows by query: (row order making each query's rows contiguous, None if they
+    already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
+    changed = to_numpy(pc.not_equal(query_ids[1:], query_ids[:-1]))
+    starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
+    heads = query_ids.take(from_numpy(starts))
+    order = None
+    if pc.count_distinct(heads).as_py() == len(heads):
+        sizes = np.diff(starts, append=len(query_ids))
+    else:
+        heads = pc.unique(query_ids)
+        group = to_numpy(pc.index_in(query_ids, value_set=heads))
+        order, sizes = np.argsort(group, kind='stable'), np.bincount(group, minlength=len(heads))
+    return order, sizes, to_numpy(pc.index_in(heads, value_set=judgments.query_ids)).astype(np.int64)
+
+
+def _descending_score_keys(score: pa.ChunkedArray) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of the scores rounded to float32."""
+    bits = to_numpy(pc.cast(score, pa.float32(), safe=False)) + np.float32(0)  # also turns -0 into +0
+    bits = bits.view(np.uint32)
+    # Non-negative floats order like their bits and negative ones in reverse: flip the bits
+    # that make the order descending for both.
+    flip = bits >> np.uint32(31)
+    flip -= np.uint32(1)
+    flip >>= np.uint32(1)
+    bits ^= flip
+    return bits
+
+
+def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray, docs: DocIds,
+           rows: np.ndarray) -> np.ndarray:
+    """Rank of each of ``rows`` in its query group. ``score_key`` orders the scores (ascending key
+    = descending score), ``row_group`` gives each row's group (contiguous, ascending) and
+    ``group_start`` each group's first row; rows tied on score are ordered by doc_id descending."""
+    run_start = np.zeros(len(score_key), dtype=bool)  # first row of each run of equal (group, score), ranked
+    run_start[group_start] = True
+    if np.all((score_key[1:] >= score_key[:-1]) | run_start[1:]):  # run files list each query's docs by score
+        order, position = None, rows
+        run_start[1:] |= score_key[1:] != score_key[:-1]
+    else:
+        key = _group_score_keys(row_group, score_key)
+        order = np.argsort(key)
+        key = key[order]
+        run_start[1:] = key[1:] != key[:-1]
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order))
+        position = position[rows]
+    bounds = np.append(np.flatnonzero(run_start), len(score_key))
+    tie_run = np.searchsorted(bounds, position, 'right')
+    lo, hi = bounds[tie_run - 1], bounds[tie_run]
+    first = group_start[row_group[rows]]
+    tied = np.flatnonzero(hi - lo > 1)
+    if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
+        return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first)
+    rank = lo - first + 1
+    owner, others = _expand(lo[tied], hi[tied])  # each tied row against its whole tie run, itself included
+    if order is not None:
+        others = order[others]
+    rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))
+    return rank
+
+
+def _group_score_keys(row_group: np.ndarray, score_key: np.ndarray) -> np.ndarray:
+    """(group << 32 | score key) per row: ascending order ranks every group."""
+    keys = row_group.view(np.uint64) << np.uint64(32)
+    keys |= score_key
+    return keys
+
+
+def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """:func:`_ranks` by sorting the block on (key, doc_id descending), for blocks with many ties."""
+    order = to_numpy(pc.sort_indices(pa.table({'key': from_numpy(key), 'doc_id': doc_ids}),
+                                      sort_keys=[('key', 'ascending'), ('doc_id', 'descending')]))
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    return position[rows] - first + 1
+
+
+def _check_scores(run: pa.Table) -> None:
+    finite = pc.is_finite(run['score'])
+    if run.num_rows and not pc.all(finite).as_py():
+        bad = pc.index(finite, False).as_py()
+        raise InputError(f'run: score {run["score"][bad].as_py()} for doc {run["doc_id"][bad].as_py()!r} in '
+                         f'query {run["query_id"][bad].as_py()!r} is not a finite number')
+
+
+def _find_duplicate_doc(run: pa.Table) -> None:
+    pairs = run.group_by(['query_id', 'doc_id']).aggregate([([], 'count_all')])
+    if pairs.num_rows != run.num_rows:
+        repeated = pairs.filter(pc.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
+        raise InputError(f'run: duplicate doc {repeated["doc_id"]!r} in query {repeated["query_id"]!r} '
+                         f'({repeated["count_all"]} times); each doc may appear once per query')
