@@ -1,4 +1,10 @@
-"""Exceptions raised for bad input. All are ``ValueError`` subclasses."""
+"""Exceptions raised for bad input. All are ``ValueError`` subclasses.
+
+The checks that find a duplicate doc, conflicting qrels labels or a non-finite score run once,
+on the Arrow tables, whatever form the input came in; their errors carry the query and doc so
+that, for a file, the reader can find the line (:meth:`irmeasures_ext.readers.trec.TrecSource.locate`).
+"""
+from __future__ import annotations
 
 
 class IrMeasuresExtError(ValueError):
@@ -11,3 +17,23 @@ class MeasureParamError(IrMeasuresExtError):
 
 class InputError(IrMeasuresExtError):
     """A run or qrels is malformed (duplicate documents, conflicting labels, NaN scores, ...)."""
+
+
+class RowError(InputError):
+    """A problem with the row(s) of one (query, doc) pair; ``kind`` is 'run' or 'qrels'."""
+
+    def __init__(self, message: str, kind: str, query_id: str, doc_id: str) -> None:
+        super().__init__(f'{kind}: {message}')
+        self.kind, self.query_id, self.doc_id = kind, query_id, doc_id
+
+
+class DuplicateDocError(RowError):
+    """A doc appears twice in one query of a run."""
+
+
+class ConflictingLabelsError(RowError):
+    """A (query, doc) pair of the qrels has two different labels."""
+
+
+class NonFiniteScoreError(RowError):
+    """A score is NaN or infinite."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 
 import ir_measures
@@ -11,12 +10,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
-from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, checked, load
+from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, load
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.engine.combined import Results, evaluate
 from irmeasures_ext.engine.evaluator import aggregate
 from irmeasures_ext.plugin import provider as ext_provider
-from irmeasures_ext.readers.inputs import as_qrels_table, as_run_table
+from irmeasures_ext.readers.inputs import read_input
 
 TOLERANCE = 1e-9
 #: What ``crosscheck`` compares when no MEASURE is given: every measure both providers compute.
@@ -56,15 +55,13 @@ def run(argv: list[str]) -> int:
     unshared = [str(m) for m in measures if not (ext_provider.supports(m) and other.supports(m))]
     if unshared:
         raise CliError(f'not computed by both {ext_provider.NAME} and {reference}: {" ".join(unshared)}')
-    with contextlib.ExitStack() as stack:
-        qrels, run, files = load(args.qrels, args.run, stack)
-        qrels, run = checked(files, lambda: (as_qrels_table(qrels), as_run_table(run)))
-        ours, theirs = (checked(files, lambda name=name: per_query(evaluate(measures, qrels, run, name)))
-                        for name in (ext_provider.NAME, reference))
-    _fill_num_rel_of_absent_queries(measures, ours, theirs, run)
+    qrels, run = load(args.qrels, args.run)
+    qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
+    ours, theirs = (per_query(evaluate(measures, qrels, run, name)) for name in (ext_provider.NAME, reference))
+    _fill_num_rel_of_absent_queries(measures, ours, theirs, run.table)
     differ = _report_differences(measures, ours, theirs, reference)
     if args.explain_rr is not None:
-        _explain_rr(ir_measures.RR @ args.explain_rr, qrels, run)
+        _explain_rr(ir_measures.RR @ args.explain_rr, qrels.table, run.table)
     return EXIT_DIFFER if differ else 0
 
 

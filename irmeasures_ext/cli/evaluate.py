@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, add_inputs, checked, load
+from irmeasures_ext.cli.common import PROG, add_inputs, load
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
@@ -31,9 +30,8 @@ def run(argv: list[str]) -> int:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
-    with contextlib.ExitStack() as stack:
-        qrels, run_input, files = load(args.qrels, args.run, stack)
-        results = checked(files, lambda: evaluate(measures, qrels, run_input, args.provider))
+    qrels, run_input = load(args.qrels, args.run)
+    results = evaluate(measures, qrels, run_input, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0

@@ -16,7 +16,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext.engine.evaluator import aggregate, evaluator
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.plugin import provider as ext_provider
-from irmeasures_ext.readers.inputs import as_qrels_table, as_run_table
+from irmeasures_ext.readers.inputs import read_input
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,14 @@ def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None
         other = named_provider(provider, measures)
         ours = measures if other is ext_provider else []
     others = [m for m in measures if m not in ours]
-    qrels, run = as_qrels_table(qrels), as_run_table(run)
+    qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
     # Runs even without measures of ours: building and evaluating it checks both inputs.
     built = evaluator(ours, qrels)
     values = built.values(run)
     if others:
         position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
         theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in others}
-        for metric in other.evaluator(others, qrels.to_pandas()).iter_calc(run.to_pandas()):
+        for metric in other.evaluator(others, qrels.table.to_pandas()).iter_calc(run.table.to_pandas()):
             theirs[metric.measure][position[metric.query_id]] = metric.value
         values.update(theirs)
     return Results(built.judgments.query_ids, {measure: values[measure] for measure in measures})

@@ -10,7 +10,6 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
@@ -19,7 +18,7 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.measures.rank_stats import MedianAgg
-from irmeasures_ext.readers.inputs import as_qrels_table, as_run_table
+from irmeasures_ext.readers.inputs import Input, read_input
 
 
 class ExtEvaluator(providers.Evaluator):
@@ -44,7 +43,9 @@ class ExtEvaluator(providers.Evaluator):
 
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
         """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids)."""
-        ranked = rank_run(as_run_table(run), self.judgments)
+        run = read_input(run, 'run')
+        with run.located():
+            ranked = rank_run(run.table, self.judgments)
         return {measure: KERNELS[measure.NAME].compute(measure, ranked) for measure in self.measures}
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
@@ -66,15 +67,17 @@ class ExtEvaluator(providers.Evaluator):
 
 def evaluator(measures: list[Measure], qrels: Any) -> ExtEvaluator:
     """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form."""
-    return ExtEvaluator(measures, Judgments(as_qrels_table(qrels)))
+    qrels = read_input(qrels, 'qrels')
+    with qrels.located():
+        return ExtEvaluator(measures, Judgments(qrels.table))
 
 
-def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any) -> tuple[ExtEvaluator, pa.Table]:
-    """The evaluator and the run as a table, the run read while the qrels are converted (for files,
-    Arrow's reader releases the GIL, so the two overlap)."""
+def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any) -> tuple[ExtEvaluator, Input]:
+    """The evaluator and the run, read while the qrels are converted (for files, Arrow's reader
+    releases the GIL, so the two overlap)."""
     with ThreadPoolExecutor(1) as pool:
-        run_table = pool.submit(as_run_table, run)
-        return evaluator(measures, qrels), run_table.result()
+        read = pool.submit(read_input, run, 'run')
+        return evaluator(measures, qrels), read.result()
 
 
 def aggregate(measure: Measure, values: np.ndarray) -> float:

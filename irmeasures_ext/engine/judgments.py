@@ -14,7 +14,7 @@ from irmeasures_ext.engine.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.memory import keep_freed_memory
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import ConflictingLabelsError
 
 #: Label given to retrieved documents that have no qrels entry (below every ``rel`` threshold).
 UNJUDGED = np.iinfo(np.int64).min
@@ -148,8 +148,9 @@ def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
         conflicts = pairs.filter(pc.not_equal(pairs['relevance_min'], pairs['relevance_max']))
         if conflicts.num_rows:
             first = conflicts.slice(0, 1).to_pylist()[0]
-            raise InputError(f'qrels: conflicting labels for doc {first["doc_id"]!r} in query '
-                             f'{first["query_id"]!r} (labels {first["relevance_min"]} and '
-                             f'{first["relevance_max"]}); {conflicts.num_rows} such pair(s)')
+            raise ConflictingLabelsError(f'conflicting labels for doc {first["doc_id"]!r} in query '
+                                         f'{first["query_id"]!r} (labels {first["relevance_min"]} and '
+                                         f'{first["relevance_max"]}); {conflicts.num_rows} such pair(s)',
+                                         'qrels', first['query_id'], first['doc_id'])
     return pa.table({'query_id': pairs['query_id'], 'doc_id': pairs['doc_id'],
                      'relevance': pairs['relevance_min']})

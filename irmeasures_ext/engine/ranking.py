@@ -33,7 +33,7 @@ from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.memory import keep_freed_memory
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum, segment_sum
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
 
 #: Score ties are resolved by comparing doc_ids pairwise while that needs at most this many
 #: comparisons per run row of a block; beyond that, the block is sorted on (query, score, doc_id).
@@ -279,13 +279,15 @@ def _check_scores(run: pa.Table) -> None:
     finite = pc.is_finite(run['score'])
     if run.num_rows and not pc.all(finite).as_py():
         bad = pc.index(finite, False).as_py()
-        raise InputError(f'run: score {run["score"][bad].as_py()} for doc {run["doc_id"][bad].as_py()!r} in '
-                         f'query {run["query_id"][bad].as_py()!r} is not a finite number')
+        query_id, doc_id, score = (run[name][bad].as_py() for name in ('query_id', 'doc_id', 'score'))
+        raise NonFiniteScoreError(f'score {score} for doc {doc_id!r} in query {query_id!r} is not a finite number',
+                                  'run', query_id, doc_id)
 
 
 def _find_duplicate_doc(run: pa.Table) -> None:
     pairs = run.group_by(['query_id', 'doc_id']).aggregate([([], 'count_all')])
     if pairs.num_rows != run.num_rows:
         repeated = pairs.filter(pc.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
-        raise InputError(f'run: duplicate doc {repeated["doc_id"]!r} in query {repeated["query_id"]!r} '
-                         f'({repeated["count_all"]} times); each doc may appear once per query')
+        raise DuplicateDocError(f'duplicate doc {repeated["doc_id"]!r} in query {repeated["query_id"]!r} '
+                                f'({repeated["count_all"]} times); each doc may appear once per query',
+                                'run', repeated['query_id'], repeated['doc_id'])

@@ -3,18 +3,21 @@
 Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
 ``(query_id: string, doc_id: string, relevance: int64)``. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
-namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records) and TREC file paths.
+namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), TREC file paths and
+:class:`~irmeasures_ext.readers.trec.TrecSource` objects.
 """
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import InputError, RowError
 from irmeasures_ext.readers import trec
 from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
 
@@ -24,17 +27,44 @@ _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
 
 def as_run_table(run: Any) -> pa.Table:
     """Returns ``run`` as an Arrow table with :data:`RUN_SCHEMA`."""
-    return _as_table(run, RUN_SCHEMA, 'run')
+    return read_input(run, 'run').table
 
 
 def as_qrels_table(qrels: Any) -> pa.Table:
     """Returns ``qrels`` as an Arrow table with :data:`QRELS_SCHEMA`."""
-    return _as_table(qrels, QRELS_SCHEMA, 'qrels')
+    return read_input(qrels, 'qrels').table
+
+
+@dataclass(frozen=True)
+class Input:
+    """A run or qrels read into a table, and the TREC file it was read from (None for other forms)."""
+
+    table: pa.Table
+    source: trec.TrecSource | None
+
+    @contextlib.contextmanager
+    def located(self) -> Iterator[None]:
+        """Re-raises a check's RowError on the table naming the line(s) of the file it concerns."""
+        try:
+            yield
+        except RowError as error:
+            if self.source is None:
+                raise
+            raise self.source.locate(error) from None
+
+
+def read_input(data: Any, kind: str) -> Input:
+    """``data``, a run or qrels (``kind``) in any accepted form, read into a table."""
+    if isinstance(data, Input):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        data = trec.TrecSource(data)
+    if isinstance(data, trec.TrecSource):
+        return Input(data.read(trec.RUN if kind == 'run' else trec.QRELS), data)
+    return Input(_as_table(data, RUN_SCHEMA if kind == 'run' else QRELS_SCHEMA, kind), None)
 
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
-    if isinstance(data, (str, os.PathLike)):
-        return trec.read_run(data) if what == 'run' else trec.read_qrels(data)
     if isinstance(data, pa.Table):
         return _from_columns(data.column_names, data.column, schema, what)
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame

@@ -1,200 +1,330 @@
 """Reading TREC run and qrels files (plain or gzipped) into Arrow tables.
 
-The fast path reads with ``pyarrow.csv`` (fields separated by single spaces); files with
-other whitespace (tabs, aligned columns, trailing fields) are read as lines and split in
-Arrow. Whenever neither works (a malformed line, whitespace that only Python's
-``str.split`` knows) or the data need checking (non-finite scores), the file is parsed
-again line by line, which either succeeds or raises :class:`InputError` naming the file,
-the line number and the problem.
+One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
+
+- Lines end with ``\\n``, ``\\r\\n`` or ``\\r``; lines of only whitespace are skipped; a UTF-8 BOM
+  at the start of the file is ignored. Text must be UTF-8.
+- Fields are separated by runs of spaces, tabs, ``\\v`` and ``\\f`` (C's ``isspace``, as trec_eval
+  splits). Every other character, U+00A0 and U+3000 included, belongs to a field.
+- Run lines: ``qid Q0 docid rank score tag``, later fields ignored (as trec_eval); qrels lines:
+  ``qid iteration docid relevance``, exactly.
+- A score is a decimal number as ``strtod`` reads it (``[+-]digits[.digits][e[+-]digits]``, also
+  ``.5`` and ``5.``), or inf/nan, which are read and then refused as not finite. A relevance is
+  ``-?digits`` within int64. Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as
+  0, full-width or Arabic-Indic digits as 0) are refused: never a third value.
+
+The fast path is ``pyarrow.csv`` on single-space fields. A file in any other layout (tabs, runs
+of spaces, trailing fields, CR line ends) is normalised block by block in numpy to that layout and
+read by the same parser. The slow path only names the line of a problem: the file is read again
+line by line, streaming (:meth:`TrecSource.locate`). Standard input, pipes and other non-regular
+files are read once into memory, so that they can be read again.
 """
 from __future__ import annotations
 
 import gzip
-import math
-import os
+import io
+import re
+import stat
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NonFiniteScoreError, RowError
 from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
 
 _GZIP_MAGIC = b'\x1f\x8b'
-_RUN_COLUMNS = ['query_id', 'q0', 'doc_id', 'rank', 'score', 'tag']
-_QRELS_COLUMNS = ['query_id', 'iteration', 'doc_id', 'relevance']
-#: Characters that Python's ``str.split()`` treats as whitespace but Arrow's ASCII split does not.
-_PYTHON_ONLY_WHITESPACE = (r'[\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}'
-                           r'\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]')
+_BOM = b'\xef\xbb\xbf'
+#: Bytes read and normalised at once on the normalising path.
+_BLOCK = 1 << 23
+#: A score as pyarrow.csv reads float64 (a subset of what strtod reads; checked by the tests).
+SCORE = re.compile(rb'[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?'
+                   rb'|(?i:inf|infinity|nan(?:\([0-9A-Za-z_]*\))?))')
+#: A relevance label.
+LABEL = re.compile(rb'-?[0-9]+')
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_FIELD_SEPARATOR = re.compile(rb'[ \t\v\f]+')
+_BLANK = b' \t\v\f\r\n'
 
 
 class TrecFileError(InputError):
-    """A TREC file cannot be read; the message names the file and line."""
+    """A TREC file cannot be read, or holds a problem; the message names the file and line."""
 
 
-def read_run(path: str | os.PathLike) -> pa.Table:
-    """Reads a TREC run (``qid Q0 docid rank score tag``); fields after the sixth are ignored."""
-    table = _read_fast(path, _RUN_COLUMNS, 'score', pa.float64(), extra_fields=True)
-    if table is None or not pc.all(pc.is_finite(table['score'])).as_py():
-        table = _read_slow(path, 'run')
-    return table.select(['query_id', 'doc_id', 'score']).cast(RUN_SCHEMA)
+@dataclass(frozen=True)
+class Layout:
+    """The fields of one kind of TREC file."""
+
+    kind: str                  # 'run' or 'qrels'
+    fields: tuple[str, ...]
+    value: str                 # the value column: 'score' or 'relevance'
+    extra_fields: bool         # whether fields after the last are ignored
+    schema: pa.Schema
+
+    @property
+    def description(self) -> str:
+        return ' '.join(self.fields).replace('query_id', 'qid').replace('doc_id', 'docid')
 
 
-def read_qrels(path: str | os.PathLike) -> pa.Table:
-    """Reads TREC qrels (``qid iteration docid relevance``)."""
-    table = _read_fast(path, _QRELS_COLUMNS, 'relevance', pa.int64(), extra_fields=False)
-    if table is None:
-        table = _read_slow(path, 'qrels')
-    return table.select(['query_id', 'doc_id', 'relevance']).cast(QRELS_SCHEMA)
+RUN = Layout('run', ('query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag'), 'score', True, RUN_SCHEMA)
+QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relevance', False, QRELS_SCHEMA)
 
 
-def find_problem(path: str | os.PathLike, kind: str) -> None:
-    """Parses ``path`` line by line, also checking duplicates; raises TrecFileError at the first problem."""
-    _read_slow(path, kind, check_duplicates=True)
+def read_run(path: str | Path, name: str | None = None) -> pa.Table:
+    """Reads a TREC run (``qid Q0 docid rank score tag``) into ``(query_id, doc_id, score)``."""
+    return TrecSource(path, name).read(RUN)
 
 
-def _open_checked(path: str | os.PathLike) -> tuple[Path, bool]:
-    path = Path(path)
-    if not path.exists():
-        raise TrecFileError(f'{path}: no such file')
-    if path.is_dir():
-        raise TrecFileError(f'{path}: is a directory, expected a TREC file')
-    with open(path, 'rb') as handle:
-        head = handle.read(2)
-    if not head:
-        raise TrecFileError(f'{path}: file is empty')
-    return path, head == _GZIP_MAGIC
+def read_qrels(path: str | Path, name: str | None = None) -> pa.Table:
+    """Reads TREC qrels (``qid iteration docid relevance``) into ``(query_id, doc_id, relevance)``."""
+    return TrecSource(path, name).read(QRELS)
 
 
-def _read_fast(path: str | os.PathLike, names: list[str], value: str, value_type: pa.DataType,
-               extra_fields: bool) -> pa.Table | None:
-    """query_id, doc_id and ``value`` read with pyarrow; None if the file needs the line-by-line reader."""
-    path, gzipped = _open_checked(path)
-    # (The parser's scratch memory is left to the pool: releasing it after the qrels slowed the
-    # run file read in the other thread, for a few MB of peak RSS.)
-    return _read_spaced(path, gzipped, names, value, value_type) or _read_split(
-        path, gzipped, names, value, value_type, extra_fields)
+class TrecSource:
+    """A TREC file, read fast once and, for a problem, again to name its line.
 
-
-def _read_spaced(path: Path, gzipped: bool, names: list[str], value: str, value_type: pa.DataType) -> pa.Table | None:
-    """Fields separated by single spaces, read by pyarrow.csv."""
-    try:
-        with pa.input_stream(str(path), compression='gzip' if gzipped else None) as stream:
-            table = pacsv.read_csv(
-                stream,
-                read_options=pacsv.ReadOptions(column_names=names),
-                parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={'query_id': pa.string(), 'doc_id': pa.string(), value: value_type},
-                    include_columns=['query_id', 'doc_id', value],
-                    quoted_strings_can_be_null=False, strings_can_be_null=False))
-    except (pa.ArrowInvalid, OSError, EOFError):
-        return None
-    return table if table.num_rows else None
-
-
-def _read_split(path: Path, gzipped: bool, names: list[str], value: str, value_type: pa.DataType,
-                extra_fields: bool) -> pa.Table | None:
-    """Fields separated by any ASCII whitespace: whole lines read by pyarrow.csv, split in Arrow.
-
-    Lines need ``len(names)`` fields, or more if ``extra_fields`` (the rest is ignored); lines
-    of whitespace only are skipped, as ``str.split`` does. Lines holding the delimiter given
-    to the reader fail the read, which is right: ``str.split`` treats it as whitespace, like
-    the characters the regex rejects.
+    ``name`` is the file's name in messages (default: the path).
     """
-    try:
-        with pa.input_stream(str(path), compression='gzip' if gzipped else None) as stream:
-            lines = pacsv.read_csv(
-                stream, read_options=pacsv.ReadOptions(column_names=['line']),
-                parse_options=pacsv.ParseOptions(delimiter='\x1f', quote_char=False),
-                convert_options=pacsv.ConvertOptions(column_types={'line': pa.string()},
-                                                     strings_can_be_null=False))['line']
-        if pc.any(pc.match_substring_regex(lines, _PYTHON_ONLY_WHITESPACE)).as_py():
-            return None
-        lines = pc.ascii_trim_whitespace(lines)
-        nonblank = pc.cast(pc.binary_length(lines), pa.bool_())
-        fields = pc.ascii_split_whitespace(lines if pc.all(nonblank).as_py() else lines.filter(nonblank))
-        counts = pc.min_max(pc.list_value_length(fields)).as_py()
-        if not len(fields) or counts['min'] < len(names) or (counts['max'] > len(names) and not extra_fields):
-            return None
 
-        def field(name: str) -> pa.ChunkedArray:  # (pc.list_element would import pandas for its index)
-            index = names.index(name)
-            return pc.list_flatten(pc.list_slice(fields, index, index + 1))
-        return pa.table({'query_id': field('query_id'), 'doc_id': field('doc_id'),
-                         value: pc.cast(field(value), value_type)})
-    except (pa.ArrowInvalid, OSError, EOFError):
+    def __init__(self, path: str | Path, name: str | None = None) -> None:
+        self.path = Path(path)
+        self.name = str(path) if name is None else name
+        try:
+            mode = self.path.stat().st_mode
+        except FileNotFoundError:
+            raise TrecFileError(f'{self.name}: no such file') from None
+        except OSError as error:
+            raise TrecFileError(f'{self.name}: cannot read: {error.strerror}') from None
+        if stat.S_ISDIR(mode):
+            raise TrecFileError(f'{self.name}: is a directory, expected a TREC file')
+        #: The whole content of a file that cannot be read twice (standard input, a pipe), else None.
+        self._data: bytes | None = None
+        try:
+            if stat.S_ISREG(mode):
+                with open(self.path, 'rb') as handle:
+                    head = handle.read(2)
+            else:
+                with open(self.path, 'rb') as handle:
+                    self._data = handle.read()
+                head = self._data[:2]
+        except OSError as error:
+            raise TrecFileError(f'{self.name}: cannot read: {error.strerror or error}') from None
+        self._check_head(head)
+
+    @classmethod
+    def of_bytes(cls, data: bytes, name: str) -> TrecSource:
+        """The TREC file whose whole content is ``data`` (e.g. standard input, read once)."""
+        source = cls.__new__(cls)
+        source.path, source.name, source._data = Path(name), name, data
+        source._check_head(data[:2])
+        return source
+
+    def _check_head(self, head: bytes) -> None:
+        if not head:
+            raise TrecFileError(f'{self.name}: file is empty')
+        self._gzipped = head == _GZIP_MAGIC
+
+    def read(self, layout: Layout) -> pa.Table:
+        """The file's ``(query_id, doc_id, value)`` table; TrecFileError names the line of a problem."""
+        try:
+            with self._stream() as stream:
+                table = _parse(stream, layout)
+            if table is None:
+                table = self._read_normalised(layout)
+        except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
+            table = None
+        if table is None or not table.num_rows:
+            self._raise_unreadable(layout)
+        return table
+
+    def _stream(self) -> pa.NativeFile:
+        raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
+        return pa.CompressedInputStream(raw, 'gzip') if self._gzipped else raw
+
+    def _read_normalised(self, layout: Layout) -> pa.Table | None:
+        """Reads the file in blocks normalised to single-space fields; None if a block cannot be parsed."""
+        pieces = []
+        for block in self._blocks():
+            piece = _parse(pa.BufferReader(normalise(block, len(layout.fields) if layout.extra_fields else None)),
+                           layout)
+            if piece is None:
+                return None
+            pieces.append(piece)
+        return pa.concat_tables(pieces) if pieces else None
+
+    def _blocks(self) -> Iterator[bytes]:
+        """The file's bytes in blocks of whole lines (about ``_BLOCK`` bytes each), BOM removed."""
+        carry = b''
+        with self._stream() as stream:
+            while chunk := stream.read(_BLOCK):
+                data = carry + chunk if carry else chunk
+                cut = max(data.rfind(b'\n'), data.rfind(b'\r')) + 1
+                block, carry = data[:cut], data[cut:]
+                if block:
+                    yield block
+        if carry:
+            yield carry
+
+    # --- the slow path: naming the line of a problem ---------------------------------------------
+
+    def lines(self) -> Iterator[tuple[int, list[bytes]]]:
+        """``(line number, fields)`` of every non-blank line, read again from the start, streaming."""
+        with self._binary() as binary:
+            # latin-1 maps bytes one to one: universal newlines (\n, \r\n, \r) without decoding.
+            text = io.TextIOWrapper(binary, encoding='latin-1', newline=None)
+            line_no = 0
+            try:
+                for line_no, line in enumerate(text, start=1):
+                    raw = line.encode('latin-1')
+                    if line_no == 1 and raw.startswith(_BOM):
+                        raw = raw[len(_BOM):]
+                    fields = _FIELD_SEPARATOR.split(raw.strip(_BLANK))
+                    if fields != [b'']:
+                        yield line_no, fields
+            except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+                raise TrecFileError(f'{self.name}: corrupt or truncated gzip after line {line_no}: {error}') from None
+
+    def _binary(self) -> BinaryIO:
+        raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
+        return gzip.GzipFile(fileobj=raw) if self._gzipped else raw
+
+    def _raise_unreadable(self, layout: Layout) -> None:
+        """Raises TrecFileError for the first line the grammar refuses (or for a file of blank lines)."""
+        n_fields, found = len(layout.fields), False
+        for line_no, fields in self.lines():
+            found = True
+            if len(fields) < n_fields or (len(fields) > n_fields and not layout.extra_fields):
+                raise TrecFileError(f'{self.name}:{line_no}: expected {n_fields} fields ({layout.description}), '
+                                    f'got {len(fields)}')
+            for field in fields[:n_fields]:
+                try:
+                    field.decode('utf-8')
+                except UnicodeDecodeError as error:
+                    raise TrecFileError(f'{self.name}:{line_no}: not valid UTF-8 ({error.reason})') from None
+            value = fields[layout.fields.index(layout.value)]
+            if layout.kind == 'run' and not SCORE.fullmatch(value):
+                raise TrecFileError(f'{self.name}:{line_no}: score {_text(value)!r} is not a number')
+            if layout.kind == 'qrels' and not LABEL.fullmatch(value):
+                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not an integer')
+            if layout.kind == 'qrels' and not _INT64[0] <= int(value) <= _INT64[1]:
+                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is out of range '
+                                    f'({_INT64[0]} to {_INT64[1]})')
+        if not found:
+            raise TrecFileError(f'{self.name}: no {layout.kind} lines (file has only blank lines)')
+        raise TrecFileError(f'{self.name}: cannot be read as a TREC {layout.kind} file')
+
+    def locate(self, error: RowError) -> TrecFileError:
+        """The error of a check on the table, naming the line(s) of its query and doc in this file."""
+        query_id, doc_id = error.query_id.encode('utf-8'), error.doc_id.encode('utf-8')
+        doc_field = 2
+        layout = RUN if error.kind == 'run' else QRELS
+        value_field = layout.fields.index(layout.value)
+        first: tuple[int, bytes] | None = None
+        for line_no, fields in self.lines():
+            if fields[0] != query_id or fields[doc_field] != doc_id:
+                continue
+            where, value = f'{self.name}:{line_no}', _text(fields[value_field])
+            if isinstance(error, NonFiniteScoreError):
+                return TrecFileError(f'{where}: score {value!r} is not finite')
+            if first is None:
+                first = line_no, fields[value_field]
+            elif isinstance(error, DuplicateDocError):
+                return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
+                                     f'(first at line {first[0]})')
+            elif isinstance(error, ConflictingLabelsError) and int(fields[value_field]) != int(first[1]):
+                return TrecFileError(f'{where}: conflicting labels for doc {error.doc_id!r} in query '
+                                     f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
+        return TrecFileError(f'{self.name}: {error}')
+
+
+def _text(field: bytes) -> str:
+    return field.decode('utf-8', errors='replace')
+
+
+def _parse(stream: pa.NativeFile, layout: Layout) -> pa.Table | None:
+    """``(query_id, doc_id, value)`` of single-space fields, or None if the grammar does not hold.
+
+    Every field is read, so that an empty field (two spaces in a row) or a field holding a tab,
+    ``\v`` or ``\f`` (fields single spaces did not separate) sends the file to the normalising
+    path; checking the bytes costs about a tenth of the parse.
+    """
+    value_type = pa.float64() if layout.kind == 'run' else pa.string()
+    try:
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=list(layout.fields)),
+            parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={name: value_type if name == layout.value else pa.string() for name in layout.fields},
+                null_values=[], quoted_strings_can_be_null=False, strings_can_be_null=False))
+        for name in layout.fields:
+            if name != layout.value or layout.kind == 'qrels':
+                if table.num_rows and not pc.min(pc.binary_length(table[name])).as_py():
+                    return None
+                if not _bytes_within(table[name], _NOT_A_SEPARATOR):
+                    return None
+        if layout.kind == 'qrels':  # Arrow's integer cast also reads 0x1F: digits and '-' only
+            if not _bytes_within(table['relevance'], _DIGIT_OR_MINUS):
+                return None
+            table = table.set_column(layout.fields.index('relevance'), 'relevance',
+                                     pc.cast(table['relevance'], pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
+    return table.select(['query_id', 'doc_id', layout.value]).cast(layout.schema)
 
 
-def _read_slow(path: str | os.PathLike, kind: str, check_duplicates: bool = False) -> pa.Table:
-    path, gzipped = _open_checked(path)
-    n_fields = 6 if kind == 'run' else 4
-    query_ids, doc_ids, values = [], [], []
-    seen: dict[tuple[str, str], tuple[int, object]] = {}
-    for line_no, fields in _split_lines(path, gzipped):
-        if len(fields) < n_fields or (kind == 'qrels' and len(fields) > n_fields):
-            expected = 'qid Q0 docid rank score tag' if kind == 'run' else 'qid iteration docid relevance'
-            raise TrecFileError(f'{path}:{line_no}: expected {n_fields} fields ({expected}), got {len(fields)}')
-        query_id, doc_id = fields[0], fields[2]
-        value = _parse_score(fields[4], path, line_no) if kind == 'run' else _parse_label(fields[3], path, line_no)
-        if check_duplicates:
-            _check_repeat(seen, kind, query_id, doc_id, value, path, line_no)
-        query_ids.append(query_id)
-        doc_ids.append(doc_id)
-        values.append(value)
-    if not query_ids:
-        raise TrecFileError(f'{path}: no {kind} lines (file has only blank lines)')
-    schema = RUN_SCHEMA if kind == 'run' else QRELS_SCHEMA
-    return pa.Table.from_arrays([pa.array(query_ids, pa.string()), pa.array(doc_ids, pa.string()),
-                                 pa.array(values, schema.field(2).type)], schema=schema)
+def _bytes_within(column: pa.ChunkedArray, allowed: np.ndarray) -> bool:
+    """Whether every byte of every string in ``column`` is ``allowed`` (a bool per byte value)."""
+    for chunk in column.chunks:
+        if not len(chunk):
+            continue
+        offsets = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, chunk.offset * 4)
+        data = np.frombuffer(chunk.buffers()[2], np.uint8, int(offsets[-1] - offsets[0]), int(offsets[0]))
+        if not allowed[data].all():
+            return False
+    return True
 
 
-def _split_lines(path: Path, gzipped: bool) -> Iterator[tuple[int, list[str]]]:
-    opener = gzip.open if gzipped else open
-    line_no = 0
-    try:
-        with opener(path, 'rt', encoding='utf-8-sig', newline=None) as handle:
-            for line_no, line in enumerate(handle, start=1):
-                fields = line.split()
-                if fields:
-                    yield line_no, fields
-    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
-        raise TrecFileError(f'{path}: corrupt or truncated gzip after line {line_no}: {error}') from None
-    except UnicodeDecodeError as error:
-        raise TrecFileError(f'{path}:{line_no + 1}: not valid UTF-8 ({error.reason})') from None
+_NOT_A_SEPARATOR = np.ones(256, dtype=bool)
+_NOT_A_SEPARATOR[[0x09, 0x0B, 0x0C]] = False
+_DIGIT_OR_MINUS = np.zeros(256, dtype=bool)
+_DIGIT_OR_MINUS[list(b'0123456789-')] = True
 
 
-def _parse_score(text: str, path: Path, line_no: int) -> float:
-    try:
-        score = float(text)
-    except ValueError:
-        raise TrecFileError(f'{path}:{line_no}: score {text!r} is not a number') from None
-    if not math.isfinite(score):
-        raise TrecFileError(f'{path}:{line_no}: score {text!r} is not finite')
-    return score
+#: Per byte value: 1 for a field separator (space, tab, \v, \f), 2 for a line end (\n, \r).
+_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
+_BYTE_CLASS[[0x20, 0x09, 0x0B, 0x0C]] = 1
+_BYTE_CLASS[[0x0A, 0x0D]] = 2
 
 
-def _parse_label(text: str, path: Path, line_no: int) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise TrecFileError(f'{path}:{line_no}: relevance {text!r} is not an integer') from None
-
-
-def _check_repeat(seen: dict, kind: str, query_id: str, doc_id: str, value: object, path: Path,
-                  line_no: int) -> None:
-    key = (query_id, doc_id)
-    if key not in seen:
-        seen[key] = (line_no, value)
-        return
-    first_line, first_value = seen[key]
-    if kind == 'run':
-        raise TrecFileError(f'{path}:{line_no}: duplicate doc {doc_id!r} in query {query_id!r} '
-                            f'(first at line {first_line})')
-    if first_value != value:
-        raise TrecFileError(f'{path}:{line_no}: conflicting labels for doc {doc_id!r} in query {query_id!r}: '
-                            f'{value} here, {first_value} at line {first_line}')
+def normalise(block: bytes, max_fields: int | None) -> bytes:
+    """``block`` (whole lines) with single spaces between fields, ``\\n`` line ends, no blanks at either
+    end of a line, no BOM, and only the first ``max_fields`` fields of each line when given."""
+    if block.startswith(_BOM):
+        block = block[len(_BOM):]
+    data = np.frombuffer(block, np.uint8)
+    kind = _BYTE_CLASS[data]
+    separator, line_end = kind == 1, kind == 2
+    after_blank = np.empty(len(data), dtype=bool)  # a separator after a separator, a line end or the start
+    after_blank[:1] = True
+    np.logical_or(separator[:-1], line_end[:-1], out=after_blank[1:])
+    keep = ~(separator & after_blank)
+    data, separator, line_end = data[keep], separator[keep], line_end[keep]
+    before_end = np.empty(len(data), dtype=bool)  # the one separator left of a run, before a line end
+    before_end[-1:] = True
+    before_end[:-1] = line_end[1:]
+    keep = ~(separator & before_end)
+    data, separator, line_end = data[keep], separator[keep], line_end[keep]
+    data[separator] = 0x20
+    data[line_end] = 0x0A
+    if max_fields is not None:
+        count = np.cumsum(separator)
+        field = count - np.maximum.accumulate(np.where(line_end, count, 0))
+        data = data[field < max_fields]
+    return data.tobytes()

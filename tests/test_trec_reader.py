@@ -1,0 +1,176 @@
+"""The TREC reader: one grammar on every path (fast, normalised, line by line), trec_eval's layout rules."""
+import gzip
+import io
+import os
+import re
+import threading
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irmeasures_ext.readers import trec
+from irmeasures_ext.readers.trec import TrecFileError, TrecSource, normalise, read_qrels, read_run
+
+NUMBER_ALPHABET = '0123456789+-.eEinfatyINFATY()_x ١１'
+
+
+def arrow_reads(text: str, value_type: pa.DataType) -> object:
+    """What pyarrow.csv itself makes of one field as ``value_type`` (None if it refuses it)."""
+    try:
+        table = pacsv.read_csv(io.BytesIO(text.encode() + b'\n'), read_options=pacsv.ReadOptions(column_names=['v']),
+                               parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
+                               convert_options=pacsv.ConvertOptions(column_types={'v': value_type}, null_values=[],
+                                                                    strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return table['v'][0].as_py() if table.num_rows == 1 else None
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(NUMBER_ALPHABET, min_size=1, max_size=8).filter(lambda t: ' ' not in t))
+def test_score_grammar_is_exactly_what_arrow_reads(text):
+    """The line-by-line reader refuses exactly the scores the fast path refuses (one grammar)."""
+    accepted = trec.SCORE.fullmatch(text.encode()) is not None
+    assert accepted == (arrow_reads(text, pa.float64()) is not None), text
+    if accepted and text.strip('+-').lower()[:1] in '0123456789.':
+        assert arrow_reads(text, pa.float64()) == float(text)  # the decimal value strtod reads too
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text('0123456789+-x ١', min_size=1, max_size=22).filter(lambda t: ' ' not in t))
+def test_label_grammar_is_decimal_digits_within_int64(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp('labels') / 'qrels'
+    path.write_text(f'q 0 d {text}\n', encoding='utf-8')
+    expected = int(text) if re.fullmatch('-?[0-9]+', text) and -2 ** 63 <= int(text) < 2 ** 63 else None
+    if expected is None:
+        with pytest.raises(TrecFileError, match=rf'{path}:1: relevance .* (is not an integer|is out of range)'):
+            read_qrels(path)
+    else:
+        assert read_qrels(path)['relevance'].to_pylist() == [expected]
+
+
+def reference_fields(text: str) -> list[list[str]]:
+    """Fields of each non-blank line: lines end at \\n, \\r\\n or \\r; fields split on [ \\t\\v\\f]+."""
+    text = text.removeprefix('\ufeff')
+    return [fields for line in re.split(r'\r\n|\r|\n', text) if (fields := re.split(r'[ \t\v\f]+', line.strip(
+        ' \t\v\f')))[0]]
+
+
+ID_CHARACTERS = 'abQ019_-.\u00a0\u3000\x1c\x85é'
+SEPARATORS = [' ', '  ', '\t', ' \t ', '\x0b', '\x0c']
+LINE_ENDS = ['\n', '\r\n', '\r']
+
+
+@st.composite
+def run_files(draw) -> tuple[str, list[tuple[str, str, float]]]:
+    """A run file in a random layout, and the (query, doc, score) of its lines."""
+    rows, lines = [], []
+    for _ in range(draw(st.integers(1, 8))):
+        query_id = draw(st.text(ID_CHARACTERS, min_size=1, max_size=4))
+        doc_id = draw(st.text(ID_CHARACTERS, min_size=1, max_size=6))
+        score = draw(st.sampled_from([0.5, -2.0, 1e-07, 12.664297, 3.0]))
+        fields = [query_id, 'Q0', doc_id, '1', repr(score), 'tag'] + draw(st.lists(st.sampled_from(['x', 'extra']),
+                                                                                   max_size=2))
+        separators = [draw(st.sampled_from(SEPARATORS)) for _ in fields[1:]]
+        line = ''.join(field + separator for field, separator in zip(fields, separators + [''], strict=True))
+        lines.append(draw(st.sampled_from(['', ' ', '\t'])) + line + draw(st.sampled_from(['', ' ', '\t'])))
+        rows.append((query_id, doc_id, score))
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(['', '  ', '\t'])))  # a blank line
+    ends = [draw(st.sampled_from(LINE_ENDS)) for _ in lines]
+    text = draw(st.sampled_from(['', '\ufeff'])) + ''.join(line + end for line, end in zip(lines, ends, strict=True))
+    return text, rows
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(run_files(), st.booleans())
+def test_every_layout_reads_as_the_reference_split(tmp_path, data, gzipped):
+    text, rows = data
+    path = tmp_path / ('run.gz' if gzipped else 'run')
+    raw = text.encode('utf-8')
+    path.write_bytes(gzip.compress(raw) if gzipped else raw)
+    expected = [(fields[0], fields[2], float(fields[4])) for fields in reference_fields(text)]
+    assert expected == rows  # the generator and the reference agree on what the lines hold
+    table = read_run(path)
+    assert list(zip(*(table[name].to_pylist() for name in ('query_id', 'doc_id', 'score')), strict=True)) == rows
+
+
+def test_fields_split_on_ascii_blanks_only(tmp_path):
+    """U+00A0, U+3000 and \\x1c are part of a doc id on every path, with or without a tab in the file."""
+    doc = 'a\u00a0b\u3000c\x1cd'
+    single = tmp_path / 'single'
+    single.write_text(f'q1 Q0 {doc} 1 9 t\nq1 Q0 c 2 5 t\n', encoding='utf-8')
+    tabbed = tmp_path / 'tabbed'
+    tabbed.write_text(f'q1 Q0 {doc} 1 9 t\nq1\tQ0 c 2 5 t\n', encoding='utf-8')
+    assert read_run(single)['doc_id'].to_pylist() == read_run(tabbed)['doc_id'].to_pylist() == [doc, 'c']
+
+
+def test_a_line_of_blanks_is_skipped_not_a_query(tmp_path):
+    path = tmp_path / 'qrels'
+    path.write_text('q1 0 d1 1\n   \n\t\nq2 0 d2 0\n', encoding='utf-8')
+    assert read_qrels(path)['query_id'].to_pylist() == ['q1', 'q2']
+
+
+def test_two_spaces_make_an_empty_field_which_is_refused(tmp_path):
+    path = tmp_path / 'qrels'
+    path.write_text('q1 0 d1 1\nq1 0  1\n', encoding='utf-8')
+    with pytest.raises(TrecFileError, match=f'{path}:2: expected 4 fields'):
+        read_qrels(path)
+
+
+def test_normalise_keeps_the_first_fields_of_each_line():
+    # \r\n makes two line ends (and an empty line, skipped by the parser).
+    assert normalise(b'\xef\xbb\xbf a\t\tb  c d e f g h\r\n\x0b\n x y\r', 6) == b'a b c d e f\n\n\nx y\n'
+    assert normalise(b'a b c d e\n', None) == b'a b c d e\n'
+
+
+@pytest.mark.parametrize('line, problem', [
+    (b'q1 0 d1 1_0', "relevance '1_0' is not an integer"),
+    (b'q1 0 d1 0x1F', "relevance '0x1F' is not an integer"),
+    (b'q1 0 d1 +1', "relevance '+1' is not an integer"),
+    ('q1 0 d1 \uff11'.encode(), "relevance '\uff11' is not an integer"),
+    (b'q1 0 d1 9223372036854775808', "relevance '9223372036854775808' is out of range (-9223372036854775808 to "
+                                     '9223372036854775807)'),
+    (b'q1 0 d\xff 1', 'not valid UTF-8 (invalid start byte)'),
+])
+def test_bad_qrels_lines_name_file_and_line(tmp_path, line, problem):
+    path = tmp_path / 'qrels'
+    path.write_bytes(b'q0 0 d0 1\n' * 3 + line + b'\n')
+    with pytest.raises(TrecFileError) as error:
+        read_qrels(path)
+    assert str(error.value) == f'{path}:4: {problem}'
+
+
+def test_utf8_error_names_its_own_line_far_into_the_file(tmp_path):
+    path = tmp_path / 'run'
+    path.write_bytes(b''.join(b'q Q0 d%d 1 1 t\n' % i for i in range(3999)) + b'q Q0 \xff 1 1 t\n')
+    with pytest.raises(TrecFileError, match=f'{path}:4000: not valid UTF-8'):
+        read_run(path)
+
+
+def test_a_pipe_is_read_once(tmp_path):
+    """A FIFO can be read only once: the reader keeps its bytes, also to name a problem's line."""
+    fifo = tmp_path / 'fifo'
+    os.mkfifo(fifo)
+
+    def feed(text: bytes) -> threading.Thread:
+        thread = threading.Thread(target=lambda: fifo.write_bytes(text))
+        thread.start()
+        return thread
+
+    writer = feed(b'q1 Q0 d1 1 2 t\nq1\tQ0 d2 2 1 t\n')
+    assert read_run(fifo)['doc_id'].to_pylist() == ['d1', 'd2']
+    writer.join()
+    writer = feed(b'q1 Q0 d1 1 2 t\nq1 Q0 d2 2 x t\n')
+    with pytest.raises(TrecFileError, match=f"{fifo}:2: score 'x' is not a number"):
+        read_run(fifo)
+    writer.join()
+
+
+def test_source_of_bytes_names_itself():
+    source = TrecSource.of_bytes(b'q1 Q0 d1 1 nope t\n', '<stdin>')
+    with pytest.raises(TrecFileError, match="<stdin>:1: score 'nope' is not a number"):
+        source.read(trec.RUN)
