@@ -13,7 +13,11 @@ loader so that, once the module has run, the finder removes itself and imports
 ir_datasets is imported). Start-up
 cost: this module needs only ``os`` and ``sys``, which ``site`` has already loaded.
 
-Set the environment variable ``IRMEASURES_EXT_NO_AUTOLOAD=1`` to turn the hook off.
+Set the environment variable ``IRMEASURES_EXT_NO_AUTOLOAD`` to ``1`` (or ``true``, ``yes``, ``on``;
+any case) to turn the hook off; any other value (``0``, ``false``, empty) leaves it on.
+
+This module imports nothing of irmeasures_ext (the package is loaded by name, :data:`PACKAGE`), so
+the package can use :func:`call_after_import` without an import circle.
 
 The same finder class also serves :func:`call_after_import`, with which irmeasures_ext registers
 its datasets once ir_datasets is imported, so that evaluating alone does not import ir_datasets.
@@ -29,9 +33,13 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
-#: Top-level modules whose import loads irmeasures_ext.
+#: The package the hook loads.
+PACKAGE = 'irmeasures_ext'
+#: Top-level modules whose import loads it.
 TRIGGERS = frozenset({'ir_measures', 'ir_datasets'})
 DISABLE_VARIABLE = 'IRMEASURES_EXT_NO_AUTOLOAD'
+#: Values of DISABLE_VARIABLE that turn the hook off (compared in lower case).
+DISABLE_VALUES = frozenset({'1', 'true', 'yes', 'on'})
 
 
 class AutoloadFinder:
@@ -90,12 +98,17 @@ class _ActAfter:
 
 
 def _import_extension() -> None:
-    import irmeasures_ext  # noqa: F401  (registers everything on import)
+    __import__(PACKAGE)  # registers everything on import
+
+
+def disabled() -> bool:
+    """Whether the environment turns the hook off (see the module docstring)."""
+    return os.environ.get(DISABLE_VARIABLE, '').strip().lower() in DISABLE_VALUES
 
 
 def install() -> None:
     """Puts the autoload :class:`AutoloadFinder` at the front of ``sys.meta_path`` (once; never if disabled)."""
-    if os.environ.get(DISABLE_VARIABLE) or any(_is_autoload_finder(f) for f in sys.meta_path):
+    if disabled() or any(_is_autoload_finder(f) for f in sys.meta_path):
         return
     sys.meta_path.insert(0, AutoloadFinder(TRIGGERS, _import_extension, 'loading irmeasures_ext', autoload=True))
 

@@ -23,3 +23,24 @@ def test_call_after_import_runs_once_and_never_breaks_the_import(tmp_path, monke
     assert calls == ['ok', 'now']
     for name in ('late_module_ok', 'late_module_broken'):
         sys.modules.pop(name)
+
+
+@pytest.mark.parametrize('value, off', [('1', True), ('True', True), (' yes ', True), ('ON', True),
+                                        ('0', False), ('false', False), ('', False), ('no', False)])
+def test_switch_values(monkeypatch, value, off):
+    from irmeasures_ext import autoload
+    monkeypatch.setenv(autoload.DISABLE_VARIABLE, value)
+    assert autoload.disabled() is off
+
+
+def test_autoload_imports_nothing_of_the_package():
+    """The hook module is a leaf (no import circle): it loads the package by name, never imports it."""
+    import ast
+    from pathlib import Path
+
+    from irmeasures_ext import autoload
+    tree = ast.parse(Path(autoload.__file__).read_text(encoding='utf-8'))
+    modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert modules and not [name for name in modules if name.startswith('irmeasures_ext')]
+    assert autoload.PACKAGE == 'irmeasures_ext'

@@ -167,10 +167,12 @@ def test_importing_us_first_works(venv):
     assert out.strip() == 'nDCG_Z1@5'
 
 
-def test_switch_off(venv):
+@pytest.mark.parametrize('value, loaded', [('1', False), ('TRUE', False), ('yes', False), ('on', False),
+                                            ('0', True), ('false', True), ('', True), ('off', True)])
+def test_switch_off(venv, value, loaded):
     out = venv.run('-c', 'import sys, ir_measures; print("irmeasures_ext" in sys.modules)',
-                   IRMEASURES_EXT_NO_AUTOLOAD='1')
-    assert out.strip() == 'False'
+                   IRMEASURES_EXT_NO_AUTOLOAD=value)
+    assert out.strip() == str(loaded)
 
 
 def test_editable_install_and_uninstall(tmp_path, dependencies):
