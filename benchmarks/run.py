@@ -4,8 +4,8 @@
 
 Generates the seeded synthetic data on first use (benchmarks/data/, see datagen.py), then
 measures every tool ``--repeat`` times, interleaved (one round runs each tool once, in a
-rotating order), each measurement in a fresh Python process, so that peak RSS
-(``ru_maxrss`` of that child, from ``os.wait4``) belongs to one tool. Each child reports the
+rotating order), each measurement in a fresh Python process with bytecode caching on as for
+users, so that peak RSS (from GNU time, see common.run_measured) belongs to one tool. Each child reports the
 wall time of its timed section (after interpreter start-up and imports); the parent also
 records the child's whole-process wall time. Writes benchmarks/results/<size>-<date>.json
 and .md with medians, ratios and the machine description (with the tools in the name when
@@ -17,18 +17,17 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RESULTS_DIR = HERE / 'results'
+sys.path.insert(0, str(HERE))
+from common import RESULTS_DIR, child_environment, machine, results_stem, run_measured  # noqa: E402
+
 SIZES = ('1m', '5m', '7m')
 
 #: Our command-equivalent: the QuoteR suite, Q@1000 and the four trec_eval measures.
@@ -44,6 +43,7 @@ TOOLS = {
     'ours': 'irmeasures_ext provider, file paths: QuoteR suite + Q@1000 + nDCG@5 RR@100 R@100 AP',
     'cli': '`python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP` '
            '(whole process)',
+    'ir_measures_cli': "the plain `ir_measures QRELS RUN 'nDCG@5 RR@100 R@100 AP'` command (hook off; whole process)",
     'default': 'ir_measures.calc_aggregate([nDCG@5, RR@100, R@100, AP], read_trec_qrels, read_trec_run)',
     'pytrec_eval': 'pytrec_eval direct: dicts built from the files + map, ndcg_cut.5, recall.100, '
                    'recip_rank',
@@ -68,6 +68,7 @@ def _ours_prepare(qrels: str, run: str) -> tuple:
     import ir_measures
 
     import irmeasures_ext  # noqa: F401  (registers the provider and measures)
+    import irmeasures_ext.engine.evaluator  # noqa: F401  (the engine, which the provider loads on first use)
     measures = [ir_measures.parse_measure(text) for text in OURS_MEASURES]
     return ir_measures.providers.registry['irmeasures_ext'], measures, qrels, run
 
@@ -160,24 +161,21 @@ CHILDREN: dict[str, tuple[Callable[[str, str], tuple], Callable[[tuple], dict]]]
 
 def _measure(tool: str, qrels: Path, run: Path) -> dict:
     """Runs ``tool`` in a fresh process; its timed seconds, whole-process seconds, peak RSS and values."""
+    env = child_environment()
     if tool == 'cli':
         command = [sys.executable, '-m', 'irmeasures_ext', str(qrels), str(run), '--suite', 'quoter',
                    'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
+    elif tool == 'ir_measures_cli':
+        command = [sys.executable, '-m', 'ir_measures', str(qrels), str(run), ' '.join(DEFAULT_MEASURES)]
+        env['IRMEASURES_EXT_NO_AUTOLOAD'] = '1'
     else:
         command = [sys.executable, str(Path(__file__).resolve()), '--child', tool, str(qrels), str(run)]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=err, cwd=HERE.parent)
-        _, status, usage = os.wait4(child.pid, 0)  # the child's own rusage: its peak RSS alone
-        process_seconds = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as out:
+        process_seconds, peak_rss_mb = run_measured(command, env, stdout=out)
         out.seek(0)
-        err.seek(0)
-        output, errors = out.read().decode(), err.read().decode()
-    if child.returncode:
-        raise RuntimeError(f'{tool} failed ({child.returncode}): {errors[-2000:]}')
-    result = {'tool': tool, 'process_seconds': process_seconds, 'peak_rss_mb': usage.ru_maxrss / 1024}
-    if tool == 'cli':
+        output = out.read().decode()
+    result = {'tool': tool, 'process_seconds': process_seconds, 'peak_rss_mb': peak_rss_mb}
+    if tool in ('cli', 'ir_measures_cli'):
         result.update(seconds=None, values=_cli_values(output))
     else:
         result.update(json.loads(output.strip().splitlines()[-1]))
@@ -193,35 +191,10 @@ def _cli_values(output: str) -> dict[str, float]:
     return values
 
 
-def _machine() -> dict:
-    def version(name: str) -> str:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return 'not installed'
-    return {
-        'cpu_count': os.cpu_count(), 'cpu': _cpu_model(), 'platform': platform.platform(),
-        'python': platform.python_version(),
-        'packages': {name: version(name) for name in ('irmeasures_ext', 'ir_measures', 'pytrec_eval-terrier',
-                                                      'numpy', 'pyarrow', 'pandas')},
-    }
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path('/proc/cpuinfo').read_text().splitlines():
-            if line.startswith('model name'):
-                return line.split(':', 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or 'unknown'
-
-
 def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
     """Measures every tool ``repeat`` times (interleaved) on one data size."""
     from datagen import SHAPES, paths
     qrels, run = paths(size)
-    tools = [t for t in tools if t != 'cli' or (HERE.parent / 'irmeasures_ext' / 'cli.py').exists()]
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     load_before = os.getloadavg()
     for round_no in range(repeat):
@@ -238,7 +211,7 @@ def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
         'data': {'queries': shape.n_queries, 'run_lines': sum(1 for _ in open(run, 'rb')),
                  'qrels_lines': sum(1 for _ in open(qrels, 'rb')), 'run': str(run.relative_to(HERE.parent)),
                  'qrels': str(qrels.relative_to(HERE.parent))},
-        'machine': _machine(), 'load_average_before': load_before, 'load_average_after': os.getloadavg(),
+        'machine': machine(), 'load_average_before': load_before, 'load_average_after': os.getloadavg(),
         'tools': {tool: TOOLS[tool] for tool in tools}, 'runs': runs,
         'summary': _summary(runs),
     }
@@ -266,7 +239,8 @@ def _agreement(runs: dict[str, list[dict]]) -> list[str]:
     """Differences between tools' values on the measures they share (first run of each)."""
     values = {tool: r[0]['values'] for tool, r in runs.items() if r}
     pairs = [('ours', 'pytrec_eval', ['AP', 'nDCG@5', 'R@100', 'RR']), ('ours', 'default', DEFAULT_MEASURES),
-             ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES)]
+             ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES),
+             ('default', 'ir_measures_cli', DEFAULT_MEASURES)]
     lines = []
     for left, right, measures in pairs:
         if left in values and right in values:
@@ -324,6 +298,15 @@ def _targets(s: dict) -> list[str]:
         fastest = ours['seconds_range'][0] / floor['seconds_range'][0]
         check('≤ 2× the pyarrow read floor', ours['time_vs_floor'] <= 2,
               f"{ours['time_vs_floor']:.2f}× on medians; fastest run vs fastest run {fastest:.2f}×")
+    cli, plain = s.get('cli'), s.get('ir_measures_cli')
+    if cli and plain:
+        speedup = plain['process_seconds'] / cli['process_seconds']
+        check('whole command ≥ 8× faster than the plain ir_measures command', speedup >= 8, f'{speedup:.1f}×')
+        rss = cli['peak_rss_mb'] / plain['peak_rss_mb']
+        check('whole command ≤ 0.5× its peak RSS', rss <= 0.5, f'{rss:.2f}×')
+    if cli and floor:
+        ratio = cli['process_seconds'] / floor['process_seconds']
+        check('whole command ≤ 1.6× the whole-process pyarrow read', ratio <= 1.6, f'{ratio:.2f}×')
     if frame_ours and frame_pytrec and frame_ours['seconds']:
         speedup = frame_pytrec['seconds'] / frame_ours['seconds']
         check('DataFrame run through ir_measures: ≥ 3× faster than the pytrec_eval provider', speedup >= 3,
@@ -333,12 +316,7 @@ def _targets(s: dict) -> list[str]:
 
 def _results_stem(size: str, tools: list[str]) -> Path:
     """results/<size>-<date>[-<tools>], numbered so that earlier results are never overwritten."""
-    name = f'{size}-{datetime.date.today().isoformat()}' + ('' if set(tools) == set(TOOLS) else '-' + '+'.join(tools))
-    stem, number = RESULTS_DIR / name, 1
-    while stem.with_suffix('.json').exists() or stem.with_suffix('.md').exists():
-        number += 1
-        stem = RESULTS_DIR / f'{name}-{number}'
-    return stem
+    return results_stem(size + ('' if set(tools) == set(TOOLS) else '-' + '+'.join(tools)))
 
 
 def main(argv: list[str] | None = None) -> int:

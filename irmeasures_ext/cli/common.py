@@ -18,6 +18,17 @@ class CliError(IrMeasuresExtError):
     """A problem with the command line's arguments (not with the data)."""
 
 
+def use_system_allocator() -> None:
+    """Makes Arrow allocate with the C library's malloc in this (command line) process.
+
+    Arrow's default mimalloc pool keeps freed memory per thread: reading a 1M-line run file
+    peaks about 35 MB higher with it, for no measurable gain in time. A library must not change
+    the pool of its users' processes, so only the command does this.
+    """
+    import pyarrow as pa
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def add_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
     parser.add_argument('run', metavar='RUN', help=f'TREC run file ("{STDIN}": read it from standard input)')

@@ -6,7 +6,7 @@ import sys
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, add_inputs, load
+from irmeasures_ext.cli.common import PROG, add_inputs, load, use_system_allocator
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
@@ -28,6 +28,7 @@ def run(argv: list[str]) -> int:
         parser.error('give at least one MEASURE or --suite NAME')
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
+    use_system_allocator()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args.qrels, args.run)

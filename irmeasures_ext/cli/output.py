@@ -3,13 +3,15 @@
 ``all``) last.
 
 Per-query tsv rows are assembled in Arrow, not line by line in Python: a run of a million
-queries prints millions of rows. Values are formatted to fixed decimals from their rounded
-scaled integers, exactly as ``format`` does; the few it cannot do exactly (near a rounding tie,
-very large, negative or not finite) are formatted by ``format`` itself.
+queries prints millions of rows. Values get exactly the digits ``format`` gives them (see
+:func:`fixed`).
 """
 from __future__ import annotations
 
+import functools
 import json
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TextIO
 
 import numpy as np
@@ -20,8 +22,13 @@ from irmeasures_ext.engine.arrays import bool_array, from_numpy, string_array
 from irmeasures_ext.engine.combined import Results
 
 SUMMARY_QID = 'all'
-#: Scaled values below this (2**31) carry their fraction to within 2**-22, far finer than _TIE_MARGIN.
-_EXACT_LIMIT = float(1 << 31)
+#: Queries whose rows are assembled at once (bounds the memory of ``-q``, and its strings below 2 GB).
+_QUERIES_PER_WRITE = 1 << 16
+#: Chunks of rows assembled at once, while the previous ones are written.
+_THREADS = 2
+#: Rounded scaled values with a string in the table (with 4 places: values below 104.8576). Below
+#: 2**31, scaled values carry their fraction to within 2**-22, far finer than _TIE_MARGIN.
+_TABLE_SIZE = 1 << 20
 #: Scaled values whose fraction is this close to .5 are formatted by ``format`` (round half even).
 _TIE_MARGIN = 1e-6
 
@@ -30,50 +37,69 @@ def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summar
     """Writes tsv rows; ``places`` decimals (-1: Python's shortest repr)."""
     spec = '' if places == -1 else f'.{places}f'
     if by_query:
-        names = [str(measure) for measure in results.values]
-        values = [fixed(v, places) if places >= 0 else string_array([format(x, spec) for x in v.tolist()])
-                  for v in results.values.values()]
-        rows = [pc.binary_join_element_wise(pc.binary_join_element_wise(results.query_ids, name, formatted, '\t'),
-                                            '\n', '') for name, formatted in zip(names, values, strict=True)]
-        _write_interleaved(out, rows, len(results.query_ids))
+        out.flush()
+        with ThreadPoolExecutor(_THREADS) as pool:  # Arrow's string kernels release the GIL
+            pending: deque[Future] = deque()
+            for start in range(0, len(results.query_ids), _QUERIES_PER_WRITE):
+                pending.append(pool.submit(_query_lines, results, places, slice(start, start + _QUERIES_PER_WRITE)))
+                if len(pending) > _THREADS:
+                    out.buffer.write(pending.popleft().result())
+            while pending:
+                out.buffer.write(pending.popleft().result())
+        out.buffer.flush()
     if summary:
         prefix = f'{SUMMARY_QID}\t' if by_query else ''
         out.write(''.join(f'{prefix}{measure}\t{format(value, spec)}\n' for measure, value in
                           results.aggregates().items()))
 
 
-def _write_interleaved(out: TextIO, rows: list[pa.Array], n_queries: int) -> None:
-    """Writes row ``q`` of every array in turn, for each query ``q`` (one line per query and measure)."""
-    if not rows or not n_queries:
-        return
-    order = (np.arange(n_queries)[:, None] + np.arange(len(rows))[None, :] * n_queries).ravel()
-    lines = pa.chunked_array(rows).combine_chunks().take(from_numpy(order)).cast(pa.large_string())
-    offsets = np.frombuffer(lines.buffers()[1], np.int64, len(lines) + 1, lines.offset * 8)
-    data = lines.buffers()[2]
-    out.flush()
-    out.buffer.write(memoryview(data)[int(offsets[0]):int(offsets[-1])])
-    out.buffer.flush()
+def _query_lines(results: Results, places: int, queries: slice) -> memoryview:
+    """The rows of some queries: for each, one line per measure."""
+    query_ids = results.query_ids[queries]
+    pieces = []
+    for measure, values in results.values.items():
+        values = values[queries]
+        formatted = fixed(values, places) if places >= 0 else string_array([format(v) for v in values.tolist()])
+        pieces += [query_ids, f'\t{measure}\t', formatted, '\n']
+    lines = pc.binary_join_element_wise(*pieces, '')  # per query: its lines, one per measure
+    offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)
+    return memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
 
 
 def fixed(values: np.ndarray, places: int) -> pa.Array:
-    """``format(value, f'.{places}f')`` of each value, as an Arrow string array."""
+    """``format(value, f'.{places}f')`` of each value, as an Arrow string array.
+
+    The rounded scaled value (``round(value * 10**places)``) of most values picks the string from a
+    table of every such string up to ``_TABLE_SIZE``: one gather, where formatting each value costs
+    five string passes (or a Python call). The rest are formatted by ``format`` itself: values near
+    a rounding tie (where the scaled product's rounding could differ from ``format``'s exact
+    decimal rounding), negative, not finite or beyond the table.
+    """
     values = np.asarray(values, dtype=np.float64)
-    scaled = values * 10.0 ** places
-    rounded = np.rint(scaled)
-    with np.errstate(invalid='ignore'):
-        exact = (scaled >= 0) & (scaled < _EXACT_LIMIT) & (np.abs(np.abs(scaled - rounded) - 0.5) > _TIE_MARGIN)
+    with np.errstate(invalid='ignore', over='ignore'):  # inf, nan and huge values are left to format
+        scaled = values * 10.0 ** places
+        rounded = np.rint(scaled)
+        exact = (scaled >= 0) & (rounded < _TABLE_SIZE) & (np.abs(np.abs(scaled - rounded) - 0.5) > _TIE_MARGIN)
         exact &= ~np.signbit(values)
-    digits = pc.cast(from_numpy(np.where(exact, rounded, 0).astype(np.int64)), pa.string())
-    if places:
-        padded = pc.utf8_lpad(digits, places + 1, '0')
-        digits = pc.binary_join_element_wise(pc.utf8_slice_codeunits(padded, 0, -places),
-                                             pc.utf8_slice_codeunits(padded, -places), '.')
+    index = np.where(exact, rounded, 0).astype(np.int64)
+    strings = _fixed_table(places).take(from_numpy(index))
     inexact = np.flatnonzero(~exact)
     if not len(inexact):
-        return digits
+        return strings
     spec = f'.{places}f'
     replacement = string_array([format(value, spec) for value in values[inexact].tolist()])
-    return pc.replace_with_mask(digits, bool_array(~exact), replacement)
+    return pc.replace_with_mask(strings, bool_array(~exact), replacement)
+
+
+@functools.cache
+def _fixed_table(places: int) -> pa.Array:
+    """The strings of i / 10**places with ``places`` decimals, for i from 0 to ``_TABLE_SIZE - 1``."""
+    digits = pc.cast(from_numpy(np.arange(_TABLE_SIZE, dtype=np.int64)), pa.string())
+    if not places:
+        return digits
+    padded = pc.utf8_lpad(digits, places + 1, '0')
+    return pc.binary_join_element_wise(pc.utf8_slice_codeunits(padded, 0, -places),
+                                       pc.utf8_slice_codeunits(padded, -places), '.')
 
 
 def write_jsonl(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:

@@ -13,10 +13,9 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.engine.evaluator import aggregate, evaluator
+from irmeasures_ext.engine.evaluator import aggregate, evaluator_and_run
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.plugin import provider as ext_provider
-from irmeasures_ext.readers.inputs import read_input
 
 
 @dataclass(frozen=True)
@@ -49,14 +48,13 @@ def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None
         other = named_provider(provider, measures)
         ours = measures if other is ext_provider else []
     others = [m for m in measures if m not in ours]
-    qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
     # Runs even without measures of ours: building and evaluating it checks both inputs.
-    built = evaluator(ours, qrels)
+    built, run = evaluator_and_run(ours, qrels, run)
     values = built.values(run)
     if others:
         position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
         theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in others}
-        for metric in other.evaluator(others, qrels.table.to_pandas()).iter_calc(run.table.to_pandas()):
+        for metric in other.evaluator(others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
             theirs[metric.measure][position[metric.query_id]] = metric.value
         values.update(theirs)
     return Results(built.judgments.query_ids, {measure: values[measure] for measure in measures})

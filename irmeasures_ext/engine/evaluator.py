@@ -10,6 +10,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
@@ -29,9 +30,11 @@ class ExtEvaluator(providers.Evaluator):
     when asked for (``qrel_qids``).
     """
 
-    def __init__(self, measures: list[Measure], judgments: Judgments) -> None:  # (base __init__: see qrel_qids)
+    def __init__(self, measures: list[Measure], judgments: Judgments, qrels: pa.Table) -> None:
+        # (no base __init__: see qrel_qids)
         self.measures = measures
         self.judgments = judgments
+        self.qrels = qrels  # the qrels as read, for other providers evaluating beside this one
         for measure in measures:
             if (prepare := KERNELS[measure.NAME].prepare) is not None:
                 prepare(measure, judgments)
@@ -69,7 +72,7 @@ def evaluator(measures: list[Measure], qrels: Any) -> ExtEvaluator:
     """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form."""
     qrels = read_input(qrels, 'qrels')
     with qrels.located():
-        return ExtEvaluator(measures, Judgments(qrels.table))
+        return ExtEvaluator(measures, Judgments(qrels.table), qrels.table)
 
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any) -> tuple[ExtEvaluator, Input]:

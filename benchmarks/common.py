@@ -1,0 +1,82 @@
+"""What the benchmark scripts share: the machine description and where results go."""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS_DIR = HERE / 'results'
+
+
+def machine() -> dict:
+    """CPUs, Python, platform and the versions of the packages measured."""
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return 'not installed'
+    return {
+        'cpu_count': os.cpu_count(), 'cpu': _cpu_model(), 'platform': platform.platform(),
+        'python': platform.python_version(),
+        'packages': {name: version(name) for name in ('irmeasures_ext', 'ir_measures', 'pytrec_eval-terrier',
+                                                      'numpy', 'pyarrow', 'pandas')},
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.startswith('model name'):
+                return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or 'unknown'
+
+
+def results_stem(name: str) -> Path:
+    """results/<name>-<date>, numbered so that earlier results are never overwritten."""
+    RESULTS_DIR.mkdir(exist_ok=True)
+    base = f'{name}-{datetime.date.today().isoformat()}'
+    stem, number = RESULTS_DIR / base, 1
+    while stem.with_suffix('.json').exists() or stem.with_suffix('.md').exists():
+        number += 1
+        stem = RESULTS_DIR / f'{base}-{number}'
+    return stem
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment of a measured child: as a user's, with bytecode caching on (this workspace sets
+    PYTHONDONTWRITEBYTECODE, which would make every child compile every module from source)."""
+    env = {key: value for key, value in os.environ.items() if key != 'PYTHONDONTWRITEBYTECODE'}
+    env.update(extra)
+    return env
+
+
+def run_measured(command: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNULL) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one fresh process; raises RuntimeError if it fails.
+
+    The peak RSS comes from GNU time (``/usr/bin/time -f %M``) when installed: a child forked from
+    this (larger) benchmark process would otherwise report at least this process's own size.
+    Without GNU time, ``os.wait4``'s figure is used: an upper bound for small processes.
+    """
+    gnu_time = shutil.which('time', path='/usr/bin')
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen([gnu_time, '-f', '%M', *command] if gnu_time else command, env=env,
+                                 stdout=stdout, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        err.seek(0)
+        errors = err.read().decode(errors='replace')
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(f'{command} failed: {errors[-2000:]}')
+    peak_mb = int(errors.split()[-1]) / 1024 if gnu_time else usage.ru_maxrss / 1024
+    return seconds, peak_mb
