@@ -60,8 +60,10 @@ def child_environment(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_measured(command: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNULL) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one fresh process; raises RuntimeError if it fails.
+def run_measured(command: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNULL,
+                 expected_status: int = 0) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one fresh process; raises RuntimeError if it exits otherwise than
+    with ``expected_status``.
 
     The peak RSS comes from GNU time (``/usr/bin/time -f %M``) when installed: a child forked from
     this (larger) benchmark process would otherwise report at least this process's own size.
@@ -76,7 +78,7 @@ def run_measured(command: list[str], env: dict[str, str], stdout: Any = subproce
         seconds = time.perf_counter() - start
         err.seek(0)
         errors = err.read().decode(errors='replace')
-    if os.waitstatus_to_exitcode(status):
+    if os.waitstatus_to_exitcode(status) != expected_status:
         raise RuntimeError(f'{command} failed: {errors[-2000:]}')
     peak_mb = int(errors.split()[-1]) / 1024 if gnu_time else usage.ru_maxrss / 1024
     return seconds, peak_mb

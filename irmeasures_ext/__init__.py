@@ -13,7 +13,13 @@ kernel module per measure family), ``readers/`` turns TREC files and every other
 Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers.
 """
 from irmeasures_ext import suites
-from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
+from irmeasures_ext.errors import (
+           InputError,
+           IrMeasuresExtError,
+           IrMeasuresExtWarning,
+           MeasureParamError,
+           NoOverlapWarning,
+)
 from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
 from irmeasures_ext.measures.nerr import nERR
@@ -27,4 +33,5 @@ __version__ = '0.1.0'
 register()
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED', 'IrMeasuresExtError',
-           'InputError', 'MeasureParamError', 'provider', 'register', 'suites', '__version__']
+           'InputError', 'MeasureParamError', 'IrMeasuresExtWarning', 'NoOverlapWarning', 'provider', 'register',
+           'suites', '__version__']

@@ -37,3 +37,12 @@ class ConflictingLabelsError(RowError):
 
 class NonFiniteScoreError(RowError):
     """A score is NaN or infinite."""
+
+
+class IrMeasuresExtWarning(UserWarning):
+    """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""
+
+
+class NoOverlapWarning(IrMeasuresExtWarning):
+    """The run retrieves nothing for any query of the qrels: every measure takes its value for an
+    unanswered query (usually a sign of mismatched query ids)."""

@@ -15,6 +15,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext import autoload
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures import PROVIDER_SPECS
+from irmeasures_ext.measures.base import check_measure
 
 
 class IrMeasuresExtProvider(providers.Provider):
@@ -44,7 +45,7 @@ class IrMeasuresExtProvider(providers.Provider):
     def _checked(self, measures: Iterable[Measure]) -> list[Measure]:
         measures = list(measures)
         for measure in measures:
-            measure.validate_params()
+            check_measure(measure)
             if not self.supports(measure):
                 raise MeasureParamError(f'provider {self.NAME} does not support measure {measure}')
         return measures

@@ -244,10 +244,15 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
              'trec_eval names such as map or ndcg_cut.10 work too)'),
     ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
     ('nDCG_Z1', "bad measure 'nDCG_Z1': nDCG_Z1: parameter 'cutoff' is required, e.g. nDCG_Z1@10"),
-    ('nDCG_Z1@0', "bad measure 'nDCG_Z1@0': nDCG_Z1: cutoff must be a positive integer, got 0"),
+    ('nDCG_Z1@0', "bad measure 'nDCG_Z1@0': nDCG_Z1: cutoff must be an integer from 1 to 9223372036854775807, got 0"),
     ('Q(gains={1: -2})@5', "bad measure 'Q(gains={1: -2})@5': Q: gain for label 1 must be a finite number >= 0, "
                            'got -2'),
-    ('P(color=1)@5', "bad measure 'P(color=1)@5': unsupported params found: ['color']"),
+    ('P(color=1)@5', "bad measure 'P(color=1)@5': P: unknown parameter(s) ['color']; supported: ['cutoff', "
+                     "'judged_only', 'rel']"),
+    ('RR(rel=2.5)', "bad measure 'RR(rel=2.5)': RR: rel must be an integer from 0 to 9223372036854775807, got 2.5"),
+    ('P(rel=-1)@3', "bad measure 'P(rel=-1)@3': P: rel must be an integer from 0 to 9223372036854775807, got -1"),
+    ('RR@100000000000000000000', "bad measure 'RR@100000000000000000000': RR: cutoff must be an integer from 1 to "
+                                 '9223372036854775807, got 100000000000000000000'),
     ('RR(', "bad measure 'RR(': expected Name, Name@cutoff, Name(param=value, ...)@cutoff or a trec_eval name"),
 ])
 def test_bad_measures(capsys, files, measure, message):

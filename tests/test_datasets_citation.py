@@ -168,8 +168,17 @@ def test_missing_files_raise_the_manual_placement_error(home, dataset_id, source
 ])
 def test_malformed_files_are_input_errors(acl, file_name, content, message):
     (acl / file_name).write_text(content)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=message) as raised:
         list(ir_datasets.load('citation-rec/acl-200/test').queries_iter())
+    assert len(str(raised.value).splitlines()) == 1  # one line, naming the file (and the position)
+
+
+def test_truncated_json_names_file_and_byte(acl):
+    (acl / 'test.json').write_text('[{"context_id": "C25", "positive_ids": ["P15"]}, {"context_id": "C2')
+    with pytest.raises(InputError) as raised:
+        list(ir_datasets.load('citation-rec/acl-200/test').qrels_iter())
+    assert str(raised.value).startswith(f"{acl / 'test.json'}: invalid JSON after record 0, near byte ")
+    assert len(str(raised.value).splitlines()) == 1
 
 
 def test_malformed_papers_are_input_errors(acl):

@@ -16,8 +16,8 @@ QRELS = {'q1': {'a': 1, 'b': 2}}
     ('Q(gains={1:"x"})', 'gain for label 1'),
     ('Q(gains=5)', 'gains must be a dict'),
     ('Q(patience=2)', "unknown parameter(s) ['patience']"),
-    ('Q@0', 'cutoff must be a positive integer'),
-    ('nDCG_Z1(rel=1.5)@5', 'rel must be an integer'),
+    ('Q@0', 'cutoff must be an integer from 1 to'),
+    ('nDCG_Z1(rel=1.5)@5', 'rel must be an integer from 1 to'),
 ])
 def test_invalid_params_fail_when_the_measure_is_built(text, message):
     with pytest.raises(MeasureParamError, match=message.replace('(', r'\(').replace(')', r'\)').replace('[', r'\[')):

@@ -13,6 +13,10 @@ from strategies import qrels_and_run
 
 from irmeasures_ext import Q
 
+# Generated data often has no query in common between qrels and run: that warning is expected here.
+pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+
+
 CUTOFFS = [1, 3, 5, 10, 100]
 GAINS = {0: 0, 1: 1, 2: 5, 3: 9}
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 
 from irmeasures_ext.cli.common import EXIT_ERROR, PROG
+from irmeasures_ext.errors import IrMeasuresExtWarning
 
 #: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
 COMMANDS = {'crosscheck': 'crosscheck', 'datasets': 'datasets'}
@@ -27,7 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     name = COMMANDS.get(argv[0], 'evaluate') if argv else 'evaluate'
     arguments = argv[1:] if argv and argv[0] in COMMANDS else argv
     try:
-        return importlib.import_module(f'{__name__}.{name}').run(arguments)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always', IrMeasuresExtWarning)
+            status = importlib.import_module(f'{__name__}.{name}').run(arguments)
+        for warning in caught:
+            print(f'{PROG}: warning: {warning.message}', file=sys.stderr)
+        return status
     except SystemExit as exit_:  # argparse (usage errors, --help) and ir_datasets' command line
         return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else EXIT_ERROR)
     except BrokenPipeError:  # `irmeasures-ext ... | head`: stop quietly, as the Python docs advise

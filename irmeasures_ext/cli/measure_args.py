@@ -15,6 +15,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import CliError
 from irmeasures_ext.errors import IrMeasuresExtError
+from irmeasures_ext.measures.base import check_measure
 
 #: trec_eval names ir_measures can translate (for suggestions; any ``name.k`` form is tried too).
 TREC_NAMES = ['map', 'P', 'recall', 'ndcg', 'ndcg_cut', 'recip_rank', 'Rprec', 'success', 'num_rel', 'num_ret',
@@ -107,6 +108,6 @@ def _parse_literals(text: str) -> Measure:
 
 def _validate(measure: Measure, text: str) -> None:
     try:
-        measure.validate_params()
-    except (ValueError, TypeError, AssertionError) as error:  # ir_measures' own checks assert
+        check_measure(measure)
+    except (ValueError, TypeError) as error:
         raise CliError(f'bad measure {text!r}: {error}') from None

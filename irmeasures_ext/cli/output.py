@@ -38,15 +38,16 @@ def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summar
     spec = '' if places == -1 else f'.{places}f'
     if by_query:
         out.flush()
+        write = out.buffer.write if hasattr(out, 'buffer') else lambda data: out.write(bytes(data).decode())
         with ThreadPoolExecutor(_THREADS) as pool:  # Arrow's string kernels release the GIL
             pending: deque[Future] = deque()
             for start in range(0, len(results.query_ids), _QUERIES_PER_WRITE):
                 pending.append(pool.submit(_query_lines, results, places, slice(start, start + _QUERIES_PER_WRITE)))
                 if len(pending) > _THREADS:
-                    out.buffer.write(pending.popleft().result())
+                    write(pending.popleft().result())
             while pending:
-                out.buffer.write(pending.popleft().result())
-        out.buffer.flush()
+                write(pending.popleft().result())
+        out.flush()
     if summary:
         prefix = f'{SUMMARY_QID}\t' if by_query else ''
         out.write(''.join(f'{prefix}{measure}\t{format(value, spec)}\n' for measure, value in

@@ -74,7 +74,8 @@ def iter_json(path: Path, container: str) -> Iterator[tuple[Any, Any]]:
                 yield last, value
         except ijson.JSONError as e:
             where = 'before the first record' if last is None else f'after record {last!r}'
-            raise InputError(f'{path}: invalid JSON {where}: {e}') from e
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise InputError(f'{path}: invalid JSON {where}, near byte {f.tell()}: {reason}') from None
 
 
 class DictDocstore(Docstore):

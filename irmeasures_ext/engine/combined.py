@@ -15,6 +15,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import aggregate, evaluator_and_run
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
+from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.plugin import provider as ext_provider
 
 
@@ -40,7 +41,7 @@ def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None
     """
     measures = list(dict.fromkeys(measures))
     for measure in measures:
-        measure.validate_params()
+        check_measure(measure)
     if provider is None:
         ours = [m for m in measures if ext_provider.supports(m)]
         other = ir_measures.DefaultPipeline

@@ -6,6 +6,7 @@ where hashes or heads are equal.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,8 @@ import pyarrow.compute as pc
 
 from irmeasures_ext.engine.arrays import from_numpy, to_numpy
 
+#: Ids longer than this (bytes) are hashed one by one (see _read_ids).
+_LONG = 256
 #: Ids hashed at once: small enough for the temporaries to stay in the CPU cache and malloc's heap.
 _PIECE = 1 << 15
 
@@ -66,7 +69,11 @@ class DocIds:
 
 
 def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: np.ndarray) -> None:
-    """Fills the hash, head and length of each string, reading its bytes eight at a time."""
+    """Fills the hash, head and length of each string, reading its bytes eight at a time.
+
+    Ids longer than ``_LONG`` bytes are hashed one by one (blake2b): the word-by-word loop below
+    runs once per word of the longest id, so one 10 MB id would cost over a million numpy passes.
+    """
     strings = strings.cast(pa.string())
     offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, strings.offset * 4)
     first, size = int(offsets[0]), int(offsets[-1]) - int(offsets[0])
@@ -77,14 +84,19 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     np.subtract(offsets[1:], offsets[:-1], out=lengths)
     head[:] = _read_words(words, position, lengths)
     np.multiply(head, _MIX_2, out=hashes)
-    longer = np.flatnonzero(lengths > 8)
+    longer = np.flatnonzero((lengths > 8) & (lengths <= _LONG))
     if len(longer):  # hash = (...((head·m1 ^ word1)·m1 ^ word2)...)·m2
         chain = head[longer]
-        for word in range(1, -(-int(lengths.max()) // 8)):
+        for word in range(1, -(-int(lengths[longer].max()) // 8)):
             longer_still = lengths[longer] > 8 * word
             chain[longer_still] = (chain[longer_still] * _MIX_1) ^ _read_words(
                 words, position[longer[longer_still]] + 8 * word, lengths[longer[longer_still]] - 8 * word)
         hashes[longer] = chain * _MIX_2
+    data = words.view(np.uint8)
+    for index in np.flatnonzero(lengths > _LONG).tolist():
+        start = int(position[index])
+        digest = hashlib.blake2b(data[start:start + int(lengths[index])], digest_size=8).digest()
+        hashes[index] = int.from_bytes(digest, 'little')
 
 
 def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) -> np.ndarray:

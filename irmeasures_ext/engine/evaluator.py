@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -17,7 +18,8 @@ from ir_measures.measures.base import MeanAgg, SumAgg
 
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
-from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.engine.ranking import RankedRun, rank_run
+from irmeasures_ext.errors import InputError, NoOverlapWarning
 from irmeasures_ext.measures.rank_stats import MedianAgg
 from irmeasures_ext.readers.inputs import Input, read_input
 
@@ -49,7 +51,9 @@ class ExtEvaluator(providers.Evaluator):
         run = read_input(run, 'run')
         with run.located():
             ranked = rank_run(run.table, self.judgments)
-        return {measure: KERNELS[measure.NAME].compute(measure, ranked) for measure in self.measures}
+        if self.judgments.n_queries and not ranked.n_retrieved.any():
+            _warn_no_overlap(ranked)
+        return {measure: _computed(measure, ranked) for measure in self.measures}
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         return self._iter_calc(run)
@@ -66,6 +70,26 @@ class ExtEvaluator(providers.Evaluator):
         metrics = [Metric(query_id, measure, value) for measure, column in values.items()
                    for query_id, value in zip(self.qrel_qids, column.tolist(), strict=True)]
         return CalcResults({measure: aggregate(measure, column) for measure, column in values.items()}, metrics)
+
+
+def _computed(measure: Measure, ranked: RankedRun) -> np.ndarray:
+    """The kernel's values, checked: an overflow (huge labels, gains or beta) is an InputError, never
+    a silent inf or NaN (and numpy's own warnings are not printed)."""
+    kernel = KERNELS[measure.NAME]
+    with np.errstate(all='ignore'):
+        values = kernel.compute(measure, ranked)
+    if values.dtype.kind == 'f' and not np.isfinite(values).all():
+        if np.isinf(values).any() or not kernel.may_be_nan:
+            raise InputError(f'{measure}: values overflow 64-bit floats (labels, gains or beta too large)')
+    return values
+
+
+def _warn_no_overlap(ranked: RankedRun) -> None:
+    n = ranked.judgments.n_queries
+    detail = 'the run is empty' if not ranked.run_queries else (
+        f'none of its {ranked.run_queries} queries is in the qrels: check the query ids')
+    warnings.warn(f'the run retrieves nothing for any of the {n} qrels queries ({detail}); every measure takes '
+                  'its value for an unanswered query', NoOverlapWarning, stacklevel=4)
 
 
 def evaluator(measures: list[Measure], qrels: Any) -> ExtEvaluator:

@@ -61,6 +61,7 @@ class RankedRun:
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
     depth: int           # the most documents any query of the run retrieved (run-only queries too)
+    run_queries: int     # queries in the run (run-only queries too)
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -113,7 +114,7 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     _check_scores(run)
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
-        return RankedRun(judgments, empty, empty, empty, zeros, zeros, 0)
+        return RankedRun(judgments, empty, empty, empty, zeros, zeros, 0, 0)
     order, sizes, group_query = _query_groups(run['query_id'], judgments)
     grouped = run if order is None else run.take(from_numpy(order))
     ends = np.cumsum(sizes)
@@ -138,7 +139,7 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
     return RankedRun(judgments, query, rank, label, np.searchsorted(query, np.arange(judgments.n_queries)),
-                     n_retrieved.astype(np.int64), int(sizes.max()))
+                     n_retrieved.astype(np.int64), int(sizes.max()), len(sizes))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff thr
 REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
 
+#: The largest value an integer parameter may take (the engine works in 64-bit integers).
+INT64_MAX = (1 << 63) - 1
+
 #: ir_measures provider specs of every measure the ``irmeasures_ext`` provider computes, filled by
 #: the declaration modules (:func:`declare`, :func:`also_compute`) when ``irmeasures_ext.measures`` loads.
 PROVIDER_SPECS: list[irm.Measure] = []
@@ -54,13 +57,9 @@ class ExtMeasure(irm.Measure):
 
     def _check_param(self, name: str, value: Any) -> Any:
         """Returns the normalised value of one parameter, or raises MeasureParamError."""
-        if name == 'cutoff' and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise MeasureParamError(f'{self.NAME}: cutoff must be a positive integer, got {value!r}')
-        if name == 'rel' and (isinstance(value, bool) or not isinstance(value, int)):
-            raise MeasureParamError(f'{self.NAME}: rel must be an integer, got {value!r}')
-        if name == 'gains':
-            return check_gains(self.NAME, value)
-        return value
+        if name == 'rel':
+            return check_integer(self.NAME, name, value, minimum=1)
+        return check_common_param(self.NAME, name, value)
 
     def validate_params(self) -> None:
         if self.validated:
@@ -77,13 +76,50 @@ class ExtMeasure(irm.Measure):
         return repr(value)
 
 
+def check_integer(measure_name: str, name: str, value: Any, minimum: int) -> int:
+    """``value`` if it is an integer from ``minimum`` to INT64_MAX, else MeasureParamError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= INT64_MAX:
+        raise MeasureParamError(f'{measure_name}: {name} must be an integer from {minimum} to {INT64_MAX}, '
+                                f'got {value!r}')
+    return value
+
+
+def check_common_param(measure_name: str, name: str, value: Any) -> Any:
+    """The checked value of a parameter many measures share (others are returned as they are)."""
+    if name == 'cutoff':
+        return check_integer(measure_name, name, value, minimum=1)
+    if name == 'rel':  # trec_eval counts unjudged docs as relevant at rel <= -1: not this package's reading
+        return check_integer(measure_name, name, value, minimum=0)
+    if name == 'gains':
+        return check_gains(measure_name, value)
+    if name == 'judged_only' and not isinstance(value, bool):
+        raise MeasureParamError(f'{measure_name}: judged_only must be True or False, got {value!r}')
+    return value
+
+
+def check_measure(measure: irm.Measure) -> None:
+    """Checks any measure's parameters with this package's rules (ir_measures checks with ``assert``,
+    which ``python -O`` skips); raises MeasureParamError."""
+    unknown = sorted(set(measure.params) - set(measure.SUPPORTED_PARAMS))
+    if unknown:
+        raise MeasureParamError(f'{measure.NAME}: unknown parameter(s) {unknown}; supported: '
+                                f'{sorted(measure.SUPPORTED_PARAMS)}')
+    if not isinstance(measure, ExtMeasure):
+        for name, value in measure.params.items():
+            check_common_param(measure.NAME, name, value)
+    try:
+        measure.validate_params()
+    except AssertionError as error:
+        raise MeasureParamError(f'{measure.NAME}: {error}') from None
+
+
 def check_gains(measure_name: str, gains: Any) -> dict[int, float]:
     """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats."""
     if not isinstance(gains, dict):
         raise MeasureParamError(f'{measure_name}: gains must be a dict {{label: gain}}, got {gains!r}')
     for label, gain in gains.items():
-        if isinstance(label, bool) or not isinstance(label, int):
-            raise MeasureParamError(f'{measure_name}: gains keys must be integer labels, got {label!r}')
+        if isinstance(label, bool) or not isinstance(label, int) or not -INT64_MAX - 1 <= label <= INT64_MAX:
+            raise MeasureParamError(f'{measure_name}: gains keys must be (64-bit) integer labels, got {label!r}')
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain) or gain < 0:
             raise MeasureParamError(
                 f'{measure_name}: gain for label {label} must be a finite number >= 0, got {gain!r}')

@@ -78,18 +78,26 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
 
 
 def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) -> pa.Table:
-    available = {_COLUMN_ALIASES.get(name, name): name for name in names}
+    available: dict[str, str] = {}
+    for name in names:
+        field = _COLUMN_ALIASES.get(name, name)
+        if field in available:
+            raise InputError(f'{what} has ambiguous columns {available[field]!r} and {name!r} (both are '
+                             f'{field}); keep one')
+        available[field] = name
     missing = [field.name for field in schema if field.name not in available]
     if missing:
         raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
                          f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
-    columns = [_cast(_as_arrow(get_column(available[field.name])), field, what) for field in schema]
+    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what) for field in schema]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _as_arrow(column: Any) -> pa.Array | pa.ChunkedArray:
+def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
     """An Arrow column as is (no copy), anything else (a pandas Series) converted by pyarrow."""
-    return column if isinstance(column, (pa.Array, pa.ChunkedArray)) else pa.array(column)
+    if isinstance(column, (pa.Array, pa.ChunkedArray)):
+        return column
+    return _to_array(column if len(column) else [], field, what)
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
@@ -117,16 +125,28 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
 
 
 def _from_lists(query_ids: list, doc_ids: list, values: list, schema: pa.Schema, what: str) -> pa.Table:
-    columns = []
-    for column, field in zip((query_ids, doc_ids, values), schema, strict=True):
-        try:
-            array = pa.array(column)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            if field.type != pa.string():
-                raise InputError(f'{what} {field.name} values must be numbers') from None
-            array = pa.array([str(value) for value in column])  # mixed int/str ids
-        columns.append(_cast(array, field, what))
+    columns = [_cast(_to_array(column, field, what), field, what)
+               for column, field in zip((query_ids, doc_ids, values), schema, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
+    """Python values (a list or a pandas Series) as an Arrow array; ids of mixed types (``1`` and ``'a'``)
+    become strings, unless two of them would read the same (``1`` and ``'1'``): never merged silently."""
+    try:
+        return pa.array(values)
+    except OverflowError:
+        raise InputError(f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        if field.type != pa.string():
+            raise InputError(f'{what} column {field.name!r}: values must be numbers') from None
+    as_text: dict[str, object] = {}
+    for value in dict.fromkeys(values):
+        text = str(value)
+        if as_text.setdefault(text, value) is not value and as_text[text] != value:
+            raise InputError(f'{what} column {field.name!r} holds both {as_text[text]!r} and {value!r}, the same '
+                             f'id once read as text: make the ids one type')
+    return pa.array([str(value) for value in values], pa.string())
 
 
 def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
@@ -134,6 +154,8 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
         raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s)')
     if array.type == field.type:
         return array
+    if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
+        return array.cast(field.type)
     if field.type == pa.int64() and pa.types.is_floating(array.type):
         whole = pc.equal(pc.floor(array), array)
         if not pc.all(whole).as_py():

@@ -26,7 +26,7 @@ import io
 import re
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -133,8 +133,7 @@ class TrecSource:
     def read(self, layout: Layout) -> pa.Table:
         """The file's ``(query_id, doc_id, value)`` table; TrecFileError names the line of a problem."""
         try:
-            with self._stream() as stream:
-                table = _parse(stream, layout)
+            table = _parse(self._stream, layout)
             if table is None:
                 table = self._read_normalised(layout)
         except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
@@ -151,8 +150,8 @@ class TrecSource:
         """Reads the file in blocks normalised to single-space fields; None if a block cannot be parsed."""
         pieces = []
         for block in self._blocks():
-            piece = _parse(pa.BufferReader(normalise(block, len(layout.fields) if layout.extra_fields else None)),
-                           layout)
+            normalised = normalise(block, len(layout.fields) if layout.extra_fields else None)
+            piece = _parse(lambda data=normalised: pa.BufferReader(data), layout)
             if piece is None:
                 return None
             pieces.append(piece)
@@ -173,8 +172,16 @@ class TrecSource:
 
     # --- the slow path: naming the line of a problem ---------------------------------------------
 
-    def lines(self) -> Iterator[tuple[int, list[bytes]]]:
-        """``(line number, fields)`` of every non-blank line, read again from the start, streaming."""
+    def lines(self, containing: bytes = b'') -> Iterator[tuple[int, list[bytes]]]:
+        """``(line number, fields)`` of every non-blank line (holding ``containing``), read again from
+        the start, streaming: memory stays flat whatever the file's size."""
+        for line_no, raw in self._raw_lines():
+            if containing in raw:
+                fields = _FIELD_SEPARATOR.split(raw.strip(_BLANK))
+                if fields != [b'']:
+                    yield line_no, fields
+
+    def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
         with self._binary() as binary:
             # latin-1 maps bytes one to one: universal newlines (\n, \r\n, \r) without decoding.
             text = io.TextIOWrapper(binary, encoding='latin-1', newline=None)
@@ -182,11 +189,7 @@ class TrecSource:
             try:
                 for line_no, line in enumerate(text, start=1):
                     raw = line.encode('latin-1')
-                    if line_no == 1 and raw.startswith(_BOM):
-                        raw = raw[len(_BOM):]
-                    fields = _FIELD_SEPARATOR.split(raw.strip(_BLANK))
-                    if fields != [b'']:
-                        yield line_no, fields
+                    yield line_no, raw[len(_BOM):] if line_no == 1 and raw.startswith(_BOM) else raw
             except (EOFError, zlib.error, gzip.BadGzipFile) as error:
                 raise TrecFileError(f'{self.name}: corrupt or truncated gzip after line {line_no}: {error}') from None
 
@@ -226,7 +229,7 @@ class TrecSource:
         layout = RUN if error.kind == 'run' else QRELS
         value_field = layout.fields.index(layout.value)
         first: tuple[int, bytes] | None = None
-        for line_no, fields in self.lines():
+        for line_no, fields in self.lines(containing=doc_id):
             if fields[0] != query_id or fields[doc_field] != doc_id:
                 continue
             where, value = f'{self.name}:{line_no}', _text(fields[value_field])
@@ -247,7 +250,7 @@ def _text(field: bytes) -> str:
     return field.decode('utf-8', errors='replace')
 
 
-def _parse(stream: pa.NativeFile, layout: Layout) -> pa.Table | None:
+def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout) -> pa.Table | None:
     """``(query_id, doc_id, value)`` of single-space fields, or None if the grammar does not hold.
 
     Every field is read, so that an empty field (two spaces in a row) or a field holding a tab,
@@ -263,13 +266,7 @@ def _parse(stream: pa.NativeFile, layout: Layout) -> pa.Table | None:
     kept = ('query_id', 'doc_id', layout.value)
     types = {name: value_type if name == layout.value else pa.string() for name in layout.fields}
     try:
-        table = pacsv.read_csv(
-            stream,
-            read_options=pacsv.ReadOptions(column_names=list(layout.fields)),
-            parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], quoted_strings_can_be_null=False,
-                                                 strings_can_be_null=False),
-            memory_pool=pa.system_memory_pool())  # see _parse's docstring
+        table = _read_csv(open_stream, layout, types)
         for name, data_type in types.items():
             if data_type == pa.string():
                 for strings in table[name].chunks:
@@ -284,6 +281,26 @@ def _parse(stream: pa.NativeFile, layout: Layout) -> pa.Table | None:
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     return table.select(list(kept)).cast(layout.schema)
+
+
+def _read_csv(open_stream: Callable[[], pa.NativeFile], layout: Layout, types: dict[str, pa.DataType]) -> pa.Table:
+    """pyarrow.csv on single-space fields; read again with larger blocks while a line is longer than one
+    (the parser cannot split a line between blocks; 1 MB by default)."""
+    block_size = 1 << 20
+    while True:
+        try:
+            with open_stream() as stream:
+                return pacsv.read_csv(
+                    stream,
+                    read_options=pacsv.ReadOptions(column_names=list(layout.fields), block_size=block_size),
+                    parse_options=pacsv.ParseOptions(delimiter=' ', quote_char=False),
+                    convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                                         quoted_strings_can_be_null=False, strings_can_be_null=False),
+                    memory_pool=pa.system_memory_pool())  # see _parse's docstring
+        except pa.ArrowInvalid as error:
+            if 'straddling' not in str(error) or block_size >= 1 << 31:
+                raise
+            block_size *= 16
 
 
 def _bytes_of(strings: pa.Array) -> np.ndarray:

@@ -25,16 +25,19 @@ class Kernel:
     #: Computes the measure's qrels-side values (cached on the judgments, which ``compute`` then
     #: reuses) when the evaluator is built, so once per qrels, and while a run file is read.
     prepare: PrepareFunction | None = None
+    #: Whether a value may be NaN by definition (else any non-finite value is an overflow error).
+    may_be_nan: bool = False
 
 
 #: Kernels by measure NAME; filled by the kernel modules on import.
 KERNELS: dict[str, Kernel] = {}
 
 
-def kernel(name: str, prepare: PrepareFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
+def kernel(name: str, prepare: PrepareFunction | None = None,
+           may_be_nan: bool = False) -> Callable[[KernelFunction], KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name``."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[name] = Kernel(compute, prepare)
+        KERNELS[name] = Kernel(compute, prepare, may_be_nan)
         return compute
     return register
 

@@ -21,6 +21,10 @@ def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     gain = ranked.cumulative(graded_gain(ranked.label, rel, gains))
     counted = relevant if cutoff is None else relevant & (ranked.rank <= cutoff)
     query, rank = ranked.query[counted], ranked.rank[counted]
-    blended = (hits[counted] + beta * gain[counted]) / (rank + beta * ideal.cumulative_at(query, rank))
+    hit, cumulative, ideal_cumulative = hits[counted], gain[counted], ideal.cumulative_at(query, rank)
+    if beta > 1:  # the same ratio divided through by beta: finite for any finite beta
+        blended = (hit / beta + cumulative) / (rank / beta + ideal_cumulative)
+    else:
+        blended = (hit + beta * cumulative) / (rank + beta * ideal_cumulative)
     n_relevant = ideal.counts if cutoff is None else np.minimum(ideal.counts, cutoff)
     return safe_divide(segment_sum(blended, query, ranked.n_queries), n_relevant)

@@ -16,5 +16,5 @@ def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return np.where(first > 0, first, candidates + 1)
 
 
-kernel('MeanRank')(first_relevant_rank)
-kernel('MedianRank')(first_relevant_rank)
+kernel('MeanRank', may_be_nan=True)(first_relevant_rank)
+kernel('MedianRank', may_be_nan=True)(first_relevant_rank)

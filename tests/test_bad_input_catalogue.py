@@ -1,0 +1,229 @@
+"""The catalogue of malformed and pathological inputs: no input gives a number that differs from
+trec_eval's reading of the same files without an error or a warning.
+
+Each file case records what trec_eval printed for it (``trec_eval -c -q -m MEASURE``, versions 9.0.7
+and 10.0-rc3 built from usnistgov/trec_eval, 2026-11-30; both agree unless noted): a value, or
+"error" when trec_eval stops. Where trec_eval reads a value, we read the same value or refuse with
+the file and line; where it stops, we refuse or compute from the documented reading.
+"""
+import contextlib
+import io
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+
+import ir_measures
+import pandas as pd
+import pytest
+
+from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, nDCG_Z1
+from irmeasures_ext.cli import main
+
+PROVIDER = ir_measures.providers.registry['irmeasures_ext']
+
+
+@dataclass(frozen=True)
+class Case:
+    qrels: bytes
+    run: bytes
+    measure: str
+    trec_eval: float | str      # trec_eval's value for the first query, or 'error'
+    ours: float | str           # our value, or a fragment of our one-line error naming file:line
+
+
+CASES = {
+    'U+00A0 inside a doc id, a tab elsewhere in the file': Case(
+        b'q1 0 a\xc2\xa0b 1\n', b'q1 Q0 a\xc2\xa0b 1 9 t\nq1\tQ0 c 2 5 t\n', 'RR', 1.0, 1.0),
+    'score 1_000 (trec_eval reads 1)': Case(
+        b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 1_000 t\nq1 Q0 b 2 5 t\nq1 Q0 c 3 2 t\nq1 Q0 d 4 3 t\n', 'RR', 0.25,
+        "run:1: score '1_000' is not a number"),
+    'score 0x10 (a hex float to strtod)': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 0x10 t\nq1 Q0 b 2 5 t\n', 'RR',
+                                               1.0, "run:1: score '0x10' is not a number"),
+    'score inf': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 inf t\nq1 Q0 b 2 5 t\n', 'RR', 1.0,
+                      "run:1: score 'inf' is not finite"),
+    'score nan': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 nan t\nq1 Q0 b 2 5 t\n', 'RR', 0.5,
+                      "run:1: score 'nan' is not finite"),
+    'score 1e400 (overflows to inf)': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 1e400 t\nq1 Q0 b 2 5 t\n', 'RR', 1.0,
+                                           "run:1: score '1e400' is not finite"),
+    'score .5': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 .5 t\nq1 Q0 b 2 0.4 t\n', 'RR', 1.0, 1.0),
+    'label 0x1F (atol reads 0)': Case(b'q1 0 a 0x1F\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
+                                      "qrels:1: relevance '0x1F' is not an integer"),
+    'label +1': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, "qrels:1: relevance '+1' is not an integer"),
+    'label in full-width digits (atol reads 0)': Case('q1 0 a \uff11\n'.encode(), b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
+                                                      "qrels:1: relevance '\uff11' is not an integer"),
+    'label past int64': Case(b'q1 0 a 9223372036854775808\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 'error',
+                             "qrels:1: relevance '9223372036854775808' is out of range"),
+    'a qrels line of spaces': Case(b'q1 0 a 1\n   \nq2 0 b 1\n', b'q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n', 'RR', 'error', 1.0),
+    'a missing rank hidden by a double space': Case(
+        b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a  1.5 t\nq1 Q0 b 2 5 t\n', 'RR', 'error',
+        'run:1: expected 6 fields (qid Q0 docid rank score tag), got 5'),
+    'a tab inside the Q0 field': Case(b'q1 0 d 1\n', b'q1 Q0\tx d 1 1.5 t\n', 'RR', 0.0, 0.0),
+    'CRLF line ends': Case(b'q1 0 a 1\r\n', b'q1 Q0 a 1 1 t\r\nq1 Q0 b 2 2 t\r\n', 'RR', 0.5, 0.5),
+    'a query whose labels are all negative': Case(b'q1 0 a -1\nq1 0 b -2\n', b'q1 Q0 a 1 3 t\n', 'RR', 'error', 0.0),
+    'a duplicate doc in the run': Case(b'q1 0 a 1\n', b'q1 Q0 a 1 1 t\nq1 Q0 a 2 2 t\n', 'RR', 'error',
+                                       "run:2: duplicate doc 'a' in query 'q1' (first at line 1)"),
+    'conflicting qrels labels': Case(b'q1 0 a 1\nq1 0 a 0\n', b'q1 Q0 a 1 1 t\n', 'RR', 'error',
+                                     "qrels:2: conflicting labels for doc 'a' in query 'q1': 0 here, 1 at line 1"),
+    'a label whose 2^l - 1 gain overflows': Case(b'q1 0 a 99999999999\n', b'q1 Q0 a 1 1 t\n', 'nDCG_Z1@5', 'error',
+                                                 'nDCG_Z1@5: values overflow 64-bit floats'),
+    'qrels and run share no query (trec_eval 9: error; 10: 0)': Case(b'q1 0 d1 1\n', b'zz Q0 x 1 1 t\n', 'RR', 0.0,
+                                                                     0.0),
+}
+
+
+def run_cli(tmp_path, case: Case) -> tuple[int, str, str]:
+    (tmp_path / 'qrels').write_bytes(case.qrels)
+    (tmp_path / 'run').write_bytes(case.run)
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # relative names, so that messages read 'run:1: ...'
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(['qrels', 'run', case.measure, '-q', '-n', '-p', '-1'])
+    finally:
+        os.chdir(cwd)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_catalogue(tmp_path, name):
+    case = CASES[name]
+    status, out, err = run_cli(tmp_path, case)
+    if isinstance(case.ours, str):
+        assert status == 2 and out == '' and len(err.splitlines()) == 1, (out, err)
+        assert err.startswith('irmeasures-ext: error: ') and case.ours in err, err
+        return
+    assert status == 0, err
+    value = float(out.splitlines()[0].split('\t')[2])
+    assert value == case.ours
+    if case.trec_eval != 'error':
+        assert value == case.trec_eval  # a value trec_eval reads too: the same one
+
+
+def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
+    _, _, err = run_cli(tmp_path, CASES['qrels and run share no query (trec_eval 9: error; 10: 0)'])
+    assert err == ("irmeasures-ext: warning: the run retrieves nothing for any of the 1 qrels queries (none of its "
+                   '1 queries is in the qrels: check the query ids); every measure takes its value for an unanswered '
+                   'query\n')
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
+
+
+def test_mean_rank_of_an_unanswered_query_is_never_the_best_rank():
+    with pytest.warns(NoOverlapWarning):
+        ranks = PROVIDER.calc_aggregate([MeanRank], {'q1': {'d1': 1}}, {'zz': {'x': 1.0, 'y': 0.5}})
+    assert ranks[MeanRank] == 3.0  # the run's depth (2 docs) + 1
+    with pytest.warns(NoOverlapWarning):
+        assert math.isnan(PROVIDER.calc_aggregate([MeanRank], {'q1': {'d1': 1}}, [])[MeanRank])
+
+
+# --- Python inputs -------------------------------------------------------------------------------------
+
+QRELS = {'q1': {'a': 1, 'b': 0}}
+
+
+@pytest.mark.parametrize('run, message', [
+    (pd.DataFrame({'query_id': ['q1'], 'qid': ['q1'], 'doc_id': ['a'], 'score': [1.0]}),
+     "run has ambiguous columns 'query_id' and 'qid' (both are query_id)"),
+    (pd.DataFrame([['q1', 'a', 1.0, 2.0]], columns=['query_id', 'doc_id', 'score', 'score']),
+     "run has ambiguous columns 'score' and 'score'"),
+    ({1: {'a': 1.0}, '1': {'b': 2.0}}, "run column 'query_id' holds both 1 and '1', the same id once read as text"),
+    ([ir_measures.ScoredDoc('q1', 'a', 2 ** 70)], "run column 'score' holds an integer beyond 64 bits"),
+])
+def test_python_inputs_that_would_merge_or_overflow_are_refused(run, message):
+    with pytest.raises(InputError, match=message.replace('(', r'\(').replace(')', r'\)')):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_qrels_label_past_int64_in_a_dict_is_refused():
+    with pytest.raises(InputError, match="qrels column 'relevance' holds an integer beyond 64 bits"):
+        PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'a': 2 ** 70}}, {'q1': {'a': 1.0}})
+
+
+def test_ids_of_mixed_types_are_read_as_strings():
+    run = pd.DataFrame({'query_id': ['q1', 7], 'doc_id': ['a', 'x'], 'score': [1.0, 2.0]})
+    assert PROVIDER.calc_aggregate([ir_measures.RR], {**QRELS, '7': {'x': 1}}, run)[ir_measures.RR] == 1.0
+
+
+def test_an_empty_run_dataframe_is_an_empty_run():
+    empty = pd.DataFrame({'query_id': [], 'doc_id': [], 'score': []})
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, empty)[ir_measures.RR] == 0.0
+
+
+@pytest.mark.parametrize('measure, message', [
+    (ir_measures.RR(rel=2.5), 'RR: rel must be an integer from 0 to'),
+    (ir_measures.P(rel=-1) @ 3, 'P: rel must be an integer from 0 to'),
+    (ir_measures.RR @ 10 ** 21, 'RR: cutoff must be an integer from 1 to'),
+    (ir_measures.nDCG(judged_only=1), 'nDCG: judged_only must be True or False'),
+])
+def test_built_in_parameters_are_checked_without_assert(measure, message):
+    with pytest.raises(MeasureParamError, match=message):
+        PROVIDER.calc_aggregate([measure], QRELS, {'q1': {'a': 1.0}})
+
+
+def test_checks_hold_under_python_O():
+    """ir_measures checks parameters with assert, which -O removes; ours do not."""
+    script = ('import ir_measures, irmeasures_ext\n'
+              'try:\n    irmeasures_ext.provider.calc_aggregate([ir_measures.RR(rel=2.5)], {"q": {"a": 1}}, '
+              '{"q": {"a": 1.0}})\nexcept irmeasures_ext.MeasureParamError as e:\n    print("refused:", e)\n')
+    result = subprocess.run([sys.executable, '-O', '-c', script], capture_output=True, text=True, timeout=120)
+    assert result.stdout.startswith('refused: RR: rel must be an integer'), result.stderr
+
+
+def test_our_measures_need_rel_of_at_least_one():
+    with pytest.raises(MeasureParamError, match='Q: rel must be an integer from 1 to'):
+        Q(rel=0)
+
+
+def test_huge_beta_gives_a_finite_q_and_huge_labels_a_clear_error():
+    value = PROVIDER.calc_aggregate([Q(beta=1e308) @ 5], {'q': {'a': 2, 'b': 1}}, {'q': {'b': 2.0, 'a': 1.0}})
+    # As beta grows, BR(r) -> cg(r) / cg*(r): r=1: 1/2, r=2: 3/3; Q@5 = (1/2 + 1) / 2.
+    assert value[Q(beta=1e308) @ 5] == pytest.approx(0.75)
+    with pytest.raises(InputError, match=r'nDCG_Z1@5: values overflow 64-bit floats'):
+        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'q': {'a': 5000}}, {'q': {'a': 1.0}})
+
+
+def test_numpy_prints_no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)
+        with pytest.raises(InputError):
+            PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'q': {'a': 5000}}, {'q': {'a': 1.0}})
+
+
+# --- the command line's inputs -------------------------------------------------------------------------
+
+def test_process_substitution_and_named_pipes(tmp_path):
+    """Each input is read once: `<(...)` works as a RUN and as QRELS."""
+    command = (f'{sys.executable} -m irmeasures_ext <(printf "q1 0 a 1\\n") '
+               '<(printf "q1 Q0 b 1 2 t\\nq1 Q0 a 2 1 t\\n") RR')
+    result = subprocess.run(['bash', '-c', command], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (0, 'RR\t0.5000\n'), result.stderr
+
+
+def test_closed_stdin_is_one_clear_line(tmp_path):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    result = subprocess.run(['bash', '-c', f'{sys.executable} -m irmeasures_ext qrels - RR <&-'], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ['irmeasures-ext: error: RUN is "-" but standard input is closed']
+
+
+def test_nothing_is_left_behind_when_terminated_while_reading_stdin(tmp_path):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    child = subprocess.Popen([sys.executable, '-m', 'irmeasures_ext', 'qrels', '-', 'RR'], cwd=tmp_path,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, 'TMPDIR': str(scratch)})
+    child.stdin.write(b'q1 Q0 a 1 1 t\n' * 1000)
+    child.stdin.flush()
+    time.sleep(1.0)  # the command is now reading standard input
+    child.send_signal(signal.SIGTERM)
+    child.communicate(timeout=60)
+    assert list(scratch.iterdir()) == []
