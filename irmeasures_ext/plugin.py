@@ -69,5 +69,5 @@ def register() -> None:
 
 def register_datasets() -> None:
     """Registers the QuoteR and citation-recommendation datasets with ir_datasets (imports it)."""
-    from irmeasures_ext.datasets import register as register_with_ir_datasets
+    from irmeasures_ext.datasets.registry import register as register_with_ir_datasets
     register_with_ir_datasets()

@@ -1,4 +1,6 @@
 """QuoteR datasets read from synthetic files in the upstream format, under a temporary IR_DATASETS_HOME."""
+import hashlib
+import json
 from pathlib import Path
 
 import ir_datasets
@@ -8,8 +10,13 @@ from ir_datasets.formats import GenericDoc, GenericQrel
 from ir_datasets.util.download import RequestsDownload
 
 from irmeasures_ext.datasets import register
+from irmeasures_ext.datasets.common import DownloadError
 from irmeasures_ext.datasets.quoter import LANGUAGES, QuoteRQuery
 from irmeasures_ext.errors import InputError
+
+# The fixture files stand in for the real ones: their checksums differ from the pinned ones by design.
+pytestmark = pytest.mark.filterwarnings('ignore:.*using it as it is')
+
 
 TEST_LINES = 1043  # lines of each synthetic test split
 QUOTES = {  # cycled through the lines of each synthetic file
@@ -88,13 +95,13 @@ def test_first_and_last_records_of_each_split(home, name):
         queries, qrels = list(ds.queries_iter()), list(ds.qrels_iter())
         for position, index in ((0, rows.start), (-1, (rows.stop or n_lines(name)) - 1)):
             left, quote, right = expected(name, index)
-            assert queries[position] == QuoteRQuery(str(index), f'{left} {right}', left, right)
+            assert queries[position] == QuoteRQuery(str(index), f'{left} {right}', left, right, f'{left}[MASK]{right}')
             assert qrels[position] == GenericQrel(str(index), str(pool.index(quote)), 1)
 
 
 def test_lines_are_stripped_and_english_lowercased(home):
     query = next(ir_datasets.load('quoter/english/train').queries_iter())
-    assert query == QuoteRQuery('0', 'before 0 after 0', 'before 0', 'after 0')
+    assert query == QuoteRQuery('0', 'before 0 after 0', 'before 0', 'after 0', 'before 0[MASK]after 0')
     assert query.default_text() == 'before 0 after 0'
     # 'Carpe diem' and 'carpe Diem' are one quote once lowercased
     assert [doc.text for doc in ir_datasets.load('quoter/english').docs_iter()] == [
@@ -129,18 +136,71 @@ def test_qrels_feed_ir_measures(home):
     assert result[ir_measures.RR @ 100] == pytest.approx(expected_rr, abs=1e-12)
 
 
-def test_missing_file_is_downloaded_from_the_quoter_repository(quoter_home, tmp_path, monkeypatch):
-    payload = (quoter_home / 'quoter' / 'modern_chinese.txt').read_bytes()
+PINNED = 'https://raw.githubusercontent.com/thunlp/QuoteR/e585fab668685c827ee84ba9a77022827250a7f1/data/'
+
+
+def serve(monkeypatch, payload: bytes | Exception) -> list[str]:
+    """Make ir_datasets' downloads answer ``payload`` (or raise it); returns the URLs asked for."""
     urls = []
 
-    def serve(self):
+    def answer(self):
         urls.append(self.url)
-        yield payload
-    monkeypatch.setattr(RequestsDownload, '__iter__', serve)
+        if isinstance(payload, Exception):
+            raise payload
+        yield payload[:10]
+        yield payload[10:]
+    monkeypatch.setattr(RequestsDownload, '__iter__', answer)
+    return urls
+
+
+def pin(monkeypatch, name: str, payload: bytes) -> None:
+    """Pin the git blob SHA-1 of ``payload`` for ``name`` (the fixture stands in for the real file)."""
+    from irmeasures_ext.datasets import common
+    entries = json.loads(common._package_data('downloads.json'))
+    entries['quoter'][name]['git_blob_sha1'] = hashlib.sha1(b'blob %d\0' % len(payload) + payload).hexdigest()
+    monkeypatch.setattr(common, '_package_data', lambda file: json.dumps(entries).encode())
+
+
+def test_missing_file_is_downloaded_from_the_pinned_commit_and_checked(quoter_home, tmp_path, monkeypatch):
+    payload = (quoter_home / 'quoter' / 'modern_chinese.txt').read_bytes()
+    urls = serve(monkeypatch, payload)
+    pin(monkeypatch, 'modern-chinese', payload)
     monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
     assert ir_datasets.load('quoter/modern-chinese').docs_count() == len(QUOTES['modern-chinese'])
-    assert urls == ['https://raw.githubusercontent.com/thunlp/QuoteR/HEAD/data/modern_chinese.txt']
+    assert urls == [PINNED + 'modern_chinese.txt']
     assert (tmp_path / 'quoter' / 'modern_chinese.txt').read_bytes() == payload
+    assert list((tmp_path / 'quoter').iterdir()) == [tmp_path / 'quoter' / 'modern_chinese.txt']
+
+
+def test_a_download_that_does_not_match_is_an_error_and_leaves_nothing(tmp_path, monkeypatch):
+    serve(monkeypatch, b'<html>404: Not Found</html>')
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    with pytest.raises(DownloadError) as raised:
+        ir_datasets.load('quoter/english').docs_count()
+    assert str(raised.value).startswith(f'english.txt downloaded from {PINNED}english.txt has git blob SHA-1 ')
+    assert 'not the pinned 99d6afce31ac515abbed7f66fdc2a04496152d87' in str(raised.value)
+    assert not (tmp_path / 'quoter').exists() or not list((tmp_path / 'quoter').iterdir())
+
+
+def test_offline_is_one_clear_message_naming_url_and_target(tmp_path, monkeypatch):
+    import requests
+    serve(monkeypatch, requests.exceptions.ConnectionError('Max retries exceeded with url: /thunlp/QuoteR/...'))
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    with pytest.raises(DownloadError) as raised:
+        ir_datasets.load('quoter/classical-chinese/test').qrels_iter()
+        list(ir_datasets.load('quoter/classical-chinese/test').qrels_iter())
+    target = tmp_path / 'quoter' / 'ancient_chinese.txt'
+    assert str(raised.value) == (f'could not download ancient_chinese.txt from {PINNED}ancient_chinese.txt '
+                                 f'(ConnectionError); download {PINNED}ancient_chinese.txt yourself and place it at '
+                                 f'{target} (ir_datasets reads $IR_DATASETS_HOME, default ~/.ir_datasets)')
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_a_file_placed_by_hand_is_used_as_it_is_with_a_warning(home):
+    from irmeasures_ext.datasets import common
+    common._warn_if_modified.cache_clear()  # (warned once per file version, maybe by an earlier test)
+    with pytest.warns(UserWarning, match=r'english\.txt has git blob SHA-1 .* using it as it is'):
+        assert ir_datasets.load('quoter/english').docs_count() == 4
 
 
 def test_line_with_two_fields_is_an_input_error(tmp_path, monkeypatch):

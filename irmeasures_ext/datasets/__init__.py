@@ -9,21 +9,15 @@
 - ``quoter`` and ``citation-rec``, which only carry the collections' documentation.
 
 Every dataset's ``documentation()`` returns its description, protocol notes, licence, sizes and
-citation (from ``docs/*.yaml``). Files live under ``$IR_DATASETS_HOME`` (read when a dataset is
-used, not at import); importing this package reads and downloads nothing.
+citation (from ``docs/*.yaml``), and ``metadata()`` its counts (``metadata.py``). Files live
+under ``$IR_DATASETS_HOME`` (read when a dataset is used, not at import); importing this package
+reads and downloads nothing.
 """
-import ir_datasets
+# ir_datasets first: importing it registers our datasets (see irmeasures_ext.plugin.register), which
+# imports the dataset modules below; importing it from inside one of them, half-initialised, cannot.
+import ir_datasets  # noqa: F401, I001
 
-from irmeasures_ext.datasets import citation_rec, quoter
 from irmeasures_ext.datasets.citation_rec import citing_paper_filter, remove_citing_papers, stream_contexts
-
-
-def register() -> None:
-    """Register the datasets with ir_datasets; ids already registered are left alone (idempotent)."""
-    registered = set(ir_datasets.registry)
-    for dataset_id, dataset in {**quoter.datasets(), **citation_rec.datasets()}.items():
-        if dataset_id not in registered:
-            ir_datasets.registry.register(dataset_id, dataset)
-
+from irmeasures_ext.datasets.registry import register
 
 __all__ = ['register', 'remove_citing_papers', 'citing_paper_filter', 'stream_contexts']

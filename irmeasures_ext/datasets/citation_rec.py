@@ -11,18 +11,28 @@ is never held in memory (``stream_contexts``). Protocol: the citing paper is rem
 candidate list, see ``remove_citing_papers``. Full description:
 ``ir_datasets.load('citation-rec/acl-200').documentation()`` (``docs/citation-rec.yaml``).
 """
-from __future__ import annotations
-
+# (No ``from __future__ import annotations`` in this module: ir_datasets' export reads the record
+# classes' annotations as types, and recognises typing.Tuple, not tuple.)
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Tuple  # noqa: UP035
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, GenericQrel
 
-from irmeasures_ext.datasets.common import DictDocs, Documentation, iter_json, load_once, locate
+from irmeasures_ext.datasets.common import (
+    DictDocs,
+    Documentation,
+    StreamedQueryStore,
+    iter_json,
+    load_once,
+    locate,
+)
+from irmeasures_ext.datasets.common import (
+    downloads as _downloads,
+)
 from irmeasures_ext.errors import InputError
 
 if TYPE_CHECKING:
@@ -40,7 +50,7 @@ class CitationDoc(NamedTuple):
         return f'{self.title} {self.abstract}'
 
     @classmethod
-    def from_record(cls, paper_id: str, record: dict) -> CitationDoc:
+    def from_record(cls, paper_id: str, record: dict) -> 'CitationDoc':
         """From a ``papers.json`` entry."""
         return cls(paper_id, record.get('title') or '', record.get('abstract') or '')
 
@@ -50,14 +60,14 @@ class ArSyTaDoc(NamedTuple):
     doc_id: str
     title: str
     abstract: str
-    categories: tuple[str, ...]
+    categories: Tuple[str, ...]  # noqa: UP006
 
     def default_text(self) -> str:
         """``title + ' ' + abstract``."""
         return f'{self.title} {self.abstract}'
 
     @classmethod
-    def from_record(cls, paper_id: str, record: dict) -> ArSyTaDoc:
+    def from_record(cls, paper_id: str, record: dict) -> 'ArSyTaDoc':
         """From a ``papers.json`` entry (``categories`` a list, or a space-separated string)."""
         categories = record.get('categories') or ()
         categories = categories.split() if isinstance(categories, str) else categories
@@ -65,28 +75,32 @@ class ArSyTaDoc(NamedTuple):
 
 
 class CitationQuery(NamedTuple):
-    """A citation context of Gu et al.'s ``contexts.json``; ``TARGETCIT`` marks the cited slot."""
+    """A citation context of Gu et al.'s ``contexts.json``; ``TARGETCIT`` marks the cited slot.
+
+    The record's cited paper (``refid``) is gold: it is in the qrels, not in the query, so that it
+    cannot leak into what PyTerrier's ``get_topics()`` hands a retriever.
+    """
     query_id: str
     text: str
     citing_id: str
-    refid: str
 
     def default_text(self) -> str:
         """The masked context."""
         return self.text
 
     @classmethod
-    def from_record(cls, context_id: str, record: dict) -> CitationQuery:
-        """From a ``contexts.json`` entry."""
-        return cls(context_id, record['masked_text'], record['citing_id'], record['refid'])
+    def from_record(cls, context_id: str, record: dict) -> 'CitationQuery':
+        """From a ``contexts.json`` entry (``refid`` checked to be there, and left to the qrels)."""
+        record['refid']  # noqa: B018  (a record without it is malformed)
+        return cls(context_id, record['masked_text'], record['citing_id'])
 
 
 class ArSyTaQuery(NamedTuple):
-    """A citation context of ArSyTa's ``contexts.json``, with the heading of its section."""
+    """A citation context of ArSyTa's contexts file, with the heading of its section (its cited paper,
+    ``ref_id``, is gold: in the qrels only)."""
     query_id: str
     text: str
     citing_id: str
-    ref_id: str
     heading: str
 
     def default_text(self) -> str:
@@ -94,23 +108,29 @@ class ArSyTaQuery(NamedTuple):
         return self.text
 
     @classmethod
-    def from_record(cls, context_id: str, record: dict) -> ArSyTaQuery:
-        """From a ``contexts.json`` entry."""
-        return cls(context_id, record['masked_text'], record['citing_id'], record['ref_id'], record['heading'])
+    def from_record(cls, context_id: str, record: dict) -> 'ArSyTaQuery':
+        """From a contexts file entry (``ref_id`` checked to be there, and left to the qrels)."""
+        record['ref_id']  # noqa: B018  (a record without it is malformed)
+        return cls(context_id, record['masked_text'], record['citing_id'], record['heading'])
 
 
 @dataclass(frozen=True)
 class Layout:
-    """A release: its ``downloads.json`` entry, record classes and split file names."""
+    """A release: its ``downloads.json`` entries, record classes and file names (several accepted
+    names per file: the first one found is read)."""
     source: str
     doc_cls: type
     query_cls: type
     split_files: Mapping[str, str]
+    contexts_files: Tuple[str, ...] = ('contexts.json',)  # noqa: UP006
+    papers_files: Tuple[str, ...] = ('papers.json',)  # noqa: UP006
 
 
 GU = Layout('gu2022', CitationDoc, CitationQuery, {'train': 'train.json', 'val': 'val.json', 'test': 'test.json'})
+#: SymTax's per.py reads contexts_new_head.json and papers_cat.json; the shorter names are also accepted.
 ARSYTA = Layout('arsyta', ArSyTaDoc, ArSyTaQuery,
-                {'train': 'train_data.json', 'val': 'val_data.json', 'test': 'test_data.json'})
+                {'train': 'train_data.json', 'val': 'val_data.json', 'test': 'test_data.json'},
+                ('contexts_new_head.json', 'contexts.json'), ('papers_cat.json', 'papers.json'))
 COLLECTIONS = {'acl-200': GU, 'fulltextpeerread': GU, 'refseer': GU, 'arxiv': GU, 'arsyta': ARSYTA}
 
 
@@ -129,13 +149,13 @@ def read_papers(path: Path, doc_cls: type) -> dict[str, NamedTuple]:
 
 
 def stream_contexts(path: Path, context_ids: Collection[str] | None = None,
-                    query_cls: type = ArSyTaQuery) -> Iterator[NamedTuple]:
-    """Stream the citation contexts of a ``contexts.json`` as ``query_cls`` records, in file order,
+                    query_cls: type = ArSyTaQuery, all_present: bool = True) -> Iterator[NamedTuple]:
+    """Stream the citation contexts of a contexts file as ``query_cls`` records, in file order,
     keeping those of ``context_ids`` (all when ``None``).
 
     One record is in memory at a time (plus a set of ``context_ids``): peak memory does not grow
     with the file's size. Raises ``InputError`` on malformed JSON or records, and, at the end, when
-    some of ``context_ids`` are not in the file.
+    some of ``context_ids`` are not in the file (unless ``all_present`` is false).
     """
     remaining = None if context_ids is None else set(context_ids)
     for key, record in iter_json(path, '{'):
@@ -144,7 +164,7 @@ def stream_contexts(path: Path, context_ids: Collection[str] | None = None,
                 continue
             remaining.remove(key)
         yield _build(query_cls, path, key, record)
-    if remaining:
+    if remaining and all_present:
         raise InputError(f'{path} lacks {len(remaining)} context ids of the split, '
                          f'e.g. {sorted(remaining)[:3]}')
 
@@ -167,13 +187,21 @@ class _Collection:
         self.name = name
         self.layout = COLLECTIONS[name]
 
-    def path(self, file_name: str) -> Path:
-        """``$IR_DATASETS_HOME/citation-rec/<name>/<file_name>``, or the manual-placement error."""
-        return locate('citation-rec', self.layout.source, f'{self.name}/{file_name}')
+    def path(self, *file_names: str) -> Path:
+        """``$IR_DATASETS_HOME/citation-rec/<name>/<file_name>`` for the first of ``file_names`` in place,
+        or the manual-placement error for the first (with the checksum check of ``locate``)."""
+        folder = ir_datasets.util.home_path() / 'citation-rec' / self.name
+        found = next((name for name in file_names if (folder / name).exists()), file_names[0])
+        entry = f'{self.name}/{found}' if f'{self.name}/{found}' in _downloads('citation-rec') else self.layout.source
+        return locate('citation-rec', entry, f'{self.name}/{found}')
 
     def papers(self) -> dict[str, NamedTuple]:
         """Papers by id, parsed once per file version."""
-        return load_once(read_papers, self.path('papers.json'), self.layout.doc_cls)
+        return load_once(read_papers, self.path(*self.layout.papers_files), self.layout.doc_cls)
+
+    def contexts(self) -> Path:
+        """The contexts file."""
+        return self.path(*self.layout.contexts_files)
 
 
 class _Split:
@@ -189,9 +217,18 @@ class CitationQueries(_Split, BaseQueries):
     """The citation contexts of a split, streamed from ``contexts.json`` in its order."""
 
     def queries_iter(self) -> Iterator[NamedTuple]:
-        """Queries (one pass over the split file, then one over ``contexts.json``)."""
-        context_ids = {context_id for context_id, _ in read_split(self._split_path())}
-        return stream_contexts(self._collection.path('contexts.json'), context_ids, self._collection.layout.query_cls)
+        """Queries (one pass over the split file, then one over the contexts file)."""
+        return stream_contexts(self._collection.contexts(), self._context_ids(), self._collection.layout.query_cls)
+
+    def _context_ids(self) -> set[str]:
+        return {context_id for context_id, _ in read_split(self._split_path())}
+
+    def queries_store(self) -> StreamedQueryStore:
+        """Lookup by query_id (``ir_datasets lookup --qid``): one pass over the contexts file per lookup."""
+        def lookup(query_ids: set[str]) -> Iterator[NamedTuple]:
+            return stream_contexts(self._collection.contexts(), query_ids & self._context_ids(),
+                                   self._collection.layout.query_cls, all_present=False)
+        return StreamedQueryStore(lookup, self._collection.layout.query_cls)
 
     def queries_cls(self) -> type:
         """``CitationQuery`` or ``ArSyTaQuery``."""
@@ -241,33 +278,54 @@ def citing_ids(dataset_or_mapping: CitingSource) -> Mapping[str, str]:
     """``{query_id: citing paper id}``: the mapping itself, or read from a dataset (or dataset id)'s queries."""
     if isinstance(dataset_or_mapping, Mapping):
         return dataset_or_mapping
-    dataset = ir_datasets.load(dataset_or_mapping) if isinstance(dataset_or_mapping, str) else dataset_or_mapping
-    return {query.query_id: query.citing_id for query in dataset.queries_iter()}
+    return {query.query_id: query.citing_id for query in _dataset(dataset_or_mapping).queries_iter()}
 
 
-def remove_citing_papers(run_df: pd.DataFrame, dataset_or_mapping: CitingSource) -> pd.DataFrame:
-    """The run without each query's citing paper (the protocol of Gu et al. and SymTax).
+def positive_ids(dataset_or_mapping: CitingSource) -> set[tuple[str, str]]:
+    """The (query_id, positive doc_id) pairs of a dataset's qrels (none for a plain mapping)."""
+    if isinstance(dataset_or_mapping, Mapping):
+        return set()
+    return {(qrel.query_id, qrel.doc_id) for qrel in _dataset(dataset_or_mapping).qrels_iter() if qrel.relevance > 0}
+
+
+def _dataset(dataset_or_id: str | Dataset) -> Dataset:
+    return ir_datasets.load(dataset_or_id) if isinstance(dataset_or_id, str) else dataset_or_id
+
+
+def remove_citing_papers(run_df: 'pd.DataFrame', dataset_or_mapping: CitingSource,
+                         positives: Collection[tuple[str, str]] | None = None) -> 'pd.DataFrame':
+    """The run without each query's citing paper, unless it is one of the query's positives: Gu et
+    al.'s prefetch rule (``src/prefetch/test.py``: ``if citing_id in candidates and citing_id not in
+    set(example["positive_ids"]): candidates.remove(citing_id)``).
 
     ``run_df`` has ir_measures columns (``query_id``, ``doc_id``) or PyTerrier's (``qid``, ``docno``);
-    ``dataset_or_mapping`` is ``{query_id: citing_id}``, a citation-rec dataset or its id. Queries
-    without a known citing paper are kept whole; other columns and the row order are unchanged
-    (ranks are not recomputed).
+    ``dataset_or_mapping`` is a citation-rec dataset or its id (citing ids from its queries,
+    positives from its qrels), or ``{query_id: citing_id}`` with ``positives`` as (query_id, doc_id)
+    pairs (none: the citing paper is always removed). Queries without a known citing paper are kept
+    whole; other columns and the row order are unchanged (ranks are not recomputed).
     """
     for query_col, doc_col in (('query_id', 'doc_id'), ('qid', 'docno')):
         if query_col in run_df.columns and doc_col in run_df.columns:
             break
     else:
         raise InputError(f'run has neither query_id/doc_id nor qid/docno columns: {list(run_df.columns)}')
-    citing = run_df[query_col].astype(str).map(citing_ids(dataset_or_mapping))
-    return run_df[run_df[doc_col].astype(str) != citing]
+    if positives is None:
+        positives = positive_ids(dataset_or_mapping)
+    query_ids, doc_ids = run_df[query_col].astype(str), run_df[doc_col].astype(str)
+    citing = (doc_ids == query_ids.map(citing_ids(dataset_or_mapping))).to_numpy(dtype=bool, copy=True)
+    for row in citing.nonzero()[0]:  # at most one row per query
+        citing[row] = (query_ids.iat[row], doc_ids.iat[row]) not in positives
+    return run_df[~citing]
 
 
-def citing_paper_filter(dataset_or_mapping: CitingSource) -> Any:
+def citing_paper_filter(dataset_or_mapping: CitingSource,
+                        positives: Collection[tuple[str, str]] | None = None) -> Any:
     """A PyTerrier transformer applying ``remove_citing_papers`` and re-ranking what is left.
 
-    Needs python-terrier (imported here, not by this package); the citing ids are read once, now.
+    Needs python-terrier (imported here, not by this package); citing ids and positives are read once, now.
     """
     import pyterrier as pt
 
     citing = citing_ids(dataset_or_mapping)
-    return pt.apply.generic(lambda run: pt.model.add_ranks(remove_citing_papers(run, citing)))
+    keep = positive_ids(dataset_or_mapping) if positives is None else set(positives)
+    return pt.apply.generic(lambda run: pt.model.add_ranks(remove_citing_papers(run, citing, keep)))

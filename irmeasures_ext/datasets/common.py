@@ -3,8 +3,10 @@ in-memory docs and the ir_datasets documentation hook."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import pkgutil
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -14,7 +16,6 @@ import ir_datasets
 from ir_datasets.datasets.base import ExpectedFile
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
-from ir_datasets.util import _DownloadConfig
 
 from irmeasures_ext.errors import InputError
 
@@ -26,19 +27,81 @@ def _package_data(name: str) -> bytes:
     return pkgutil.get_data(__package__, name)
 
 
-def locate(collection: str, key: str, relative_path: str) -> Path:
-    """Return ``$IR_DATASETS_HOME/<collection>/<relative_path>``, resolving the home directory now.
+def downloads(collection: str) -> dict[str, dict]:
+    """The ``downloads.json`` entries of a collection, by key."""
+    return json.loads(_package_data('downloads.json'))[collection]
 
-    When the file is missing, ``downloads.json`` entry ``[collection][key]`` says what happens:
-    with a ``url`` the file is downloaded there by ir_datasets; otherwise ir_datasets'
-    manual-placement error (``OSError``) is raised with the entry's ``instructions``.
+
+class DownloadError(OSError):
+    """A file could not be downloaded, or what came did not match its pinned checksum."""
+
+
+def locate(collection: str, key: str, relative_path: str) -> Path:
+    """``$IR_DATASETS_HOME/<collection>/<relative_path>``, downloaded first if the entry of
+    ``downloads.json`` has a ``url`` and the file is missing.
+
+    A file already in place is used as it is (placed by hand, or downloaded and checked before);
+    if it differs from the entry's pinned checksum, a warning says so. A download is written to a
+    temporary file, checked against the entry's ``git_blob_sha1`` or ``md5`` and only then
+    renamed into place; a failure raises :class:`DownloadError` naming the URL, the target path and
+    how to place the file by hand. Without a ``url``, ir_datasets' manual-placement error
+    (``OSError``) is raised with the entry's ``instructions``.
     """
-    entry = json.loads(_package_data('downloads.json'))[collection][key]
-    base = ir_datasets.util.home_path() / collection
-    if 'url' in entry:
-        config = _DownloadConfig(contents={key: {**entry, 'cache_path': relative_path}}, base_path=str(base))
-        return Path(config[key].path())
-    return ExpectedFile(base / relative_path, instructions=entry['instructions']).path()
+    entry = downloads(collection)[key]
+    path = ir_datasets.util.home_path() / collection / relative_path
+    if path.exists():
+        if 'git_blob_sha1' in entry or 'md5' in entry:
+            stat = path.stat()
+            _warn_if_modified(path, stat.st_size, stat.st_mtime_ns, json.dumps(entry, sort_keys=True))
+        return path
+    if 'url' not in entry:
+        return ExpectedFile(path, instructions=entry['instructions']).path()
+    _download(entry, path)
+    return path
+
+
+def _download(entry: dict, path: Path) -> None:
+    url = entry['url']
+    how = (f'download {url} yourself and place it at {path} (ir_datasets reads $IR_DATASETS_HOME, '
+           f'default ~/.ir_datasets)')
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + '.part')
+    try:
+        with partial.open('wb') as out:
+            for chunk in ir_datasets.util.download.RequestsDownload(url):
+                out.write(chunk)
+    except Exception as error:  # requests' and ir_datasets' errors: one clear line instead
+        partial.unlink(missing_ok=True)
+        raise DownloadError(f'could not download {path.name} from {url} ({type(error).__name__}); {how}') from None
+    problem = _checksum_problem(partial, entry)
+    if problem:
+        partial.unlink()
+        raise DownloadError(f'{path.name} downloaded from {url} {problem}; nothing was kept. If the source changed, '
+                            f'{how}')
+    partial.replace(path)
+
+
+def _checksum_problem(path: Path, entry: dict) -> str | None:
+    """What is wrong with the file's checksum against the entry (None if it matches or none is pinned)."""
+    if 'git_blob_sha1' in entry:
+        digest = hashlib.sha1(b'blob %d\0' % path.stat().st_size)
+        expected, what = entry['git_blob_sha1'], 'git blob SHA-1'
+    elif 'md5' in entry:
+        digest, expected, what = hashlib.md5(), entry['md5'], 'md5'
+    else:
+        return None
+    with path.open('rb') as handle:
+        for block in iter(lambda: handle.read(1 << 20), b''):
+            digest.update(block)
+    return None if digest.hexdigest() == expected else f'has {what} {digest.hexdigest()}, not the pinned {expected}'
+
+
+@functools.lru_cache(maxsize=64)
+def _warn_if_modified(path: Path, size: int, mtime_ns: int, entry: str) -> None:
+    """Warns (once per file version) when a file in place differs from its pinned checksum."""
+    problem = _checksum_problem(path, json.loads(entry))
+    if problem:
+        warnings.warn(f'{path} {problem}: using it as it is (placed by hand?)', UserWarning, stacklevel=3)
 
 
 def load_once(loader: Callable[..., T], path: Path, *args: Any) -> T:
@@ -79,10 +142,10 @@ def iter_json(path: Path, container: str) -> Iterator[tuple[Any, Any]]:
 
 
 class DictDocstore(Docstore):
-    """Docstore over an in-memory ``{doc_id: doc}`` dict."""
+    """Docstore over an in-memory ``{id: record}`` dict (docs, or queries with ``id_field='query_id'``)."""
 
-    def __init__(self, docs: dict[str, NamedTuple], doc_cls: type):
-        super().__init__(doc_cls)
+    def __init__(self, docs: dict[str, NamedTuple], doc_cls: type, id_field: str = 'doc_id'):
+        super().__init__(doc_cls, id_field)
         self._docs = docs
 
     def get_many_iter(self, doc_ids: Iterable[str]) -> Iterator[NamedTuple]:
@@ -130,6 +193,19 @@ class DictDocs(BaseDocs):
 def _documentation_file(collection: str) -> dict[str, dict[str, str]]:
     yaml = ir_datasets.lazy_libs.yaml()
     return yaml.safe_load(_package_data(f'docs/{collection}.yaml'))
+
+
+class StreamedQueryStore(Docstore):
+    """Lookup by query_id over queries read on demand, one pass per lookup (``ir_datasets lookup --qid``):
+    for splits too large to hold, such as ArSyTa's."""
+
+    def __init__(self, queries: Callable[[Iterable[str]], Iterator[NamedTuple]], query_cls: type):
+        super().__init__(query_cls, 'query_id')
+        self._queries = queries
+
+    def get_many_iter(self, query_ids: Iterable[str]) -> Iterator[NamedTuple]:
+        """The queries of ``query_ids`` that exist."""
+        return self._queries(set(query_ids))
 
 
 class Documentation:

@@ -8,8 +8,6 @@ The file is read as the official scripts read it: ``line.strip()`` (English also
 then ``split('\\t')``, fields after the third ignored. Full description:
 ``ir_datasets.load('quoter/english').documentation()`` (``docs/quoter.yaml``).
 """
-from __future__ import annotations
-
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,16 +16,21 @@ from typing import NamedTuple
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, GenericDoc, GenericQrel
 
-from irmeasures_ext.datasets.common import DictDocs, Documentation, load_once, locate
+from irmeasures_ext.datasets.common import DictDocs, DictDocstore, Documentation, load_once, locate
 from irmeasures_ext.errors import InputError
+
+# (No ``from __future__ import annotations`` in this module: ir_datasets' export reads the record
+# classes' annotations as types.)
 
 
 class QuoteRQuery(NamedTuple):
-    """A context: the text left and right of the gap where the quote goes."""
+    """A context: the text left and right of the gap where the quote goes, and the masked form the
+    official code feeds its model (``left_context + '[MASK]' + right_context``)."""
     query_id: str
     text: str
     left_context: str
     right_context: str
+    masked_text: str
 
     def default_text(self) -> str:
         """``left_context + ' ' + right_context``."""
@@ -123,11 +126,15 @@ class QuoteRQueries(_Split, BaseQueries):
         data, rows = self._select()
         for index in rows:
             left, _, right = data.samples[index]
-            yield QuoteRQuery(str(index), f'{left} {right}', left, right)
+            yield QuoteRQuery(str(index), f'{left} {right}', left, right, f'{left}[MASK]{right}')
 
     def queries_cls(self) -> type:
         """``QuoteRQuery``."""
         return QuoteRQuery
+
+    def queries_store(self) -> DictDocstore:
+        """Lookup by query_id (``ir_datasets lookup --qid``)."""
+        return DictDocstore({query.query_id: query for query in self.queries_iter()}, QuoteRQuery, 'query_id')
 
     def queries_lang(self) -> str:
         """ISO 639 language code."""

@@ -1,0 +1,179 @@
+"""Our datasets through ir_datasets' own tools: export and lookup (its command line), its metadata
+check, and registration from any import order, on fixture files in the upstream formats."""
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import ir_datasets
+import pytest
+from ir_datasets.util.download import RequestsDownload
+from test_datasets_citation import N_PAPERS, write_collection
+from test_datasets_quoter import TEST_LINES, write_quoter_file
+
+from irmeasures_ext.datasets import register
+from irmeasures_ext.datasets.citation_rec import COLLECTIONS
+from irmeasures_ext.datasets.metadata import CACHE_NAME, known_counts
+from irmeasures_ext.datasets.quoter import LANGUAGES
+
+pytestmark = pytest.mark.filterwarnings('ignore:.*using it as it is')  # fixture files: other checksums
+
+ENTITIES = ('docs', 'queries', 'qrels')
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Any download attempt fails the test."""
+    def refuse(self):
+        raise AssertionError(f'tried to download {self.url}')
+    monkeypatch.setattr(RequestsDownload, '__iter__', refuse)
+
+
+@pytest.fixture(scope='module')
+def fixture_home(tmp_path_factory) -> Path:
+    """Every collection in place: QuoteR's three files, Gu et al.'s four releases and ArSyTa."""
+    home = tmp_path_factory.mktemp('irds_all')
+    for name, language in LANGUAGES.items():
+        write_quoter_file(home / 'quoter' / language.file_name, name)
+    for name, layout in COLLECTIONS.items():
+        write_collection(home, name, arsyta=layout.source == 'arsyta')
+    return home
+
+
+@pytest.fixture
+def home(fixture_home, monkeypatch) -> Path:
+    monkeypatch.setenv('IR_DATASETS_HOME', str(fixture_home))
+    register()
+    return fixture_home
+
+
+def our_ids() -> list[str]:
+    register()
+    return sorted(i for i in ir_datasets.registry if i.split('/')[0] in ('quoter', 'citation-rec'))
+
+
+def ir_datasets_command(*argv: str) -> str:
+    """ir_datasets' own command line, in this process; its standard output."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            ir_datasets.main(list(argv))
+        except SystemExit as exit_:
+            assert not exit_.code, out.getvalue()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize('dataset_id', [i for i in our_ids() if i.count('/') >= 1])
+def test_export_prints_every_field_of_every_record(home, dataset_id):
+    dataset = ir_datasets.load(dataset_id)
+    for entity in ENTITIES:
+        if not dataset.has(entity):
+            continue
+        records = list(getattr(dataset, f'{entity}_iter')())
+        lines = ir_datasets_command('export', dataset_id, entity, '--format', 'jsonl').splitlines()
+        assert [json.loads(line) for line in lines] == [
+            {field: list(value) if isinstance(value, tuple) else value for field, value in record._asdict().items()}
+            for record in records], (dataset_id, entity)
+        if entity != 'qrels':  # (qrels export as TREC lines by default)
+            tsv = ir_datasets_command('export', dataset_id, entity, '--format', 'tsv').splitlines()
+            assert [line.split('\t')[0] for line in tsv] == [record[0] for record in records]
+
+
+def test_export_fields_and_tuple_fields(home):
+    lines = ir_datasets_command('export', 'quoter/english/test', 'queries', '--format', 'tsv',
+                                '--fields', 'query_id', 'masked_text').splitlines()
+    first = LANGUAGES['english'].test_start
+    assert lines[0] == f'{first}\tbefore {first}[MASK]after {first}'
+    docs = ir_datasets_command('export', 'citation-rec/arsyta', 'docs', '--format', 'tsv').splitlines()
+    assert docs[7] == 'P7\tTitle 7\tAbstract 7\tcs.CL\tcs.LG'  # a tuple field: one column per element
+
+
+def test_lookup_by_query_id_and_doc_id(home):
+    out = ir_datasets_command('lookup', 'citation-rec/acl-200/test', '--qid', 'C27', 'C25', '--format', 'jsonl')
+    assert [json.loads(line)['query_id'] for line in out.splitlines()] == ['C27', 'C25']
+    out = ir_datasets_command('lookup', 'quoter/modern-chinese/valid', '--qid',
+                              str(LANGUAGES['modern-chinese'].valid_start), '--format', 'jsonl')
+    assert json.loads(out)['left_context'] == f'前文 {LANGUAGES["modern-chinese"].valid_start}'
+    assert json.loads(ir_datasets_command('lookup', 'citation-rec/arsyta', 'P7', '--format', 'jsonl')) == {
+        'doc_id': 'P7', 'title': 'Title 7', 'abstract': 'Abstract 7', 'categories': ['cs.CL', 'cs.LG']}
+
+
+def test_the_plain_ir_datasets_command_sees_our_datasets(home):
+    """`python -m ir_datasets` (the stock command; the installed hook registers ours)."""
+    env = {**os.environ, 'IR_DATASETS_HOME': str(home)}
+    out = subprocess.run([sys.executable, '-m', 'ir_datasets', 'export', 'citation-rec/acl-200/val', 'queries',
+                          '--format', 'jsonl'], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert [json.loads(line)['query_id'] for line in out.stdout.splitlines()] == ['C24', 'C23', 'C22', 'C21', 'C20']
+
+
+def test_metadata_check_of_ir_datasets_passes_on_our_ids(home):
+    """ir_datasets' test/metadata.py: every entity a dataset has must have a count in its metadata."""
+    (home / 'quoter' / CACHE_NAME).unlink(missing_ok=True)
+    for dataset_id in our_ids():
+        dataset = ir_datasets.load(dataset_id)
+        metadata = dataset.metadata()
+        for entity in ENTITIES:
+            if dataset.has(entity):
+                assert entity in metadata and 'count' in metadata[entity], (dataset_id, entity)
+    # Counted from the files where not known offline, once, and kept beside them.
+    assert ir_datasets.load('quoter/english/test').metadata()['queries'] == {'count': TEST_LINES}
+    cached = json.loads((home / 'quoter' / CACHE_NAME).read_text())
+    assert cached['quoter/english/test'] == {'docs': 4, 'queries': TEST_LINES, 'qrels': TEST_LINES}
+    assert ir_datasets.load('citation-rec/refseer/test').metadata() == {
+        'docs': {'count': N_PAPERS}, 'queries': {'count': 5}, 'qrels': {'count': 6}}
+
+
+def test_counts_known_offline_need_no_file(tmp_path, monkeypatch):
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    register()
+    assert ir_datasets.load('quoter/english/train').queries_metadata() == {'count': 101171}
+    assert ir_datasets.load('citation-rec/acl-200/test').metadata() == {
+        'docs': {'count': 19776}, 'queries': {'count': 9585}, 'qrels': {'count': 9585}}
+    assert not list(tmp_path.iterdir())  # nothing read, downloaded or written
+    assert all(entry['source'] for counts in known_counts().values() for entry in counts.values())
+
+
+IMPORT_ORDERS = {
+    'datasets function first (the README example)':
+        'from irmeasures_ext.datasets import remove_citing_papers\nimport ir_datasets',
+    'package, then a dataset module':
+        'import irmeasures_ext\nimport irmeasures_ext.datasets.quoter\nimport ir_datasets',
+    'a dataset module alone': 'import irmeasures_ext.datasets.citation_rec\nimport ir_datasets',
+    'ir_datasets, then the package': 'import ir_datasets\nimport irmeasures_ext',
+    'ir_measures, then ir_datasets': 'import ir_measures\nimport irmeasures_ext\nimport ir_datasets',
+}
+
+
+@pytest.mark.parametrize('hook', ['on', 'off'])
+@pytest.mark.parametrize('order', IMPORT_ORDERS)
+def test_registration_from_any_import_order(tmp_path, order, hook):
+    script = IMPORT_ORDERS[order] + ('\nprint(sorted(i for i in ir_datasets.registry if i.startswith(("quoter/", '
+                                     '"citation-rec/")))[:2], ir_datasets.load("citation-rec/acl-200/test"))')
+    env = {**os.environ, 'IR_DATASETS_HOME': str(tmp_path), 'IRMEASURES_EXT_NO_AUTOLOAD': '1' if hook == 'off' else ''}
+    result = subprocess.run([sys.executable, '-W', 'error', '-c', script], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("['citation-rec/acl-200', 'citation-rec/acl-200/test'] Dataset("), result.stdout
+    assert result.stderr == ''
+
+
+def test_pyterrier_topics_carry_no_gold(home):
+    import pyterrier as pt
+    topics = pt.get_dataset('irds:citation-rec/acl-200/test').get_topics()
+    assert list(topics.columns) == ['qid', 'text', 'citing_id']
+    topics = pt.get_dataset('irds:citation-rec/arsyta/test').get_topics()
+    assert 'ref_id' not in topics.columns and 'refid' not in topics.columns
+
+
+@pytest.mark.parametrize('dataset_id', [i for i in our_ids() if i.count('/') >= 1])
+def test_every_dataset_documents_source_checksums_licence_counts_and_protocol(dataset_id):
+    doc = ir_datasets.load(dataset_id).documentation()
+    assert {'desc', 'protocol', 'download', 'license', 'counts', 'bibtex'} <= set(doc), dataset_id
+    assert 'e585fab668685c827ee84ba9a77022827250a7f1' in doc['download'] if dataset_id.startswith('quoter') else \
+        ('1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2' in doc['download'] or 'goyalkaraniit/ArSyTa' in doc['download'])
+    if dataset_id.count('/') == 2:
+        assert doc['split']
