@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -49,6 +50,16 @@ def results_stem(name: str) -> Path:
     while stem.with_suffix('.json').exists() or stem.with_suffix('.md').exists():
         number += 1
         stem = RESULTS_DIR / f'{base}-{number}'
+    return stem
+
+
+def write_results(name: str, data: Any, report: str) -> Path:
+    """Writes results/<name>-<date>.json (``data``) and .md (``report``), numbered rather than overwriting
+    earlier results; prints the report and returns the stem."""
+    stem = results_stem(name)
+    stem.with_suffix('.json').write_text(json.dumps(data, indent=1, default=str) + '\n')
+    stem.with_suffix('.md').write_text(report)
+    print(report)
     return stem
 
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import child_environment, machine, results_stem, run_measured
+from common import child_environment, machine, run_measured, write_results
 
 
 def write_long_id(directory: Path, megabytes: int) -> tuple[Path, Path]:
@@ -64,11 +64,7 @@ def main() -> int:
     lines += [f"| {r['case']} | {r['seconds']:.2f} | {r['peak_rss_mb']:.0f} | `{r['output'][:100]}` |" for r in rows]
     lines += ['', 'Before (issue 13): 1 MB id 7 s, 10 MB id > 40 s (trec_eval < 0.1 s); the late duplicate 15 s and '
               '3.0 GB.']
-    report = '\n'.join(lines) + '\n'
-    stem = results_stem('pathological')
-    stem.with_suffix('.json').write_text(json.dumps(rows, indent=1) + '\n')
-    stem.with_suffix('.md').write_text(report)
-    print(report)
+    write_results('pathological', rows, '\n'.join(lines) + '\n')
     return 0
 
 

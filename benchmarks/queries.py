@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import HERE, child_environment, machine, results_stem, run_measured
+from common import HERE, child_environment, machine, run_measured, write_results
 
 DATA = HERE / 'data' / 'queries'
 N = 1_000_000
@@ -77,11 +77,7 @@ def main() -> int:
               f'({many / one:.2f}×)',
               f'- `-q` ≤ 1.5× the time without it: {"met" if per_query <= 1.5 * many else "MISSED"} '
               f'({per_query / many:.2f}×)']
-    report = '\n'.join(lines) + '\n'
-    stem = results_stem('queries')
-    stem.with_suffix('.json').write_text(json.dumps({'runs': runs, 'summary': summary}, indent=1) + '\n')
-    stem.with_suffix('.md').write_text(report)
-    print(report)
+    write_results('queries', {'runs': runs, 'summary': summary}, '\n'.join(lines) + '\n')
     return 0
 
 

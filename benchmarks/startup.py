@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 
-from common import child_environment, machine, results_stem, run_measured
+from common import child_environment, machine, run_measured, write_results
 
 IMPORT = [sys.executable, '-c', 'import ir_measures']
 PARSE = [sys.executable, '-c', "import ir_measures; ir_measures.parse_measure('Q(beta=0.5)@10')"]
@@ -57,12 +57,7 @@ def main() -> int:
     lines += ['', '## Target', '',
               f'- `import ir_measures` with the hook costs at most 10 ms and 5 MB more than without: '
               f'{"met" if extra_ms <= 10 and extra_mb <= 5 else "MISSED"} (+{extra_ms:.1f} ms, +{extra_mb:.1f} MB)']
-    report = '\n'.join(lines) + '\n'
-    stem = results_stem('startup')
-    stem.with_suffix('.json').write_text(json.dumps({'runs': runs, 'summary': summary, 'machine': machine()},
-                                                    indent=1) + '\n')
-    stem.with_suffix('.md').write_text(report)
-    print(report)
+    write_results('startup', {'runs': runs, 'summary': summary, 'machine': machine()}, '\n'.join(lines) + '\n')
     return 0
 
 

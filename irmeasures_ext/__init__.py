@@ -25,13 +25,13 @@ from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
 from irmeasures_ext.measures.nerr import nERR
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
-from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank
+from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'
 
 register()
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED', 'IrMeasuresExtError',
-           'InputError', 'MeasureParamError', 'IrMeasuresExtWarning', 'NoOverlapWarning', 'provider', 'register',
-           'suites', '__version__']
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
+           'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'IrMeasuresExtWarning', 'NoOverlapWarning',
+           'provider', 'register', 'suites', '__version__']

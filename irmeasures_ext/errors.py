@@ -24,7 +24,7 @@ class RowError(InputError):
 
     def __init__(self, message: str, kind: str, query_id: str, doc_id: str) -> None:
         super().__init__(f'{kind}: {message}')
-        self.kind, self.query_id, self.doc_id = kind, query_id, doc_id
+        self.problem, self.kind, self.query_id, self.doc_id = message, kind, query_id, doc_id
 
 
 class DuplicateDocError(RowError):
@@ -37,6 +37,10 @@ class ConflictingLabelsError(RowError):
 
 class NonFiniteScoreError(RowError):
     """A score is NaN or infinite."""
+
+
+class EqualRankError(RowError):
+    """Two docs of a query have the same rank (tie policy ``rank``); ``doc_id`` is the second one."""
 
 
 class IrMeasuresExtWarning(UserWarning):

@@ -20,31 +20,34 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None) -> Iterator[Metric]:
+def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None,
+              ties: str | None = None, score_precision: str | None = None) -> Iterator[Metric]:
     """Per-query values of ``measures`` for every qrels query, measure by measure.
 
     With ``provider=None`` our provider computes the measures it supports and ir_measures'
     ``DefaultPipeline`` the rest; otherwise the named ir_measures provider computes all of them.
     Either way the inputs are checked as our provider checks them (duplicate docs, conflicting
     qrels labels, non-finite scores raise :class:`~irmeasures_ext.errors.InputError`).
+    ``ties`` and ``score_precision`` choose the tie policy of every measure our provider computes
+    (built-in ones such as ``RR@10`` included; see :mod:`irmeasures_ext.engine.ties`); another
+    provider breaks ties its own way, so they are refused with ``provider``.
     Raises :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measure parameters.
     """
-    from irmeasures_ext.engine.combined import evaluate
-    results = evaluate(list(measures), qrels, run, provider)
+    results = _evaluate(measures, qrels, run, provider, ties, score_precision)
     for measure, values in results.values.items():
         yield from map(Metric, results.query_ids.to_pylist(), repeat(measure), values.tolist())
 
 
-def evaluate_frame(qrels: Any, run: Any, measures: Iterable[Measure], provider: str | None = None) -> pd.DataFrame:
+def evaluate_frame(qrels: Any, run: Any, measures: Iterable[Measure], provider: str | None = None,
+                   ties: str | None = None, score_precision: str | None = None) -> pd.DataFrame:
     """Per-query values as a DataFrame with columns ``query_id``, ``measure`` (its name, e.g.
     ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
-    queries sorted. See :func:`iter_calc` for ``provider`` and the checks.
+    queries sorted. See :func:`iter_calc` for ``provider``, ``ties``, ``score_precision`` and the checks.
     """
     import numpy as np
     import pandas as pd
 
-    from irmeasures_ext.engine.combined import evaluate
-    results = evaluate(list(measures), qrels, run, provider)
+    results = _evaluate(measures, qrels, run, provider, ties, score_precision)
     n_queries = len(results.query_ids)
     names = [str(measure) for measure in results.values]
     return pd.DataFrame({
@@ -52,3 +55,14 @@ def evaluate_frame(qrels: Any, run: Any, measures: Iterable[Measure], provider: 
         'measure': np.repeat(np.array(names, dtype=object), n_queries),
         'value': np.concatenate([np.empty(0), *(v.astype(np.float64) for v in results.values.values())]),
     })
+
+
+def _evaluate(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None, ties: str | None,
+              score_precision: str | None) -> Any:
+    from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.errors import MeasureParamError
+    from irmeasures_ext.plugin import provider as ext_provider
+    if provider not in (None, ext_provider.NAME) and (ties or score_precision):
+        raise MeasureParamError(f'ties/score_precision apply to our provider only, not to provider {provider}')
+    ranking = ext_provider.configured(ties, score_precision).ranking()
+    return evaluate(list(measures), qrels, run, provider, ranking)

@@ -15,31 +15,50 @@ from ir_measures.measures import Measure
 from irmeasures_ext import autoload
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures import PROVIDER_SPECS
-from irmeasures_ext.measures.base import check_measure
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, check_choice, check_measure
 
 
 class IrMeasuresExtProvider(providers.Provider):
     """
     irmeasures_ext: Q-measure, nDCG_Z1, MeanRank/MedianRank, nERR, MSnDCG, nDCG_JK and the trec_eval
     measures the seed papers report (AP, AP@k, P@k, R@k, Success@k, RR, RR@k, Rprec, nDCG, nDCG@k,
-    NumRel, NumRet), computed in vectorised passes over one ranking of the run. Ties are broken as
-    trec_eval does (score descending, then doc_id descending), for every measure, including ``RR@k``.
+    NumRel, NumRet), computed in vectorised passes over one ranking of the run. By default ties are
+    broken as trec_eval does (score descending, then doc_id descending, scores compared as float32),
+    for every measure, including ``RR@k``; ``provider.configured(ties=..., score_precision=...)`` and
+    our measures' ``ties``/``score_precision`` parameters choose another policy.
     """
     NAME = 'irmeasures_ext'
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
+    def __init__(self, ties: str = 'trec_eval', score_precision: str = 'float32') -> None:
+        super().__init__()
+        self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)
+        self.score_precision = check_choice(self.NAME, 'score_precision', score_precision, SCORE_PRECISIONS)
+
+    def configured(self, ties: str | None = None, score_precision: str | None = None) -> IrMeasuresExtProvider:
+        """A provider like this one, with another tie policy and/or score precision (see
+        :mod:`irmeasures_ext.engine.ties`); usable wherever a provider is (``calc_aggregate``,
+        ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision`` parameters
+        take precedence."""
+        return type(self)(ties or self.ties, score_precision or self.score_precision)
+
+    def ranking(self) -> Any:
+        """This provider's :class:`~irmeasures_ext.engine.ties.Ranking`."""
+        from irmeasures_ext.engine.ties import Ranking
+        return Ranking(self.ties, self.score_precision)
+
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> providers.Evaluator:
         from irmeasures_ext.engine import evaluator
-        return evaluator.evaluator(self._checked(measures), qrels)
+        return evaluator.evaluator(self._checked(measures), qrels, self.ranking())
 
     def _iter_calc(self, measures: Iterable[Measure], qrels: Any, run: Any) -> Iterator[Metric]:
         from irmeasures_ext.engine import evaluator
-        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run)
+        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
         return built.iter_calc(run)
 
     def calc_aggregate(self, measures: Iterable[Measure], qrels: Any, run: Any) -> dict[Measure, float]:
         from irmeasures_ext.engine import evaluator
-        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run)
+        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
         return built.calc_aggregate(run)
 
     def _checked(self, measures: Iterable[Measure]) -> list[Measure]:

@@ -152,3 +152,53 @@ def read_trec_run(path) -> dict[str, dict[str, float]]:
             query_id, _, doc_id, _, score, _ = line.split()
             run.setdefault(query_id, {})[doc_id] = float(score)
     return run
+
+
+# trec_eval's measures, plainly (checked against pytrec_eval in tests/test_ties.py).
+
+def n_relevant(judged: Judged, rel: int) -> int:
+    return sum(label >= rel for label in judged.values())
+
+
+def average_precision(ranking: Sequence[str], judged: Judged, rel: int = 1, cutoff: int | None = None) -> float:
+    """Σ over relevant docs ranked cutoff or better of (relevant docs up to them) / rank, divided by R."""
+    total, hits = 0.0, 0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        if is_relevant(doc, judged, rel):
+            hits += 1
+            total += hits / rank
+    return total / n_relevant(judged, rel) if n_relevant(judged, rel) else 0.0
+
+
+def precision(ranking: Sequence[str], judged: Judged, cutoff: int, rel: int = 1) -> float:
+    return sum(is_relevant(doc, judged, rel) for doc in ranking[:cutoff]) / cutoff
+
+
+def recall(ranking: Sequence[str], judged: Judged, cutoff: int, rel: int = 1) -> float:
+    found = sum(is_relevant(doc, judged, rel) for doc in ranking[:cutoff])
+    return found / n_relevant(judged, rel) if n_relevant(judged, rel) else 0.0
+
+
+def success(ranking: Sequence[str], judged: Judged, cutoff: int, rel: int = 1) -> float:
+    return float(any(is_relevant(doc, judged, rel) for doc in ranking[:cutoff]))
+
+
+def reciprocal_rank(ranking: Sequence[str], judged: Judged, rel: int = 1, cutoff: int | None = None) -> float:
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        if is_relevant(doc, judged, rel):
+            return 1 / rank
+    return 0.0
+
+
+def r_precision(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
+    count = n_relevant(judged, rel)
+    return sum(is_relevant(doc, judged, rel) for doc in ranking[:count]) / count if count else 0.0
+
+
+def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
+    """trec_eval's ndcg(_cut): gain = label (negatives 0), discount log2(rank + 1), ideal from all judged docs."""
+    def dcg(gains: Sequence[float]) -> float:
+        return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+
+    best = dcg(sorted((max(label, 0) for label in judged.values()), reverse=True))
+    return dcg([max(judged.get(doc, 0), 0) for doc in ranking]) / best if best else 0.0

@@ -108,7 +108,7 @@ def test_suites_add_measures_once(capsys, files):
 
 def test_measure_or_suite_required(capsys, files):
     status, _, err = run_main(capsys, *files)
-    assert status == 2 and 'give at least one MEASURE or --suite NAME' in err[-1]
+    assert status == 2 and 'give at least one MEASURE, --suite NAME or --protocol NAME' in err[-1]
 
 
 # --- providers --------------------------------------------------------------------------------------

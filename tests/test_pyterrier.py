@@ -1,9 +1,11 @@
 """pandas in and out (irmeasures_ext.frames) and PyTerrier's pt.Experiment / pt.Evaluate with our measures."""
+import itertools
 import statistics
 
 import ir_measures
 import pandas as pd
 import pytest
+import reference
 from ir_measures import RR
 
 from irmeasures_ext import InputError, MeasureParamError, MedianRank, Q, nDCG_Z1
@@ -134,3 +136,41 @@ def test_pyterrier_needs_measure_objects_and_no_java(pt):
     with pytest.raises((KeyError, ValueError), match='Q@10'):
         pt.Evaluate(RES_A, QRELS, metrics=['Q@10'])
     assert not pt.java.started()
+
+
+# --- tie policies -----------------------------------------------------------------------------------
+
+#: q1's three docs tie; q2 ranks d4 (relevant) above d5.
+RES_TIED = RES_A.assign(score=[1.0, 1.0, 1.0, 2.0, 1.0, 1.0])
+Q1_ORDERINGS = list(itertools.permutations(['d0', 'd1', 'd2']))
+Q1_JUDGED = {'d1': 1, 'd2': 2, 'd0': None}
+
+
+def tied_q1(ordering: tuple[str, ...]) -> float:
+    """Q@10 of q1 ranked in ``ordering``, from the plain definition."""
+    return reference.q_measure(ordering, {d: label for d, label in Q1_JUDGED.items() if label is not None}, cutoff=10)
+
+
+@pytest.mark.parametrize(('ties', 'q1'), [
+    ('trec_eval', lambda: tied_q1(('d2', 'd1', 'd0'))),  # doc_id descending
+    ('optimistic', lambda: tied_q1(('d2', 'd1', 'd0'))),
+    ('pessimistic', lambda: tied_q1(('d0', 'd1', 'd2'))),
+    ('expected', lambda: statistics.mean(map(tied_q1, Q1_ORDERINGS))),
+])
+def test_experiment_with_a_tie_policy_as_measure_parameter(pt, ties, q1):
+    measure = Q(ties=ties) @ 10
+    table = pt.Experiment([pt.Transformer.from_df(RES_TIED)], TOPICS, QRELS, eval_metrics=[measure], perquery=True)
+    values = dict(zip(table['qid'], table['value'], strict=True))
+    assert values == pytest.approx({'q1': q1(), 'q2': 1.0, 'q3': 0.0}, abs=1e-12)
+
+
+def test_frames_apply_a_tie_policy_to_built_in_measures_too():
+    frame = evaluate_frame(QRELS, RES_TIED, [RR, Q @ 10], ties='pessimistic')
+    values = dict(zip(zip(frame['measure'], frame['query_id'], strict=True), frame['value'], strict=True))
+    assert values[('RR', 'q1')] == 0.5 and values[('Q@10', 'q1')] == pytest.approx(tied_q1(('d0', 'd1', 'd2')))
+    with pytest.raises(MeasureParamError, match='ties must be one of'):
+        evaluate_frame(QRELS, RES_TIED, [RR], ties='random')
+    with pytest.raises(MeasureParamError, match='our provider only'):
+        evaluate_frame(QRELS, RES_TIED, [RR], provider='pytrec_eval', ties='optimistic')
+    by_name = evaluate_frame(QRELS, RES_TIED, [RR, Q @ 10], provider='irmeasures_ext', ties='pessimistic')
+    assert by_name.equals(frame)

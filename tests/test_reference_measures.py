@@ -9,6 +9,7 @@ cutoffs below and above R.
 from __future__ import annotations
 
 import math
+import statistics
 
 import ir_measures
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 
-from irmeasures_ext import InputError, MeanRank, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext import InputError, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
 
 # Generated data often has no query in common between qrels and run: that warning is expected here.
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -55,7 +56,8 @@ def with_gains(gains: dict | None) -> dict:
 
 
 def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, float]]:
-    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank, MSnDCG and nDCG_JK, per measure string and query."""
+    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG and nDCG_JK, per measure string
+    and query."""
     ranked = rankings(run)
     depth = max((len(docs) for docs in run.values()), default=0)
     gains, rel, k = p['gains'], p['rel'], p['k']
@@ -66,6 +68,7 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
         nDCG_Z1(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_z1(r, j, k, gains, rel),
         MeanRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
         MedianRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
+        RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
         MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
         nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
     }
@@ -76,6 +79,8 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
 def aggregate(measure, values: dict[str, float]) -> float:
     if measure.NAME == 'MedianRank':
         return reference.median(values.values())
+    if measure.NAME == 'RankVariance':
+        return statistics.pvariance(values.values()) if values else math.nan
     return sum(values.values()) / len(values)
 
 
@@ -164,5 +169,6 @@ def test_ndcg_family_references_on_hand_computed_cases():
 def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():
     qrels = {'1': {'a': 1}, '2': {'a': 1}, '3': {'a': 1}}
     run = {'1': {'a': 3.0}, '2': {'x': 2.0, 'a': 1.0}, '3': {'x': 3.0, 'y': 2.0, 'z': 1.0, 'a': 0.5}}
-    results = ir_measures.calc_aggregate([MeanRank, MedianRank], qrels, run)  # ranks 1, 2, 4
-    assert results == {MeanRank: pytest.approx(7 / 3), MedianRank: 2.0}
+    results = ir_measures.calc_aggregate([MeanRank, MedianRank, RankVariance], qrels, run)  # ranks 1, 2, 4
+    # variance: ((1 - 7/3)² + (2 - 7/3)² + (4 - 7/3)²) / 3 = (16 + 1 + 25) / 27
+    assert results == {MeanRank: pytest.approx(7 / 3), MedianRank: 2.0, RankVariance: pytest.approx(42 / 27)}

@@ -18,7 +18,7 @@ def provider_names():
 
 
 def test_measures_and_provider_registered():
-    for name in ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'nERR', 'MSnDCG', 'nDCG_JK']:
+    for name in ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK']:
         assert ir_measures.measures.registry[name].NAME == name
     assert ir_measures.providers.registry['irmeasures_ext'].NAME == 'irmeasures_ext'
     assert provider_names()[-1] == 'irmeasures_ext'

@@ -20,7 +20,7 @@ from irmeasures_ext.cli.common import EXIT_ERROR, PROG
 from irmeasures_ext.errors import IrMeasuresExtWarning
 
 #: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
-COMMANDS = {'crosscheck': 'crosscheck', 'datasets': 'datasets'}
+COMMANDS = {'crosscheck': 'crosscheck', 'datasets': 'datasets', 'ties': 'ties'}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,12 +6,15 @@ import sys
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, add_inputs, load, use_system_allocator
+from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, use_system_allocator
 from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
 DEFAULT_PLACES = 4
+#: (ties, score precision) of the provider by default.
+DEFAULT_RANKING = ('trec_eval', 'float32')
 SUMMARY_QID = 'all'
 
 
@@ -24,17 +27,58 @@ def run(argv: list[str]) -> int:
         parser.error('--places must be >= 0, or -1 for all digits')
     measures = parse_measures(args.measures) + [m for name in args.suite or [] for m in SUITES[name]]
     measures = list(dict.fromkeys(measures))
+    if args.protocol:
+        return _protocol(args, measures)
     if not measures:
-        parser.error('give at least one MEASURE or --suite NAME')
+        parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
+    if args.provider not in (None, ext_provider.NAME) and (args.ties, args.score_precision) != DEFAULT_RANKING:
+        raise CliError(f'--ties and --score-precision apply to the {ext_provider.NAME} provider, not {args.provider}')
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     use_system_allocator()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.engine.ties import Ranking
     qrels, run_input = load(args.qrels, args.run)
-    results = evaluate(measures, qrels, run_input, args.provider)
+    results = evaluate(measures, qrels, run_input, args.provider, Ranking(args.ties, args.score_precision))
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
+    return 0
+
+
+def add_ranking(parser: argparse.ArgumentParser) -> None:
+    """The --ties and --score-precision options (irmeasures_ext.engine.ties)."""
+    parser.add_argument('--ties', choices=TIE_POLICIES, default=DEFAULT_RANKING[0],
+                        help='how docs with equal scores are ordered, for the measures of irmeasures_ext: trec_eval '
+                             '(default: doc_id descending), optimistic / pessimistic (higher labels first / last), '
+                             'expected (the exact mean over all orderings of tied docs), rank (the run\'s rank column, '
+                             'ascending, instead of scores). Our measures may also take ties=... themselves')
+    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default=DEFAULT_RANKING[1],
+                        help='scores tie when equal as float32 (default: trec_eval 9, pytrec_eval) or as float64 '
+                             '(trec_eval 10)')
+
+
+def _protocol(args: argparse.Namespace, measures: list) -> int:
+    """Prints one line per quantity of a paper's official script."""
+    if measures:
+        raise CliError('--protocol replaces MEASURE and --suite: give none')
+    if (args.ties, args.score_precision) != DEFAULT_RANKING:
+        raise CliError('--protocol ranks as its script does; --ties and --score-precision do not apply')
+    from irmeasures_ext.engine.protocols import PROTOCOLS
+    from irmeasures_ext.readers.inputs import read_input
+    compute, needs_citing = PROTOCOLS[args.protocol]
+    qrels, run = load(args.qrels, args.run)
+    citing = {}
+    if needs_citing:
+        from irmeasures_ext.datasets.citation_rec import citing_ids
+        try:
+            citing = citing_ids(args.qrels)
+        except (KeyError, AttributeError):
+            raise CliError(f'--protocol {args.protocol} needs QRELS to be a citation-rec ir_datasets id (for the '
+                           'citing papers)') from None
+    values = compute(read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
+    spec = '' if args.places == -1 else f'.{args.places}f'
+    sys.stdout.write(''.join(f'{name}\t{format(value, spec)}\n' for name, value in values.items()))
     return 0
 
 
@@ -44,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description='Evaluate a TREC run, like the ir_measures command, with the measures of irmeasures_ext. '
                     'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
-                    'with pytrec_eval; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
+                    'with pytrec_eval; "irmeasures-ext ties QRELS RUN [MEASURE...]" shows how much score ties '
+                    'move each measure; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
                     'package\'s datasets (e.g. "irmeasures-ext datasets list").',
         epilog='Files may be gzipped. Measures use ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" '
                '"Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval names (map, ndcg_cut.10, P.5,10); several may '
@@ -67,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
                              "with trec_eval's tie rule), ir_measures' DefaultPipeline for the others. Either way "
                              f'the inputs are checked by {ext_provider.NAME} (duplicate docs, conflicting qrels, '
                              'non-finite scores)')
+    add_ranking(parser)
+    parser.add_argument('--protocol', choices=['quoter-official', 'gu-prefetch', 'symtax'],
+                        help="print what a paper's official script prints instead (no MEASURE): quoter-official "
+                             "(QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K), gu-prefetch (Gu et "
+                             "al.'s prefetch Recall@K; QRELS must be a citation-rec ir_datasets id, for the citing "
+                             "papers), symtax (SymTax's Recall@K, NDCG@10, MRR@10)")
     parser.add_argument('--version', action='version', version=f'%(prog)s {__version__} '
                                                                f'(ir_measures {ir_measures.__version__})')
     return parser

@@ -14,6 +14,7 @@ import pyarrow as pa
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import aggregate, evaluator_and_run
+from irmeasures_ext.engine.ties import DEFAULT_RANKING, Ranking
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.plugin import provider as ext_provider
@@ -31,11 +32,13 @@ class Results:
         return {measure: aggregate(measure, values) for measure, values in self.values.items()}
 
 
-def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None) -> Results:
+def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None,
+             ranking: Ranking = DEFAULT_RANKING) -> Results:
     """Per-query values of ``measures`` for every qrels query.
 
-    With ``provider=None`` our provider computes the measures it supports and ir_measures'
-    ``DefaultPipeline`` the rest; otherwise the named ir_measures provider computes all of them.
+    With ``provider=None`` our provider computes the measures it supports, ranking runs by
+    ``ranking``, and ir_measures' ``DefaultPipeline`` the rest; otherwise the named ir_measures
+    provider computes all of them.
     Raises :class:`~irmeasures_ext.errors.InputError` for bad input and
     :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
     """
@@ -50,7 +53,7 @@ def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None
         ours = measures if other is ext_provider else []
     others = [m for m in measures if m not in ours]
     # Runs even without measures of ours: building and evaluating it checks both inputs.
-    built, run = evaluator_and_run(ours, qrels, run)
+    built, run = evaluator_and_run(ours, qrels, run, ranking)
     values = built.values(run)
     if others:
         position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}

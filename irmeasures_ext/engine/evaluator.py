@@ -19,8 +19,10 @@ from ir_measures.measures.base import MeanAgg, SumAgg
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.errors import InputError, NoOverlapWarning
-from irmeasures_ext.measures.rank_stats import MedianAgg
+from irmeasures_ext.engine.ties import DEFAULT_RANKING, Ranking, reorder, scores_from_ranks
+from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
+from irmeasures_ext.measures.base import ExtMeasure
+from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.readers.inputs import Input, read_input
 
 
@@ -32,11 +34,14 @@ class ExtEvaluator(providers.Evaluator):
     when asked for (``qrel_qids``).
     """
 
-    def __init__(self, measures: list[Measure], judgments: Judgments, qrels: pa.Table) -> None:
+    def __init__(self, measures: list[Measure], judgments: Judgments, qrels: pa.Table,
+                 ranking: Ranking = DEFAULT_RANKING) -> None:
         # (no base __init__: see qrel_qids)
         self.measures = measures
         self.judgments = judgments
         self.qrels = qrels  # the qrels as read, for other providers evaluating beside this one
+        #: Each measure's ranking: the provider's, or the measure's own ``ties``/``score_precision``.
+        self.rankings = {measure: ranking_of(measure, ranking) for measure in measures}
         for measure in measures:
             if (prepare := KERNELS[measure.NAME].prepare) is not None:
                 prepare(measure, judgments)
@@ -46,14 +51,31 @@ class ExtEvaluator(providers.Evaluator):
         """The qrels query ids, sorted (the order of every array of :meth:`values`)."""
         return self.judgments.query_ids.to_pylist()
 
+    @property
+    def reads_rank(self) -> bool:
+        """Whether a measure ranks by the run's rank column (so the run must be read with it)."""
+        return any(ranking.reads_rank for ranking in self.rankings.values())
+
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
-        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids)."""
-        run = read_input(run, 'run')
+        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
+        run is ranked once per distinct ranking of the measures."""
+        run = read_input(run, 'run', with_rank=self.reads_rank)
+        rankings = {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
+        if rankings and self.judgments.n_queries and not next(iter(rankings.values())).n_retrieved.any():
+            _warn_no_overlap(next(iter(rankings.values())))
+        elif not rankings:  # no measure of ours: the run is still checked
+            with run.located():
+                rank_run(run.table, self.judgments)
+        return {measure: _computed(measure, rankings[self.rankings[measure]], self.rankings[measure])
+                for measure in self.measures}
+
+    def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         with run.located():
-            ranked = rank_run(run.table, self.judgments)
-        if self.judgments.n_queries and not ranked.n_retrieved.any():
-            _warn_no_overlap(ranked)
-        return {measure: _computed(measure, ranked) for measure in self.measures}
+            if ranking.reads_rank:
+                ranked = rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
+            else:
+                ranked = rank_run(run.table, self.judgments, ranking.precision)
+        return reorder(ranked, ranking.ties) if ranking.ties in ('optimistic', 'pessimistic') else ranked
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         return self._iter_calc(run)
@@ -72,12 +94,24 @@ class ExtEvaluator(providers.Evaluator):
         return CalcResults({measure: aggregate(measure, column) for measure, column in values.items()}, metrics)
 
 
-def _computed(measure: Measure, ranked: RankedRun) -> np.ndarray:
+def ranking_of(measure: Measure, default: Ranking) -> Ranking:
+    """The measure's ranking (its ``ties``/``score_precision`` parameters, else ``default``), checked to
+    have a kernel: MeasureParamError for a measure with no exact expected value."""
+    params = measure.params if isinstance(measure, ExtMeasure) else {}
+    ranking = Ranking(params.get('ties', default.ties), params.get('score_precision', default.precision))
+    if ranking.ties == 'expected' and KERNELS[measure.NAME].expected is None:
+        raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean over '
+                                'the orderings of tied docs); its range: ties=optimistic and ties=pessimistic')
+    return ranking
+
+
+def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarray:
     """The kernel's values, checked: an overflow (huge labels, gains or beta) is an InputError, never
     a silent inf or NaN (and numpy's own warnings are not printed)."""
     kernel = KERNELS[measure.NAME]
+    compute = kernel.expected if ranking.ties == 'expected' else kernel.compute
     with np.errstate(all='ignore'):
-        values = kernel.compute(measure, ranked)
+        values = compute(measure, ranked)
     if values.dtype.kind == 'f' and not np.isfinite(values).all():
         if np.isinf(values).any() or not kernel.may_be_nan:
             raise InputError(f'{measure}: values overflow 64-bit floats (labels, gains or beta too large)')
@@ -92,19 +126,23 @@ def _warn_no_overlap(ranked: RankedRun) -> None:
                   'its value for an unanswered query', NoOverlapWarning, stacklevel=4)
 
 
-def evaluator(measures: list[Measure], qrels: Any) -> ExtEvaluator:
-    """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form."""
+def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING) -> ExtEvaluator:
+    """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form,
+    ranking runs by ``ranking`` (measures may choose their own)."""
+    rankings = {measure: ranking_of(measure, ranking) for measure in measures}  # (checked before reading)
     qrels = read_input(qrels, 'qrels')
     with qrels.located():
-        return ExtEvaluator(measures, Judgments(qrels.table), qrels.table)
+        return ExtEvaluator(list(rankings), Judgments(qrels.table), qrels.table, ranking)
 
 
-def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any) -> tuple[ExtEvaluator, Input]:
+def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
+                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input]:
     """The evaluator and the run, read while the qrels are converted (for files, Arrow's reader
     releases the GIL, so the two overlap)."""
+    with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
     with ThreadPoolExecutor(1) as pool:
-        read = pool.submit(read_input, run, 'run')
-        return evaluator(measures, qrels), read.result()
+        read = pool.submit(read_input, run, 'run', with_rank)
+        return evaluator(measures, qrels, ranking), read.result()
 
 
 def aggregate(measure: Measure, values: np.ndarray) -> float:
@@ -117,6 +155,8 @@ def aggregate(measure: Measure, values: np.ndarray) -> float:
         return values.sum().item()
     if type(aggregator) is MedianAgg:
         return median(values)
+    if type(aggregator) is VarianceAgg:
+        return float(np.var(values)) if len(values) else math.nan
     for value in values.tolist():
         aggregator.add(value)
     return aggregator.result()

@@ -58,6 +58,8 @@ class RankedRun:
     query: np.ndarray    # query index of each row; rows grouped by query, then ordered by rank
     rank: np.ndarray     # 1-based rank within the query (among all retrieved documents)
     label: np.ndarray    # qrels label
+    tie_start: np.ndarray  # 1-based rank of the first document of the row's tie group (its query's docs
+    tie_size: np.ndarray   # with its score), and the group's size (unjudged documents included)
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
     depth: int           # the most documents any query of the run retrieved (run-only queries too)
@@ -79,6 +81,7 @@ class RankedRun:
         keep = self.rank <= cutoff
         query = self.query[keep]
         return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
+                       tie_start=self.tie_start[keep], tie_size=self.tie_size[keep],
                        starts=np.searchsorted(query, np.arange(self.n_queries)))
 
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -108,13 +111,14 @@ class RankedRun:
         return self._first_relevant[rel]
 
 
-def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
-    """Validates ``run`` and ranks it against ``judgments`` (see module docstring)."""
+def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') -> RankedRun:
+    """Validates ``run`` and ranks it against ``judgments`` (see module docstring), comparing scores
+    as ``precision`` (``'float32'`` or ``'float64'``)."""
     keep_freed_memory()
     _check_scores(run)
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
-        return RankedRun(judgments, empty, empty, empty, zeros, zeros, 0, 0)
+        return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0, 0)
     order, sizes, group_query = _query_groups(run['query_id'], judgments)
     grouped = run if order is None else run.take(from_numpy(order))
     ends = np.cumsum(sizes)
@@ -126,20 +130,22 @@ def rank_run(run: pa.Table, judgments: Judgments) -> RankedRun:
         first, last = groups
         start = int(ends[first - 1]) if first else 0
         return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
-                           group_query[first:last], judgments)
+                           group_query[first:last], judgments, precision)
 
     with ThreadPoolExecutor(min(len(bounds), os.cpu_count() or 1, _MAX_THREADS)) as pool:
         blocks = list(pool.map(block, bounds))
     if any(b.has_duplicate for b in blocks):
         _find_duplicate_doc(run)
-    query, rank, label = (np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
-                          for name in ('query', 'rank', 'label'))
+    query, rank, label, tie_start, tie_size = (
+        np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
+        for name in ('query', 'rank', 'label', 'tie_start', 'tie_size'))
     order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
-    query, rank, label = query[order], rank[order], label[order]
+    query, rank, label, tie_start, tie_size = (a[order] for a in (query, rank, label, tie_start, tie_size))
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
-    return RankedRun(judgments, query, rank, label, np.searchsorted(query, np.arange(judgments.n_queries)),
-                     n_retrieved.astype(np.int64), int(sizes.max()), len(sizes))
+    return RankedRun(judgments, query, rank, label, tie_start, tie_size,
+                     np.searchsorted(query, np.arange(judgments.n_queries)), n_retrieved.astype(np.int64),
+                     int(sizes.max()), len(sizes))
 
 
 @dataclass(frozen=True)
@@ -149,10 +155,13 @@ class _RankedBlock:
     has_duplicate: bool  # some doc hash repeats within a query (checked on the strings afterwards)
     query: np.ndarray    # judged rows: qrels query index,
     rank: np.ndarray     # rank,
-    label: np.ndarray    # and label
+    label: np.ndarray    # label,
+    tie_start: np.ndarray  # and tie group (see RankedRun)
+    tie_size: np.ndarray
 
 
-def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments) -> _RankedBlock:
+def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments,
+                precision: str) -> _RankedBlock:
     """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order)."""
     row_group = np.repeat(np.arange(len(sizes)), sizes)
     docs = DocIds.of(run['doc_id'])
@@ -161,8 +170,9 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     query = group_query[row_group[rows]]
     known = query >= 0
     rows, entry = judgments.find(rows[known], query[known], docs)
-    rank = _ranks(_descending_score_keys(run['score']), row_group, np.cumsum(sizes) - sizes, docs, rows)
-    return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry])
+    rank, tie_start, tie_size = _ranks(_descending_score_keys(run['score'], precision), row_group,
+                                       np.cumsum(sizes) - sizes, docs, rows)
+    return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry], tie_start, tie_size)
 
 
 def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
@@ -214,24 +224,40 @@ def _query_groups(query_ids: pa.ChunkedArray,
     return order, sizes, to_numpy(pc.index_in(heads, value_set=judgments.query_ids)).astype(np.int64)
 
 
-def _descending_score_keys(score: pa.ChunkedArray) -> np.ndarray:
-    """uint32 keys whose ascending order is the descending order of the scores rounded to float32."""
-    bits = to_numpy(pc.cast(score, pa.float32(), safe=False)) + np.float32(0)  # also turns -0 into +0
-    bits = bits.view(np.uint32)
+def _descending_score_keys(score: pa.ChunkedArray, precision: str) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of the scores, compared as float32
+    (trec_eval 9 and pytrec_eval: 1.00000001 ties with 1.0) or as float64 (trec_eval 10).
+
+    For float64, the 64-bit keys are replaced by their dense ranks in the block (one sort), so that
+    the rest of the ranking keeps working on 32-bit keys."""
+    if precision == 'float64':
+        keys = _descending_keys(to_numpy(score) + 0.0, np.uint64)
+        distinct = np.sort(keys)
+        distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
+        return np.searchsorted(distinct, keys).astype(np.uint32)
+    return _descending_keys(to_numpy(pc.cast(score, pa.float32(), safe=False)) + np.float32(0), np.uint32)
+
+
+def _descending_keys(values: np.ndarray, dtype: type[np.unsignedinteger]) -> np.ndarray:
+    """Unsigned keys (of ``dtype``, as wide as ``values``) whose ascending order is the descending order
+    of the float ``values`` (``+ 0`` beforehand turns -0 into +0)."""
+    bits = values.view(dtype)
     # Non-negative floats order like their bits and negative ones in reverse: flip the bits
     # that make the order descending for both.
-    flip = bits >> np.uint32(31)
-    flip -= np.uint32(1)
-    flip >>= np.uint32(1)
+    width = dtype(np.dtype(dtype).itemsize * 8 - 1)
+    flip = bits >> width
+    flip -= dtype(1)
+    flip >>= dtype(1)
     bits ^= flip
     return bits
 
 
 def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray, docs: DocIds,
-           rows: np.ndarray) -> np.ndarray:
-    """Rank of each of ``rows`` in its query group. ``score_key`` orders the scores (ascending key
-    = descending score), ``row_group`` gives each row's group (contiguous, ascending) and
-    ``group_start`` each group's first row; rows tied on score are ordered by doc_id descending."""
+           rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank of each of ``rows`` in its query group, and the 1-based position of the first row and the
+    size of its tie group (the rows of its query with its score). ``score_key`` orders the scores
+    (ascending key = descending score), ``row_group`` gives each row's group (contiguous, ascending)
+    and ``group_start`` each group's first row; rows tied on score are ordered by doc_id descending."""
     run_start = np.zeros(len(score_key), dtype=bool)  # first row of each run of equal (group, score), ranked
     run_start[group_start] = True
     if np.all((score_key[1:] >= score_key[:-1]) | run_start[1:]):  # run files list each query's docs by score
@@ -249,15 +275,16 @@ def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray
     tie_run = np.searchsorted(bounds, position, 'right')
     lo, hi = bounds[tie_run - 1], bounds[tie_run]
     first = group_start[row_group[rows]]
-    tied = np.flatnonzero(hi - lo > 1)
-    if (hi - lo)[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
-        return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first)
-    rank = lo - first + 1
+    tie_start, tie_size = lo - first + 1, hi - lo
+    tied = np.flatnonzero(tie_size > 1)
+    if tie_size[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
+        return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first), tie_start, tie_size
+    rank = tie_start.copy()
     owner, others = _expand(lo[tied], hi[tied])  # each tied row against its whole tie run, itself included
     if order is not None:
         others = order[others]
     rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))
-    return rank
+    return rank, tie_start, tie_size
 
 
 def _group_score_keys(row_group: np.ndarray, score_key: np.ndarray) -> np.ndarray:

@@ -18,6 +18,18 @@ CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff thr
 REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
 
+#: Tie policies (see irmeasures_ext.engine.ties) and score precisions.
+TIE_POLICIES = ('trec_eval', 'optimistic', 'pessimistic', 'expected', 'rank')
+SCORE_PRECISIONS = ('float32', 'float64')
+TIES_PARAM = irm.ParamInfo(dtype=str, desc='how docs with equal scores are ordered: trec_eval (doc_id descending), '
+                                           'optimistic, pessimistic, expected (the mean over all orderings) or rank '
+                                           "(the run's rank column); default: the provider's (trec_eval)")
+PRECISION_PARAM = irm.ParamInfo(dtype=str, desc='scores tie when equal as float32 (trec_eval 9, pytrec_eval) or '
+                                                "float64 (trec_eval 10); default: the provider's (float32)")
+#: The parameters every measure of ours takes to choose its ranking (e.g. for PyTerrier, which takes
+#: measure objects only).
+RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
+
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
 INT64_MAX = (1 << 63) - 1
 
@@ -94,6 +106,17 @@ def check_common_param(measure_name: str, name: str, value: Any) -> Any:
         return check_gains(measure_name, value)
     if name == 'judged_only' and not isinstance(value, bool):
         raise MeasureParamError(f'{measure_name}: judged_only must be True or False, got {value!r}')
+    if name == 'ties':
+        return check_choice(measure_name, name, value, TIE_POLICIES)
+    if name == 'score_precision':
+        return check_choice(measure_name, name, value, SCORE_PRECISIONS)
+    return value
+
+
+def check_choice(measure_name: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else MeasureParamError."""
+    if value not in choices:
+        raise MeasureParamError(f'{measure_name}: {name} must be one of {", ".join(choices)}; got {value!r}')
     return value
 
 

@@ -6,7 +6,14 @@ from typing import Any
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.measures.base import GAINS_PARAM, REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import (
+    GAINS_PARAM,
+    RANKING_PARAMS,
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    declare,
+)
 
 
 class _nERR(ExtMeasure):
@@ -37,6 +44,7 @@ class _nERR(ExtMeasure):
         'gains': GAINS_PARAM,
         'max_level': irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: see above)'),
         'rel': REL_PARAM,
+        **RANKING_PARAMS,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

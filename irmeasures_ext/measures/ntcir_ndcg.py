@@ -1,7 +1,13 @@
 """NTCIREVAL's two nDCG variants: the original Järvelin-Kekäläinen nDCG and Microsoft's nDCG."""
 from __future__ import annotations
 
-from irmeasures_ext.measures.base import GAINS_PARAM, REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import (
+    GAINS_PARAM,
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    declare,
+)
 
 _PARAMS = {
     'cutoff': REQUIRED_CUTOFF_PARAM,

@@ -5,7 +5,15 @@ from typing import Any
 
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import CUTOFF_PARAM, GAINS_PARAM, REL_PARAM, ExtMeasure, check_non_negative, declare
+from irmeasures_ext.measures.base import (
+    CUTOFF_PARAM,
+    GAINS_PARAM,
+    RANKING_PARAMS,
+    REL_PARAM,
+    ExtMeasure,
+    check_non_negative,
+    declare,
+)
 
 
 class _Q(ExtMeasure):
@@ -44,6 +52,7 @@ class _Q(ExtMeasure):
                               desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives AP)'),
         'gains': GAINS_PARAM,
         'rel': REL_PARAM,
+        **RANKING_PARAMS,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

@@ -1,13 +1,14 @@
-"""Rank of the first relevant document, aggregated by mean (MeanRank) and median (MedianRank)."""
+"""Rank of the first relevant document, aggregated by mean (MeanRank), median (MedianRank) and
+variance (RankVariance)."""
 from __future__ import annotations
 
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import RANKING_PARAMS, REL_PARAM, ExtMeasure, declare
 
 
-class MedianAgg(irm.base.Agg):
-    """Median of the per-query values (NaN when there are none)."""
+class _CollectingAgg(irm.base.Agg):
+    """Keeps every per-query value; ``result`` is NaN when there are none."""
 
     def __init__(self) -> None:
         self.values: list[float] = []
@@ -16,16 +17,33 @@ class MedianAgg(irm.base.Agg):
         self.values.append(value)
 
     def result(self) -> float:
-        # Plain Python: declarations import only ir_measures (the engine takes medians of arrays itself).
-        if not self.values:
-            return float('nan')
-        ordered, middle = sorted(self.values), len(self.values) // 2
+        # Plain Python: declarations import only ir_measures (the engine aggregates arrays itself).
+        return self._of(self.values) if self.values else float('nan')
+
+    def _of(self, values: list[float]) -> float:
+        raise NotImplementedError
+
+
+class MedianAgg(_CollectingAgg):
+    """Median of the per-query values (NaN when there are none)."""
+
+    def _of(self, values: list[float]) -> float:
+        ordered, middle = sorted(values), len(values) // 2
         return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+class VarianceAgg(_CollectingAgg):
+    """Population variance of the per-query values (NaN when there are none)."""
+
+    def _of(self, values: list[float]) -> float:
+        mean = sum(values) / len(values)
+        return sum((value - mean) ** 2 for value in values) / len(values)
 
 
 class _FirstRelevantRank(ExtMeasure):
     SUPPORTED_PARAMS = {
         'rel': REL_PARAM,
+        **RANKING_PARAMS,
     }
 
 
@@ -67,6 +85,27 @@ class _MedianRank(_FirstRelevantRank):
         return MedianAgg()
 
 
+class _RankVariance(_FirstRelevantRank):
+    """
+    Rank Variance: the 1-based rank of the first relevant doc of each query (defined as for
+    :class:`MeanRank`), aggregated by the population **variance** over queries,
+    Σ (rank - mean)² / n. **Lower is better** (the ranks spread less).
+
+    QuoteR's official script prints, under the name "Variance", ``np.std`` of the 0-based
+    ranks: the square root of this value (the variance does not depend on the base).
+
+    .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
+       (reports the rank variance of the gold quote).
+    """
+    __name__ = 'RankVariance'
+    NAME = __name__
+    PRETTY_NAME = 'Variance of the rank of the first relevant document'
+    SHORT_DESC = 'Rank of the first relevant document, variance over queries (lower is better).'
+
+    def aggregator(self) -> VarianceAgg:
+        return VarianceAgg()
+
 
 MeanRank = declare(_MeanRank())
 MedianRank = declare(_MedianRank())
+RankVariance = declare(_RankVariance())

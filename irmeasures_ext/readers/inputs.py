@@ -19,7 +19,6 @@ import pyarrow.compute as pc
 
 from irmeasures_ext.errors import InputError, RowError
 from irmeasures_ext.readers import trec
-from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
@@ -53,15 +52,19 @@ class Input:
             raise self.source.locate(error) from None
 
 
-def read_input(data: Any, kind: str) -> Input:
-    """``data``, a run or qrels (``kind``) in any accepted form, read into a table."""
-    if isinstance(data, Input):
+def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
+    """``data``, a run or qrels (``kind``) in any accepted form, read into a table; ``with_rank`` keeps a
+    run's rank column (tie policy ``rank``)."""
+    if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names):
         return data
+    if isinstance(data, Input):
+        data = data.source if data.source is not None else data.table
     if isinstance(data, (str, os.PathLike)):
         data = trec.TrecSource(data)
+    layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
-        return Input(data.read(trec.RUN if kind == 'run' else trec.QRELS), data)
-    return Input(_as_table(data, RUN_SCHEMA if kind == 'run' else QRELS_SCHEMA, kind), None)
+        return Input(data.read(layout), data)
+    return Input(_as_table(data, layout.schema, kind), None)
 
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
@@ -70,6 +73,9 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame
         return _from_columns([str(c) for c in data.columns], lambda name: data[name], schema, what)
     if isinstance(data, Mapping):
+        if len(schema) > 3:
+            raise InputError(f'a {what} as dict-of-dict has no {schema.names[3]} column (tie policy "rank" needs '
+                             'one): give a TREC file, a DataFrame or records with a rank')
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
@@ -108,26 +114,23 @@ def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
         query_ids.extend([query_id] * len(docs))
         doc_ids.extend(docs.keys())
         values.extend(docs.values())
-    return _from_lists(query_ids, doc_ids, values, schema, what)
+    return _from_lists(query_ids, doc_ids, values, schema=schema, what=what)
 
 
 def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
-    value_field = schema.names[2]
-    query_ids, doc_ids, values = [], [], []
+    columns: tuple[list, ...] = tuple([] for _ in schema)
     try:
         for record in records:
-            query_ids.append(record.query_id)
-            doc_ids.append(record.doc_id)
-            values.append(getattr(record, value_field))
+            for column, name in zip(columns, schema.names, strict=True):
+                column.append(getattr(record, name))
     except AttributeError as error:
-        raise InputError(f'{what} records must have fields query_id, doc_id, {value_field}: {error}') from None
-    return _from_lists(query_ids, doc_ids, values, schema, what)
+        raise InputError(f'{what} records must have fields {", ".join(schema.names)}: {error}') from None
+    return _from_lists(*columns, schema=schema, what=what)
 
 
-def _from_lists(query_ids: list, doc_ids: list, values: list, schema: pa.Schema, what: str) -> pa.Table:
-    columns = [_cast(_to_array(column, field, what), field, what)
-               for column, field in zip((query_ids, doc_ids, values), schema, strict=True)]
-    return pa.Table.from_arrays(columns, schema=schema)
+def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
+    arrays = [_cast(_to_array(column, field, what), field, what) for column, field in zip(columns, schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:

@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NonFiniteScoreError, RowError
-from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RUN_SCHEMA
+from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
 
 _GZIP_MAGIC = b'\x1f\x8b'
 _BOM = b'\xef\xbb\xbf'
@@ -73,6 +73,8 @@ class Layout:
 
 
 RUN = Layout('run', ('query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag'), 'score', True, RUN_SCHEMA)
+#: A run with its rank column (an integer, as trec_eval would need to order by it).
+RANKED_RUN = Layout('run', RUN.fields, 'score', True, RANKED_RUN_SCHEMA)
 QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relevance', False, QRELS_SCHEMA)
 
 
@@ -213,11 +215,14 @@ class TrecSource:
             value = fields[layout.fields.index(layout.value)]
             if layout.kind == 'run' and not SCORE.fullmatch(value):
                 raise TrecFileError(f'{self.name}:{line_no}: score {_text(value)!r} is not a number')
-            if layout.kind == 'qrels' and not LABEL.fullmatch(value):
-                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not an integer')
-            if layout.kind == 'qrels' and not _INT64[0] <= int(value) <= _INT64[1]:
-                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is out of range '
-                                    f'({_INT64[0]} to {_INT64[1]})')
+            for name in layout.schema.names:
+                if layout.schema.field(name).type == pa.int64():
+                    number = fields[layout.fields.index(name)]
+                    if not LABEL.fullmatch(number):
+                        raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is not an integer')
+                    if not _INT64[0] <= int(number) <= _INT64[1]:
+                        raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is out of range '
+                                            f'({_INT64[0]} to {_INT64[1]})')
         if not found:
             raise TrecFileError(f'{self.name}: no {layout.kind} lines (file has only blank lines)')
         raise TrecFileError(f'{self.name}: cannot be read as a TREC {layout.kind} file')
@@ -235,12 +240,14 @@ class TrecSource:
             where, value = f'{self.name}:{line_no}', _text(fields[value_field])
             if isinstance(error, NonFiniteScoreError):
                 return TrecFileError(f'{where}: score {value!r} is not finite')
+            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError)):  # a problem of one line
+                return TrecFileError(f'{where}: {error.problem}')
             if first is None:
                 first = line_no, fields[value_field]
             elif isinstance(error, DuplicateDocError):
                 return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
                                      f'(first at line {first[0]})')
-            elif isinstance(error, ConflictingLabelsError) and int(fields[value_field]) != int(first[1]):
+            elif int(fields[value_field]) != int(first[1]):
                 return TrecFileError(f'{where}: conflicting labels for doc {error.doc_id!r} in query '
                                      f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
         return TrecFileError(f'{self.name}: {error}')
@@ -263,7 +270,7 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout) -> pa.Table
     peaks add up: 1M-line run, peak RSS of an evaluation about 30 MB lower, same speed.
     """
     value_type = pa.float64() if layout.kind == 'run' else pa.string()
-    kept = ('query_id', 'doc_id', layout.value)
+    kept = tuple(layout.schema.names)
     types = {name: value_type if name == layout.value else pa.string() for name in layout.fields}
     try:
         table = _read_csv(open_stream, layout, types)
@@ -273,11 +280,11 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout) -> pa.Table
                     if len(strings) and (not pc.min(pc.binary_length(strings)).as_py()  # two spaces in a row
                                          or _holds_separator(strings)):
                         return None
-        if layout.kind == 'qrels':  # Arrow's integer cast also reads 0x1F: digits and '-' only
-            if not all(_digits_and_minus_only(chunk) for chunk in table['relevance'].chunks if len(chunk)):
-                return None
-            table = table.set_column(layout.fields.index('relevance'), 'relevance',
-                                     pc.cast(table['relevance'], pa.int64()))
+        for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
+            if layout.schema.field(name).type == pa.int64():
+                if not all(_digits_and_minus_only(chunk) for chunk in table[name].chunks if len(chunk)):
+                    return None
+                table = table.set_column(table.schema.get_field_index(name), name, pc.cast(table[name], pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     return table.select(list(kept)).cast(layout.schema)

@@ -11,6 +11,7 @@ from ir_measures import measures as irm
 from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum
+from irmeasures_ext.engine.ties import expected_position_weight, positions
 from irmeasures_ext.measures.base import optional_param
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
@@ -27,19 +28,32 @@ class Kernel:
     prepare: PrepareFunction | None = None
     #: Whether a value may be NaN by definition (else any non-finite value is an overflow error).
     may_be_nan: bool = False
+    #: The exact expected value over all orderings of each tie group (tie policy ``expected``);
+    #: None if the measure has no such kernel (a measure that ignores the order reuses ``compute``).
+    expected: KernelFunction | None = None
 
 
 #: Kernels by measure NAME; filled by the kernel modules on import.
 KERNELS: dict[str, Kernel] = {}
 
 
-def kernel(name: str, prepare: PrepareFunction | None = None,
-           may_be_nan: bool = False) -> Callable[[KernelFunction], KernelFunction]:
+def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
+           expected: KernelFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name``."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[name] = Kernel(compute, prepare, may_be_nan)
+        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected)
         return compute
     return register
+
+
+def expected_dcg(ranked: RankedRun, gain: np.ndarray, discount: Callable[[np.ndarray], np.ndarray],
+                 cutoff: int | None) -> np.ndarray:
+    """E[DCG@cutoff] per query over the orderings of each tie group: each judged doc's gain times the
+    mean of 1 / discount over its group's positions (DCG is linear in the documents' positions)."""
+    position = positions(ranked)
+    weight = np.zeros(len(position))
+    weight[1:] = 1 / discount(position[1:])
+    return ranked.per_query_sum(gain * expected_position_weight(ranked, weight, cutoff))
 
 
 def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float] | None,

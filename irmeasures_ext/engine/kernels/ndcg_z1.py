@@ -4,16 +4,25 @@ from __future__ import annotations
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.kernels.common import kernel, mapped_gain
+from irmeasures_ext.engine.kernels.common import expected_dcg, kernel, mapped_gain
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.measures.base import optional_param
 
 
-@kernel('nDCG_Z1')
+def _gain(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """2^label - 1 (or ``gains[label]``) for labels >= rel, else 0."""
+    relevant = ranked.relevant(max(measure['rel'], 1))
+    exponential = np.exp2(np.where(relevant, ranked.label, 0)) - 1
+    return mapped_gain(ranked.label, relevant, optional_param(measure, 'gains'), exponential)
+
+
+def expected_dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """E[nDCG_Z1@k] over the orderings of each tie group."""
+    return expected_dcg(ranked, _gain(measure, ranked), lambda rank: np.log2(rank + 1), measure['cutoff'])
+
+
+@kernel('nDCG_Z1', expected=expected_dcg_z1)
 def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG_Z1@k per query (see :class:`irmeasures_ext.measures.ndcg_z1._nDCG_Z1`)."""
     top = ranked.top(measure['cutoff'])
-    relevant = top.relevant(max(measure['rel'], 1))
-    exponential = np.exp2(np.where(relevant, top.label, 0)) - 1
-    gain = mapped_gain(top.label, relevant, optional_param(measure, 'gains'), exponential)
-    return top.per_query_sum(gain / np.log2(top.rank + 1))
+    return top.per_query_sum(_gain(measure, top) / np.log2(top.rank + 1))

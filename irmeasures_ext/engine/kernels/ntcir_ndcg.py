@@ -7,7 +7,14 @@ import numpy as np
 from ir_measures import measures as irm
 
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.kernels.common import discounted_gain, graded_gain, graded_ideal, ideal_dcg, kernel
+from irmeasures_ext.engine.kernels.common import (
+    discounted_gain,
+    expected_dcg,
+    graded_gain,
+    graded_ideal,
+    ideal_dcg,
+    kernel,
+)
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide
 from irmeasures_ext.measures.base import optional_param
@@ -18,7 +25,11 @@ def _register_normalised_dcg(name: str, discount: Callable[[np.ndarray], np.ndar
     def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
         return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'], discount)
 
-    @kernel(name, prepare=best_dcg)
+    def expected(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+        gain = graded_gain(ranked.label, measure['rel'], optional_param(measure, 'gains'))
+        return safe_divide(expected_dcg(ranked, gain, discount, measure['cutoff']), best_dcg(measure, ranked.judgments))
+
+    @kernel(name, prepare=best_dcg, expected=expected)
     def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
         top = ranked.top(measure['cutoff'])
         gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))

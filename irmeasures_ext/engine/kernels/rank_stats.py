@@ -6,6 +6,19 @@ from ir_measures import measures as irm
 
 from irmeasures_ext.engine.kernels.common import kernel
 from irmeasures_ext.engine.ranking import RankedRun
+from irmeasures_ext.engine.ties import RelevantGroups
+
+
+def expected_first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """E[rank of the first relevant doc] over the orderings of each tie group: the first group holding
+    relevant docs, at positions s .. s+g-1 with r relevant, gives s + (g - r) / (r + 1) (the mean
+    smallest of r random offsets among g); unretrieved: as :func:`first_relevant_rank`."""
+    groups = RelevantGroups.of(ranked, ranked.relevant(measure['rel']))
+    queries, first = groups.first_of_each_query(ranked.n_queries)
+    rank = first_relevant_rank(measure, ranked)
+    g, r = groups.size[first], groups.relevant[first]
+    rank[queries] = groups.start[first] + (g - r) / (r + 1)
+    return rank
 
 
 def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -16,5 +29,5 @@ def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return np.where(first > 0, first, candidates + 1)
 
 
-kernel('MeanRank', may_be_nan=True)(first_relevant_rank)
-kernel('MedianRank', may_be_nan=True)(first_relevant_rank)
+for _name in ('MeanRank', 'MedianRank', 'RankVariance'):
+    kernel(_name, may_be_nan=True, expected=expected_first_relevant_rank)(first_relevant_rank)

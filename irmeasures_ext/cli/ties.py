@@ -1,0 +1,52 @@
+"""``irmeasures-ext ties QRELS RUN [MEASURE...]``: how much score ties move each measure.
+
+Per measure: its mean under the pessimistic, expected and optimistic tie policies (the worst,
+average and best the run could be credited with), the range between the extremes, and how many
+queries have a tie group that holds a relevant doc, or that straddles the measure's cutoff (docs
+of one score on both sides of rank k).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, use_system_allocator
+from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.measures.base import SCORE_PRECISIONS
+from irmeasures_ext.plugin import provider as ext_provider
+from irmeasures_ext.suites import SUITES
+
+DEFAULT_MEASURES = 'AP nDCG@10 P@10 R@100 RR RR@10'
+POLICIES = ('pessimistic', 'expected', 'optimistic')
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog=f'{PROG} ties', description=__doc__.split('\n\n')[1].replace('\n', ' '))
+    add_inputs(parser)
+    parser.add_argument('measures', nargs='*', metavar='MEASURE', help=f'default: {DEFAULT_MEASURES}')
+    parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
+    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default='float32',
+                        help='scores tie when equal as float32 (default) or float64')
+    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
+    args = parser.parse_intermixed_args(argv)
+    measures = parse_measures(args.measures or ([] if args.suite else [DEFAULT_MEASURES]))
+    measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
+    unsupported = [str(m) for m in measures if not ext_provider.supports(m)]
+    if unsupported:
+        raise CliError(f'not computed by {ext_provider.NAME}: {" ".join(unsupported)}')
+    use_system_allocator()
+    from irmeasures_ext.engine.ties import Ranking
+    from irmeasures_ext.engine.tiestats import tie_report
+    qrels, run_input = load(args.qrels, args.run)
+    rows = tie_report(measures, qrels, run_input, {policy: Ranking(policy, args.score_precision)
+                                                   for policy in POLICIES})
+    spec = '' if args.places == -1 else f'.{args.places}f'
+
+    def cell(value: float | None) -> str:
+        return '—' if value is None else format(value, spec)
+    print('measure\tpessimistic\texpected\toptimistic\trange\tqueries_tied_at_cutoff\tqueries_tied_relevant')
+    for row in rows:
+        sys.stdout.write('\t'.join([str(row.measure), *(cell(row.values.get(p)) for p in POLICIES), cell(row.range),
+                                    '—' if row.tied_at_cutoff is None else str(row.tied_at_cutoff),
+                                    str(row.tied_relevant)]) + '\n')
+    return 0

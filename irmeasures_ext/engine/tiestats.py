@@ -1,0 +1,56 @@
+"""How much score ties move each measure (the ``irmeasures-ext ties`` diagnostic)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from ir_measures.measures import Measure
+
+from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.kernels import KERNELS
+from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.engine.ties import Ranking
+from irmeasures_ext.measures.base import optional_param
+from irmeasures_ext.readers.inputs import read_input
+
+
+@dataclass(frozen=True)
+class TieRow:
+    """One measure's figures: its value per policy (None: no expected kernel), the range between the
+    pessimistic and optimistic values, and the queries with a tie group (holding a judged doc) at its
+    cutoff or holding a relevant doc."""
+
+    measure: Measure
+    values: dict[str, float | None]
+    range: float
+    tied_at_cutoff: int | None
+    tied_relevant: int
+
+
+def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str, Ranking]) -> list[TieRow]:
+    """The figures of each measure (already checked to be ours) under each of ``rankings`` (by policy
+    name: 'pessimistic', 'expected', 'optimistic'), the qrels and run read once."""
+    qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
+    with qrels.located():
+        judgments = Judgments(qrels.table)
+    results: dict[str, dict[Measure, float]] = {}
+    for policy, ranking in rankings.items():
+        usable = [m for m in measures if policy != 'expected' or KERNELS[m.NAME].expected is not None]
+        evaluator = ExtEvaluator(usable, judgments, qrels.table, ranking)
+        results[policy] = {m: aggregate(m, values) for m, values in evaluator.values(run).items()}
+    with run.located():
+        ranked = rank_run(run.table, judgments, next(iter(rankings.values())).precision)
+    tied = ranked.tie_size > 1
+    rows = []
+    for measure in measures:
+        rel = max(measure['rel'], 1) if 'rel' in measure.SUPPORTED_PARAMS else 1
+        relevant = np.unique(ranked.query[tied & (ranked.label >= rel)]) if tied.any() else []
+        cutoff = optional_param(measure, 'cutoff') if 'cutoff' in measure.SUPPORTED_PARAMS else None
+        at_cutoff = None if cutoff is None else len(np.unique(ranked.query[
+            tied & (ranked.tie_start <= cutoff) & (ranked.tie_start + ranked.tie_size - 1 > cutoff)]))
+        values = {policy: results[policy].get(measure) for policy in rankings}
+        rows.append(TieRow(measure, values, abs(values['optimistic'] - values['pessimistic']), at_cutoff,
+                           len(relevant)))
+    return rows
