@@ -13,7 +13,9 @@ kernel module per measure family), ``readers/`` turns TREC files and every other
 Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers.
 """
 from irmeasures_ext import suites
+from irmeasures_ext.comparison import compare
 from irmeasures_ext.errors import (
+           ComparisonError,
            InputError,
            IrMeasuresExtError,
            IrMeasuresExtWarning,
@@ -33,5 +35,5 @@ __version__ = '0.1.0'
 register()
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
-           'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'IrMeasuresExtWarning', 'NoOverlapWarning',
-           'provider', 'register', 'suites', '__version__']
+           'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
+           'IrMeasuresExtWarning', 'NoOverlapWarning', 'provider', 'register', 'suites', '__version__']

@@ -15,6 +15,10 @@ class MeasureParamError(IrMeasuresExtError):
     """A measure was given a parameter it does not accept, or an invalid value."""
 
 
+class ComparisonError(IrMeasuresExtError):
+    """A run comparison was asked for with invalid options (unknown test, baseline, too few runs, ...)."""
+
+
 class InputError(IrMeasuresExtError):
     """A run or qrels is malformed (duplicate documents, conflicting labels, NaN scores, ...)."""
 

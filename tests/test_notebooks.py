@@ -38,6 +38,17 @@ assert in_run.abs_diff.max() <= 1e-9
 assert tie_rule.loc['RR@10', 'queries that differ'] > 0
 assert abs(ours_rr[example] - msmarco_rr[example]) > 0
 ''',
+    '04_comparing_runs.ipynb': '''
+assert set(table.run) == set(runs) and len(table) == len(runs) * len(QUOTER)
+strong = table[(table.run == 'hybrid') & (table.baseline == 'BM25')].set_index('measure')
+assert strong.loc['RR', 'p_adjusted'] < 0.05 and strong.loc['RR', 'diff'] > 0
+assert strong.loc['MeanRank', 'diff'] < 0 and strong.loc['MeanRank', 'wins'] > strong.loc['MeanRank', 'losses']
+weak = table[(table.run == 'random') & (table.baseline == 'BM25')].set_index('measure')
+assert weak.loc['MeanRank', 'losses'] > weak.loc['MeanRank', 'wins']
+assert '†' in markdown.getvalue() or '<sup>' in markdown.getvalue()
+assert (report.discriminative_power.pairs == 6).all()
+assert figure.exists()
+''',
 }
 
 

@@ -37,13 +37,23 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
 def load(qrels_arg: str, run_arg: str) -> tuple[Any, Any]:
     """The qrels (a TREC file, or an ir_datasets id's qrels records) and the run (a TREC file, or
     standard input read once for "-") to evaluate."""
+    return load_qrels(qrels_arg), load_run(run_arg)
+
+
+def load_qrels(qrels_arg: str) -> Any:
+    """A TREC qrels file, or an ir_datasets id's qrels records."""
     from irmeasures_ext.readers.trec import TrecSource
     if qrels_arg == STDIN:
         raise CliError(f'only RUN may be "{STDIN}" (standard input)')
-    run = TrecSource.of_bytes(_read_stdin(), '<stdin>') if run_arg == STDIN else TrecSource(run_arg)
     if os.path.exists(qrels_arg):  # a directory too: the reader names it as the problem
-        return TrecSource(qrels_arg), run
-    return _ir_datasets_qrels(qrels_arg), run
+        return TrecSource(qrels_arg)
+    return _ir_datasets_qrels(qrels_arg)
+
+
+def load_run(run_arg: str) -> Any:
+    """A TREC run file, or standard input read once for "-"."""
+    from irmeasures_ext.readers.trec import TrecSource
+    return TrecSource.of_bytes(_read_stdin(), '<stdin>') if run_arg == STDIN else TrecSource(run_arg)
 
 
 def _read_stdin() -> bytes:

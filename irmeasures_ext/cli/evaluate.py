@@ -88,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description='Evaluate a TREC run, like the ir_measures command, with the measures of irmeasures_ext. '
                     'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
-                    'with pytrec_eval; "irmeasures-ext ties QRELS RUN [MEASURE...]" shows how much score ties '
+                    'with pytrec_eval; "irmeasures-ext compare QRELS RUN RUN... [MEASURE...]" compares runs with '
+                    'significance tests; "irmeasures-ext ties QRELS RUN [MEASURE...]" shows how much score ties '
                     'move each measure; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
                     'package\'s datasets (e.g. "irmeasures-ext datasets list").',
         epilog='Files may be gzipped. Measures use ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" '

@@ -13,11 +13,12 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.engine.evaluator import aggregate, evaluator_and_run
+from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate, evaluator, evaluator_and_run
 from irmeasures_ext.engine.ties import DEFAULT_RANKING, Ranking
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.plugin import provider as ext_provider
+from irmeasures_ext.readers.inputs import Input, read_input
 
 
 @dataclass(frozen=True)
@@ -32,36 +33,59 @@ class Results:
         return {measure: aggregate(measure, values) for measure, values in self.values.items()}
 
 
-def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None,
-             ranking: Ranking = DEFAULT_RANKING) -> Results:
-    """Per-query values of ``measures`` for every qrels query.
+class Evaluation:
+    """Evaluates ``measures`` for any number of runs against one qrels, read and converted once
+    (:meth:`read_qrels`).
 
     With ``provider=None`` our provider computes the measures it supports, ranking runs by
     ``ranking``, and ir_measures' ``DefaultPipeline`` the rest; otherwise the named ir_measures
-    provider computes all of them.
-    Raises :class:`~irmeasures_ext.errors.InputError` for bad input and
-    :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
+    provider computes all of them. Raises :class:`~irmeasures_ext.errors.InputError` for bad input
+    and :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
     """
-    measures = list(dict.fromkeys(measures))
-    for measure in measures:
-        check_measure(measure)
-    if provider is None:
-        ours = [m for m in measures if ext_provider.supports(m)]
-        other = ir_measures.DefaultPipeline
-    else:
-        other = named_provider(provider, measures)
-        ours = measures if other is ext_provider else []
-    others = [m for m in measures if m not in ours]
-    # Runs even without measures of ours: building and evaluating it checks both inputs.
-    built, run = evaluator_and_run(ours, qrels, run, ranking)
-    values = built.values(run)
-    if others:
-        position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
-        theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in others}
-        for metric in other.evaluator(others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
-            theirs[metric.measure][position[metric.query_id]] = metric.value
-        values.update(theirs)
-    return Results(built.judgments.query_ids, {measure: values[measure] for measure in measures})
+
+    def __init__(self, measures: list[Measure], provider: str | None = None,
+                 ranking: Ranking = DEFAULT_RANKING) -> None:
+        self.measures = list(dict.fromkeys(measures))
+        for measure in self.measures:
+            check_measure(measure)
+        if provider is None:
+            self.ours = [m for m in self.measures if ext_provider.supports(m)]
+            self.other = ir_measures.DefaultPipeline
+        else:
+            self.other = named_provider(provider, self.measures)
+            self.ours = self.measures if self.other is ext_provider else []
+        self.others = [m for m in self.measures if m not in self.ours]
+        self.ranking = ranking
+        self.built: ExtEvaluator | None = None
+
+    def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:
+        """Reads and converts the qrels (in any accepted form); with ``run``, also reads it meanwhile
+        and returns it. Our evaluator is built even without measures of ours: it checks both inputs."""
+        if run is None:
+            self.built = evaluator(self.ours, qrels, self.ranking)
+            return None
+        self.built, run = evaluator_and_run(self.ours, qrels, run, self.ranking)
+        return run
+
+    def results(self, run: Any) -> Results:
+        """Per-query values of every measure for ``run`` (any accepted form)."""
+        built = self.built
+        run = read_input(run, 'run', with_rank=built.reads_rank)
+        values = built.values(run)
+        if self.others:
+            position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
+            theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
+            for metric in self.other.evaluator(self.others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
+                theirs[metric.measure][position[metric.query_id]] = metric.value
+            values.update(theirs)
+        return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
+
+
+def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None,
+             ranking: Ranking = DEFAULT_RANKING) -> Results:
+    """Per-query values of ``measures`` for every qrels query (see :class:`Evaluation`)."""
+    evaluation = Evaluation(measures, provider, ranking)
+    return evaluation.results(evaluation.read_qrels(qrels, run))
 
 
 def named_provider(name: str, measures: list[Measure]) -> ir_measures.providers.Provider:

@@ -59,6 +59,8 @@ class ExtMeasure(irm.Measure):
     once, ``Q(beta=1) == Q(beta=1.0)``); required parameters are checked when it is
     evaluated, since ``nDCG_Z1`` alone is a valid prototype to write ``nDCG_Z1@5``.
     """
+    #: Whether smaller values are better (rank statistics); run comparisons read it.
+    LOWER_IS_BETTER = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.SUPPORTED_PARAMS))
@@ -118,6 +120,12 @@ def check_choice(measure_name: str, name: str, value: Any, choices: tuple[str, .
     if value not in choices:
         raise MeasureParamError(f'{measure_name}: {name} must be one of {", ".join(choices)}; got {value!r}')
     return value
+
+
+def lower_is_better(measure: irm.Measure) -> bool:
+    """Whether smaller values of ``measure`` are better: our rank statistics; every measure of
+    ir_measures is higher-is-better (counts such as ``NumRet`` are compared as such)."""
+    return bool(getattr(measure, 'LOWER_IS_BETTER', False))
 
 
 def check_measure(measure: irm.Measure) -> None:

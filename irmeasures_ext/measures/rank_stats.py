@@ -41,6 +41,7 @@ class VarianceAgg(_CollectingAgg):
 
 
 class _FirstRelevantRank(ExtMeasure):
+    LOWER_IS_BETTER = True
     SUPPORTED_PARAMS = {
         'rel': REL_PARAM,
         **RANKING_PARAMS,

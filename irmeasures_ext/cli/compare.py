@@ -1,0 +1,115 @@
+"""``irmeasures-ext compare QRELS RUN RUN... [MEASURE...]``: several runs against a baseline (or all
+pairs), measure by measure, with significance tests, corrections, confidence intervals, effect
+sizes and wins/losses, as tsv, jsonl or a paper's table (markdown, LaTeX); ``--plot`` draws the
+per-query differences and the intervals; ``--measures-report`` compares the measures instead.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from irmeasures_ext.cli.common import PROG, STDIN, CliError, load_qrels, load_run, use_system_allocator
+from irmeasures_ext.cli.evaluate import DEFAULT_RANKING, add_ranking
+from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
+from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
+from irmeasures_ext.suites import SUITES
+
+FORMATS = ('tsv', 'jsonl', 'markdown', 'latex')
+
+
+def run(argv: list[str]) -> int:
+    args = _parser().parse_intermixed_args(argv)
+    run_args, measures = split_runs_and_measures(args.inputs)
+    measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
+    if not measures:
+        raise CliError('give at least one MEASURE or --suite NAME')
+    if len(run_args) < 2:
+        raise CliError(f'compare needs at least 2 runs; got {len(run_args)}')
+    if run_args.count(STDIN) > 1:
+        raise CliError(f'only one RUN may be "{STDIN}" (standard input)')
+    if args.workers < 1:
+        raise CliError('--workers must be at least 1')
+    if args.all_pairs and args.baseline is not None:
+        raise CliError('give either --baseline or --all-pairs')
+    names = args.names.split(',') if args.names else None
+    use_system_allocator()
+    from irmeasures_ext.comparison.output import WRITERS, write_report
+    from irmeasures_ext.comparison.report import measures_report
+    from irmeasures_ext.comparison.table import check_options, comparison_table, default_run_name, evaluate_runs
+    check_options(args.test, args.correction, args.ci, args.alpha, args.samples)
+    if args.measures_report and args.output_format == 'latex':
+        raise CliError('the measures report is written as tsv, jsonl or markdown')
+    qrels = load_qrels(args.qrels)
+    runs = [load_run(path) for path in run_args]
+    if names is None:
+        names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]
+    ranking = {} if (args.ties, args.score_precision) == DEFAULT_RANKING else {
+        'ties': args.ties, 'score_precision': args.score_precision}
+    run_values = evaluate_runs(qrels, runs, measures, names, workers=args.workers, **ranking)
+    if args.measures_report:
+        report = measures_report(run_values, args.test, args.correction, args.alpha, args.samples, args.seed)
+        write_report(sys.stdout, report, args.output_format, args.places)
+        return 0
+    table = comparison_table(run_values, args.baseline, args.all_pairs, args.test, args.correction, args.ci,
+                             args.alpha, args.samples, args.seed)
+    WRITERS[args.output_format](sys.stdout, table, args.places)
+    if args.plot:
+        from irmeasures_ext.comparison.plot import plot_comparison
+        print(f'{PROG}: plot written to {plot_comparison(run_values, table, args.plot, args.baseline, args.overwrite)}',
+              file=sys.stderr)
+    return 0
+
+
+def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
+    """Arguments naming an existing file (or "-") are runs, the others measures; an argument that is
+    neither is reported as both a missing file and an unknown measure."""
+    runs, measures = [], []
+    for text in inputs:
+        if text == STDIN or os.path.exists(text):
+            runs.append(text)
+            continue
+        try:
+            measures.extend(parse_measures([text]))
+        except MeasureSyntaxError as error:
+            raise CliError(f'{text}: no such run file, and not a measure ({error})') from None
+    return runs, measures
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
+    parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
+    parser.add_argument('inputs', nargs='+', metavar='RUN|MEASURE',
+                        help='two or more run files (any existing path; "-": standard input), and measures')
+    parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
+    parser.add_argument('--names', help='comma-separated run names (default: the file names without suffixes)')
+    parser.add_argument('--baseline', help='the run every other is compared with, by name or index (default: '
+                                           'the first)')
+    parser.add_argument('--all-pairs', action='store_true', help='compare every pair of runs instead')
+    parser.add_argument('--test', choices=TESTS, default='t',
+                        help="t: paired Student's t (default); wilcoxon: signed-rank (scipy's defaults); "
+                             'randomization: paired sign flips, exact when 2^queries <= --samples; tukey-hsd: '
+                             'randomised Tukey HSD over all runs')
+    parser.add_argument('--correction', choices=CORRECTIONS, default='none',
+                        help="multiple comparisons, within each measure's family (default none)")
+    parser.add_argument('--ci', choices=INTERVALS, default='t',
+                        help='confidence intervals of the means: t (default) or percentile bootstrap')
+    parser.add_argument('--alpha', type=float, default=0.05, help='significance level; intervals are 1 - alpha '
+                                                                  '(default 0.05)')
+    parser.add_argument('--samples', type=int, default=10_000,
+                        help='sign flips, permutations or bootstrap resamples (default 10000)')
+    parser.add_argument('--seed', type=int, default=42, help='seed of the randomised procedures (default 42)')
+    parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
+    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (p-values: significant '
+                                                                     'digits; default 4; -1: all)')
+    parser.add_argument('--plot', metavar='FILE', help='draw the differences and intervals into FILE (.png, .svg, '
+                                                       '.pdf; needs matplotlib)')
+    parser.add_argument('--overwrite', action='store_true', help='let --plot replace an existing FILE')
+    parser.add_argument('--measures-report', action='store_true',
+                        help="compare the measures instead: Kendall's tau between their run rankings, and each "
+                             'one\'s discriminative power (share of run pairs significantly different)')
+    parser.add_argument('--workers', type=int, default=1,
+                        help='runs evaluated at once (default 1: the reader already uses every core; each more '
+                             'adds about one run\'s memory)')
+    add_ranking(parser)
+    return parser

@@ -1,0 +1,46 @@
+"""Comparing runs: significance tests, corrections, confidence intervals, effect sizes, tables and
+plots (``irmeasures-ext compare``). Imports numpy, pandas and scipy only when called."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ir_measures.measures import Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TESTS = ('t', 'wilcoxon', 'randomization', 'tukey-hsd')
+CORRECTIONS = ('none', 'bonferroni', 'holm', 'bh')
+INTERVALS = ('t', 'bootstrap')
+
+
+def compare(qrels: Any, runs: Any, measures: Iterable[Measure], *, names: Iterable[str] | None = None,
+            baseline: str | int | None = None, all_pairs: bool = False, test: str = 't', correction: str = 'none',
+            ci: str = 't', alpha: float = 0.05, samples: int = 10_000, seed: int = 42, ties: str | None = None,
+            score_precision: str | None = None) -> pd.DataFrame:
+    """Compares runs measure by measure, as the results table of a paper.
+
+    ``runs``: a list of runs (TREC files, DataFrames with ir_measures or PyTerrier columns, any
+    form ir_measures accepts; named by ``names``, else file stems or ``run1``...) or a dict name →
+    run. Every run is compared with ``baseline`` (a name or index; default the first run), or all
+    pairs with each other (``all_pairs``), over the qrels' queries, by ``test`` (``t``, ``wilcoxon``,
+    ``randomization``, ``tukey-hsd``) with ``correction`` (``none``, ``bonferroni``, ``holm``,
+    ``bh``) over each measure's comparisons; intervals by ``ci`` (``t``, ``bootstrap``) at level
+    1 − ``alpha``; ``samples`` and ``seed`` drive the randomised procedures. ``ties`` and
+    ``score_precision`` choose the tie policy of the measures our provider computes.
+
+    Returns a DataFrame with columns ``run, measure, mean, ci_low, ci_high, baseline, diff, p_value,
+    p_adjusted, effect_size, wins, losses, ties``: a row per run and measure against its
+    ``baseline`` (null for the baseline's own row, and for each run's own row with ``all_pairs``).
+    ``wins``/``losses`` count queries where the run is better/worse than the baseline, lower being
+    better for ``MeanRank``, ``MedianRank`` and ``RankVariance``. Raises
+    :class:`~irmeasures_ext.errors.ComparisonError` for invalid options.
+    """
+    from irmeasures_ext.comparison.table import check_options, comparison_table, evaluate_runs
+    check_options(test, correction, ci, alpha, samples)
+    values = evaluate_runs(qrels, runs, measures, names, ties, score_precision)
+    return comparison_table(values, baseline, all_pairs, test, correction, ci, alpha, samples, seed)
+
+
+__all__ = ['compare', 'TESTS', 'CORRECTIONS', 'INTERVALS']

@@ -1,0 +1,177 @@
+"""The statistics of :func:`irmeasures_ext.compare`: paired significance tests, multiple-comparison
+corrections, confidence intervals and effect sizes, vectorised over pairs of runs.
+
+Per-query values come as arrays with queries along the last axis. Every test is two-sided. When
+the per-query differences of a pair are all zero, its p-value is 1 (scipy answers NaN: the runs do
+not differ on any query, which is no evidence of a difference).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+#: Randomisation statistics within this relative distance of the observed one count as "at least as
+#: extreme" (the sums are computed in another order than the observed mean).
+RELATIVE_TOLERANCE = 1e-12
+#: Elements of the largest temporary array (resamples × queries [× runs]) built at once.
+BLOCK = 4_000_000
+
+
+def _chunk(width: int) -> int:
+    """How many resamples, flips or permutations of ``width`` elements each to draw at once."""
+    return max(1, BLOCK // max(1, width))
+
+
+def paired_t(differences: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of the paired Student's t-test (``scipy.stats.ttest_rel``) for each row of
+    per-query differences. A constant non-zero difference gives 0, too few queries NaN."""
+    from scipy.special import stdtr  # Student's t CDF (scipy.stats costs ~0.5 s more to import)
+    n = differences.shape[-1]
+    if n < 2:
+        return np.full(differences.shape[:-1], np.nan)
+    mean = differences.mean(axis=-1)
+    sd = differences.std(axis=-1, ddof=1)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        statistic = mean / (sd / np.sqrt(n))
+    p = 2 * stdtr(n - 1, -np.abs(statistic))
+    return np.where(sd == 0, np.where(mean == 0, 1.0, 0.0), p)
+
+
+def wilcoxon(differences: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of the Wilcoxon signed-rank test with scipy's defaults
+    (``scipy.stats.wilcoxon(x, y)``: zero differences dropped, exact distribution for small
+    samples without ties, else the normal approximation) for each row of differences."""
+    from scipy.stats import wilcoxon as scipy_wilcoxon
+    rows = differences.reshape(-1, differences.shape[-1])
+    p = np.array([1.0 if not np.any(row) else float(scipy_wilcoxon(row).pvalue) for row in rows])
+    return p.reshape(differences.shape[:-1])
+
+
+def randomization(differences: np.ndarray, samples: int, seed: int) -> np.ndarray:
+    """Two-sided p-values of the paired randomisation (sign-flip) test of the mean difference, for
+    each row of differences: exact over all 2^n sign flips when 2^n ≤ ``samples``
+    (#{|T*| ≥ |T|} / 2^n), else over ``samples`` random flips ((1 + #{|T*| ≥ |T|}) / (1 + samples));
+    every row sees the same flips."""
+    rows = np.atleast_2d(differences)
+    n = rows.shape[-1]
+    observed = np.abs(rows.mean(axis=-1))
+    threshold = observed - RELATIVE_TOLERANCE * np.maximum(np.abs(rows).mean(axis=-1), np.finfo(float).tiny)
+    exact = n < 63 and 2 ** n <= samples
+    total = 2 ** n if exact else samples
+    rng = np.random.default_rng(seed)
+    counts = np.zeros(len(rows), dtype=np.int64)
+    chunk = _chunk(n + len(rows))
+    for start in range(0, total, chunk):
+        size = min(chunk, total - start)
+        if exact:
+            bits = (np.arange(start, start + size)[:, None] >> np.arange(n)) & 1
+            signs = 1 - 2 * bits
+        else:
+            signs = rng.choice(np.array([-1, 1]), size=(size, n))
+        statistics = np.abs(signs @ rows.T) / n  # (flips, rows)
+        counts += (statistics >= threshold).sum(axis=0)
+    p = counts / total if exact else (1 + counts) / (1 + samples)
+    return p.reshape(differences.shape[:-1])
+
+
+def tukey_hsd(values: np.ndarray, pairs: list[tuple[int, int]], samples: int, seed: int) -> np.ndarray:
+    """Randomised Tukey HSD (Carterette 2012; Sakai 2014) for the runs of ``values`` (queries ×
+    runs): each query's values are permuted across the runs ``samples`` times; a pair's p-value is
+    the share of permutations whose range of run means (max − min) is at least the pair's |mean
+    difference|. Returns one p-value per pair of run indices."""
+    n_queries, n_runs = values.shape
+    means = values.mean(axis=0)
+    gaps = np.array([abs(means[a] - means[b]) for a, b in pairs])
+    threshold = gaps - RELATIVE_TOLERANCE * max(float(np.abs(values).mean()), np.finfo(float).tiny)
+    rng = np.random.default_rng(seed)
+    order = np.broadcast_to(np.arange(n_runs), (1, n_queries, n_runs))
+    counts = np.zeros(len(pairs), dtype=np.int64)
+    chunk = _chunk(n_queries * n_runs)
+    for start in range(0, samples, chunk):
+        size = min(chunk, samples - start)
+        permutations = rng.permuted(np.broadcast_to(order, (size, n_queries, n_runs)), axis=2)
+        permuted_means = np.take_along_axis(values[None], permutations, axis=2).mean(axis=1)  # (size, runs)
+        ranges = permuted_means.max(axis=1) - permuted_means.min(axis=1)
+        counts += (ranges[:, None] >= threshold[None, :]).sum(axis=0)
+    return counts / samples
+
+
+def adjust(p_values: np.ndarray, correction: str) -> np.ndarray:
+    """p-values adjusted for the family ``p_values`` (NaNs are left out of it and stay NaN):
+    ``none``, ``bonferroni`` (p·m), ``holm`` (step-down) or ``bh`` (Benjamini-Hochberg step-up)."""
+    p_values = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.full(p_values.shape, np.nan)
+    present = np.flatnonzero(~np.isnan(p_values))
+    m = len(present)
+    if correction == 'none' or m == 0:
+        return p_values.copy()
+    p = p_values[present]
+    if correction == 'bonferroni':
+        adjusted[present] = np.minimum(1.0, p * m)
+        return adjusted
+    order = np.argsort(p, kind='stable')
+    ranked = p[order]
+    if correction == 'holm':
+        stepped = np.maximum.accumulate((m - np.arange(m)) * ranked)
+    elif correction == 'bh':
+        stepped = np.minimum.accumulate((m / np.arange(1, m + 1) * ranked)[::-1])[::-1]
+    else:
+        raise ValueError(f'unknown correction {correction!r}')
+    adjusted[present[order]] = np.minimum(1.0, stepped)
+    return adjusted
+
+
+def t_interval(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The (1 − alpha) Student's t confidence interval of the mean of each row (NaN for < 2 values)."""
+    from scipy.special import stdtrit  # Student's t quantile
+    n = values.shape[-1]
+    mean = values.mean(axis=-1)
+    if n < 2:
+        return np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
+    half = stdtrit(n - 1, 1 - alpha / 2) * values.std(axis=-1, ddof=1) / np.sqrt(n)
+    return mean - half, mean + half
+
+
+def bootstrap_interval(values: np.ndarray, alpha: float, samples: int, seed: int,
+                       statistic: Callable[..., np.ndarray] = np.mean) -> tuple[np.ndarray, np.ndarray]:
+    """The (1 − alpha) percentile bootstrap interval of ``statistic`` (the mean, or e.g. ``np.median``,
+    called with ``axis=-1``) of each row: ``samples`` resamples of the queries with replacement (the
+    same resamples for every row), and the alpha/2 and 1 − alpha/2 quantiles of the resampled
+    statistic (linear interpolation)."""
+    rows = np.atleast_2d(values)
+    n = rows.shape[-1]
+    if n == 0:
+        return np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    rng = np.random.default_rng(seed)
+    means = np.empty((samples, len(rows)))
+    chunk = _chunk(n * len(rows))
+    for start in range(0, samples, chunk):
+        size = min(chunk, samples - start)
+        indices = rng.integers(0, n, size=(size, n))
+        means[start:start + size] = statistic(rows[:, indices], axis=-1).T
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low.reshape(values.shape[:-1]), high.reshape(values.shape[:-1])
+
+
+def effect_size(differences: np.ndarray) -> np.ndarray:
+    """Paired effect size of each row: mean difference / standard deviation of the differences
+    (ddof 1); 0 when every difference is 0, NaN when they are all equal otherwise or fewer than 2."""
+    n = differences.shape[-1]
+    mean = differences.mean(axis=-1) if n else np.full(differences.shape[:-1], np.nan)
+    if n < 2:
+        return np.full(mean.shape, np.nan)
+    sd = differences.std(axis=-1, ddof=1)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where(sd > 0, mean / np.where(sd > 0, sd, 1), np.where(mean == 0, 0.0, np.nan))
+
+
+def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's τ-b between two orderings of the same items (scores ``x`` and ``y``; ties allowed):
+    (concordant − discordant) / sqrt((pairs − ties in x) · (pairs − ties in y))."""
+    i, j = np.triu_indices(len(x), k=1)
+    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    untied_x, untied_y = np.count_nonzero(sx), np.count_nonzero(sy)
+    if not untied_x or not untied_y:
+        return float('nan')
+    return float((sx * sy).sum() / np.sqrt(untied_x * untied_y))
