@@ -11,10 +11,11 @@ from pathlib import Path
 import ir_datasets
 import pytest
 from ir_datasets.util.download import RequestsDownload
+from nci_fixtures import write_nq, write_trivia
 from test_datasets_citation import N_PAPERS, write_collection
 from test_datasets_quoter import TEST_LINES, write_quoter_file
 
-from irmeasures_ext.datasets import register
+from irmeasures_ext.datasets import register, titles
 from irmeasures_ext.datasets.citation_rec import COLLECTIONS
 from irmeasures_ext.datasets.metadata import CACHE_NAME, known_counts
 from irmeasures_ext.datasets.quoter import LANGUAGES
@@ -34,8 +35,10 @@ def no_network(monkeypatch):
 
 @pytest.fixture(scope='module')
 def fixture_home(tmp_path_factory) -> Path:
-    """Every collection in place: QuoteR's three files, Gu et al.'s four releases and ArSyTa."""
+    """Every collection in place: QuoteR's three files, Gu et al.'s four releases, ArSyTa, NQ and TriviaQA."""
     home = tmp_path_factory.mktemp('irds_all')
+    write_nq(home)
+    write_trivia(home)
     for name, language in LANGUAGES.items():
         write_quoter_file(home / 'quoter' / language.file_name, name)
     for name, layout in COLLECTIONS.items():
@@ -46,13 +49,14 @@ def fixture_home(tmp_path_factory) -> Path:
 @pytest.fixture
 def home(fixture_home, monkeypatch) -> Path:
     monkeypatch.setenv('IR_DATASETS_HOME', str(fixture_home))
+    monkeypatch.setenv(titles.ENVIRONMENT, 'basic')
     register()
     return fixture_home
 
 
 def our_ids() -> list[str]:
     register()
-    return sorted(i for i in ir_datasets.registry if i.split('/')[0] in ('quoter', 'citation-rec'))
+    return sorted(i for i in ir_datasets.registry if i.split('/')[0] in ('quoter', 'citation-rec', 'nci'))
 
 
 def ir_datasets_command(*argv: str) -> str:
@@ -99,6 +103,9 @@ def test_lookup_by_query_id_and_doc_id(home):
     assert json.loads(out)['left_context'] == f'前文 {LANGUAGES["modern-chinese"].valid_start}'
     assert json.loads(ir_datasets_command('lookup', 'citation-rec/arsyta', 'P7', '--format', 'jsonl')) == {
         'doc_id': 'P7', 'title': 'Title 7', 'abstract': 'Abstract 7', 'categories': ['cs.CL', 'cs.LG']}
+    assert json.loads(ir_datasets_command('lookup', 'nci/trivia-qa/dev', '3', '--format', 'jsonl'))['title'] == 'Zebra'
+    out = ir_datasets_command('lookup', 'nci/nq320k/dev', '--qid', '203', '--format', 'jsonl')
+    assert json.loads(out) == {'query_id': '203', 'text': 'how big is new york'}
 
 
 def test_the_plain_ir_datasets_command_sees_our_datasets(home):
@@ -173,7 +180,9 @@ def test_pyterrier_topics_carry_no_gold(home):
 def test_every_dataset_documents_source_checksums_licence_counts_and_protocol(dataset_id):
     doc = ir_datasets.load(dataset_id).documentation()
     assert {'desc', 'protocol', 'download', 'license', 'counts', 'bibtex'} <= set(doc), dataset_id
-    assert 'e585fab668685c827ee84ba9a77022827250a7f1' in doc['download'] if dataset_id.startswith('quoter') else \
-        ('1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2' in doc['download'] or 'goyalkaraniit/ArSyTa' in doc['download'])
+    sources = {'quoter': ['e585fab668685c827ee84ba9a77022827250a7f1'],
+               'citation-rec': ['1QwQuJsBOGEESFTgl-7wWbqcig7vJNlQ2', 'goyalkaraniit/ArSyTa'],
+               'nci': ['storage.googleapis.com/natural_questions', 'nlp.cs.washington.edu/triviaqa']}
+    assert any(source in doc['download'] for source in sources[dataset_id.split('/')[0]])
     if dataset_id.count('/') == 2:
         assert doc['split']

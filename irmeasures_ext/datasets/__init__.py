@@ -1,4 +1,5 @@
-"""ir_datasets wrappers for QuoteR and the local citation recommendation collections (SPEC §4).
+"""ir_datasets wrappers for QuoteR, the local citation recommendation collections (SPEC §4) and NCI's
+NQ320k and TriviaQA.
 
 ``register()`` adds to ``ir_datasets.registry``:
 
@@ -6,6 +7,8 @@
   ``/train``, ``/valid``, ``/test`` (docs, queries, qrels) — see ``irmeasures_ext.datasets.quoter``;
 - ``citation-rec/acl-200``, ``/fulltextpeerread``, ``/refseer``, ``/arxiv``, ``/arsyta`` (docs),
   each with ``/train``, ``/val``, ``/test`` — see ``irmeasures_ext.datasets.citation_rec``;
+- ``nci/nq320k`` and ``nci/trivia-qa`` (docs, queries, qrels), each with ``/train`` and ``/dev``,
+  built once from their sources — see ``irmeasures_ext.datasets.nci_nq320k`` and ``.nci_trivia_qa``;
 - ``quoter`` and ``citation-rec``, which only carry the collections' documentation.
 
 Every dataset's ``documentation()`` returns its description, protocol notes, licence, sizes and

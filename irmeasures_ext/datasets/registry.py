@@ -6,11 +6,11 @@ is imported, which may be while ``irmeasures_ext.datasets`` itself is still bein
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent
 
-from irmeasures_ext.datasets import citation_rec, quoter
+from irmeasures_ext.datasets import citation_rec, nci_nq320k, nci_trivia_qa, quoter
 from irmeasures_ext.datasets.metadata import CountsProvider
 
-#: The dataset modules: each has ``datasets()``, its datasets by id under its collection's name.
-MODULES = {'quoter': quoter, 'citation-rec': citation_rec}
+#: The dataset modules by the collection directory they use: each has ``datasets()``, its datasets by id.
+MODULES = [('quoter', quoter), ('citation-rec', citation_rec), ('nci', nci_nq320k), ('nci', nci_trivia_qa)]
 
 
 def register() -> None:
@@ -18,7 +18,7 @@ def register() -> None:
     are left alone."""
     import ir_datasets
     registered = set(ir_datasets.registry)
-    for collection, module in MODULES.items():
+    for collection, module in MODULES:
         datasets = module.datasets()
         provider = CountsProvider(collection, lambda dataset_id, entity, found=datasets: count(found[dataset_id],
                                                                                                 entity))
