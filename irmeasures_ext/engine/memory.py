@@ -22,18 +22,34 @@ def keep_freed_memory() -> None:
 
 
 @functools.cache
-def _malloc_trim() -> Any:
+def _glibc_function(name: str) -> Any:
+    """The C library's function ``name`` (None if the library or the function is not there)."""
     import ctypes
     import ctypes.util
-    name = ctypes.util.find_library('c')
-    function = getattr(ctypes.CDLL(name), 'malloc_trim', None) if name else None
-    return function
+    library = ctypes.util.find_library('c')
+    return getattr(ctypes.CDLL(library), name, None) if library else None
 
 
 def release_freed_memory() -> None:
     """Gives the memory malloc keeps (see :func:`keep_freed_memory`) back to the OS: called after
     each run of a multi-run comparison, whose peak would otherwise grow run by run with the
     fragments of earlier runs. A no-op without glibc."""
-    trim = _malloc_trim()
+    trim = _glibc_function('malloc_trim')
     if trim is not None:
         trim(0)
+
+
+#: mallopt(3)'s parameter number for the largest number of malloc arenas.
+_M_ARENA_MAX = -8
+
+
+def use_one_malloc_arena() -> None:
+    """Makes every thread of this process allocate from one malloc arena (glibc; elsewhere a no-op).
+
+    For the command line only (a library must not change its users' malloc): Arrow's reader threads
+    otherwise each fill an arena of their own with the parse's temporaries, freed but kept. On the
+    1M-line run: peak RSS of the whole command about 185 → 160 MB, at the same speed.
+    """
+    mallopt = _glibc_function('mallopt')
+    if mallopt is not None:
+        mallopt(_M_ARENA_MAX, 1)
