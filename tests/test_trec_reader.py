@@ -174,3 +174,26 @@ def test_source_of_bytes_names_itself():
     source = TrecSource.of_bytes(b'q1 Q0 d1 1 nope t\n', '<stdin>')
     with pytest.raises(TrecFileError, match="<stdin>:1: score 'nope' is not a number"):
         source.read(trec.RUN)
+
+
+@pytest.mark.parametrize(('before', 'irregularity', 'after'), [
+    ('q Q0 x', '  ', '2 t\n'),  # two spaces where the rank is missing
+    ('q Q0 x 1 2', ' \n', 'q Q0 last 1 1 t\n'),  # a space after a line missing its tag
+    ('q Q0 x 1 1 t', '\n ', 'q Q0 next 1 2\n'),  # a space before a line missing its tag
+    ('q Q0 x 1', '  2', ''),  # the same at the end of the file, without a line end
+    ('q Q0 x 1 2', ' ', ''),
+])
+def test_irregular_spacing_straddling_the_scans_chunks_is_found(tmp_path, before, irregularity, after):
+    """The fast path scans 1 MB chunks for irregular spacing. Each line here has five fields (an error
+    for trec_eval) but six for a parser splitting on single spaces: the irregularity must be seen even
+    split across two chunks (or at the file's end), so that the line is refused, naming it."""
+    lines = ''.join(f'q Q0 d{i} {i} {i} t\n' for i in range(60_000))  # over 1 MB
+    head = lines[:lines.rfind('\n', 0, (1 << 20) - 40) + 1]
+    doc = 'x' + 'y' * ((1 << 20) - 1 - len(head) - len(before))  # the irregularity starts at the chunk's last byte
+    text = head + before.replace('x', doc) + irregularity + after
+    assert text.encode()[(1 << 20) - 1:(1 << 20)] == irregularity[:1].encode()
+    path = tmp_path / 'run'
+    path.write_bytes(text.encode())
+    bad_line = head.count('\n') + 1 + irregularity.startswith('\n')
+    with pytest.raises(TrecFileError, match=rf'{path}:{bad_line}: expected 6 fields .*, got 5'):
+        read_run(path)
