@@ -1,0 +1,45 @@
+"""Cases that surviving mutants of the measure kernels showed untested (mutation testing, README
+"Development"): the gains of nDCG under ties=expected, Q with huge gains and 1 < β <= 2, and E[AP]
+deep in a ranking."""
+from __future__ import annotations
+
+import math
+
+import ir_measures
+import pytest
+import reference
+
+import irmeasures_ext
+from irmeasures_ext import Q
+
+EXPECTED = irmeasures_ext.provider.configured(ties='expected')
+
+
+def test_expected_ndcg_maps_the_run_labels_through_gains():
+    """a (label 1) and b (label 2) tie; gains {1: 3, 2: 1}: ideal DCG = 3/log2(2) + 1/log2(3).
+    Order a, b is the ideal (nDCG 1); order b, a: (1/log2(2) + 3/log2(3)) / ideal. E[nDCG] is their mean."""
+    measure = ir_measures.nDCG(gains={1: 3, 2: 1})
+    ideal = 3 + 1 / math.log2(3)
+    want = (1 + (1 + 3 / math.log2(3)) / ideal) / 2  # 0.8983...; the labels as gains would give 0.6738
+    qrels, run = {'q': {'a': 1, 'b': 2}}, {'q': {'a': 1.0, 'b': 1.0}}
+    assert EXPECTED.calc_aggregate([measure], qrels, run)[measure] == pytest.approx(want, abs=1e-12)
+
+
+def test_expected_q_is_finite_for_huge_gains_when_beta_is_between_1_and_2():
+    """One relevant doc at rank 1 of gain G = 1e308: BR(1) = (1 + βG) / (1 + βG) = 1, so Q = 1 / R = 1.
+    β·G = 2e308 overflows: the kernel must divide through by β for every β > 1, as q_measure does."""
+    measure = Q(beta=2.0, gains={1: 1e308})
+    qrels, run = {'q': {'a': 1}}, {'q': {'a': 1.0}}
+    assert EXPECTED.calc_aggregate([measure], qrels, run)[measure] == 1.0
+
+
+def test_expected_ap_is_exact_for_a_lone_relevant_doc_deep_in_the_ranking():
+    """19960 tied unjudged docs, then the only relevant doc alone at rank s = 19961: AP = 1/s in every
+    ordering. Its group's Σ_j j/(s+j) (j = 0 only) is 0; computed as 1 - s·(H(s) - H(s-1)) it would carry
+    a rounding error of about s·ulp(H(s)) = 2e-11, that is 3e-7 of the value."""
+    judged = {'a': 1}
+    scores = {f'u{i:05d}': 2.0 for i in range(19960)} | {'a': 1.0}
+    want = reference.average_precision(reference.trec_ranking(scores), judged)
+    assert want == 1 / 19961
+    got = EXPECTED.calc_aggregate([ir_measures.AP], {'q': judged}, {'q': scores})[ir_measures.AP]
+    assert got == pytest.approx(want, rel=1e-9, abs=0)
