@@ -123,7 +123,7 @@ class RelevantGroups:
         return cls(group_query, tie_start[first], tie_size[first], count, total,
                    _before(count, group_query), _before(total, group_query))
 
-    def first_of_each_query(self, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    def first_of_each_query(self) -> tuple[np.ndarray, np.ndarray]:
         """(queries that have a relevant group, index of their first relevant group)."""
         leads = np.flatnonzero(np.concatenate(([True], self.query[1:] != self.query[:-1])))[:len(self.query)]
         return self.query[leads], leads

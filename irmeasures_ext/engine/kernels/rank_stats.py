@@ -14,7 +14,7 @@ def expected_first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.
     relevant docs, at positions s .. s+g-1 with r relevant, gives s + (g - r) / (r + 1) (the mean
     smallest of r random offsets among g); unretrieved: as :func:`first_relevant_rank`."""
     groups = RelevantGroups.of(ranked, ranked.relevant(measure['rel']))
-    queries, first = groups.first_of_each_query(ranked.n_queries)
+    queries, first = groups.first_of_each_query()
     rank = first_relevant_rank(measure, ranked)
     g, r = groups.size[first], groups.relevant[first]
     rank[queries] = groups.start[first] + (g - r) / (r + 1)

@@ -84,7 +84,7 @@ def _expected_success(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     relevant docs matters. With its r relevant docs among g at positions s .. s+g-1, and m = k - s + 1
     of those positions within the top k: 1 - C(g-r, m) / C(g, m) = 1 - Π_{i<m} (g-r-i)/(g-i)."""
     groups = RelevantGroups.of(ranked, ranked.relevant(measure['rel']))
-    queries, first = groups.first_of_each_query(ranked.n_queries)
+    queries, first = groups.first_of_each_query()
     g, r, s = groups.size[first], groups.relevant[first], groups.start[first]
     inside = np.clip(measure['cutoff'] - s + 1, 0, g)
     straddles = np.flatnonzero((inside > 0) & (inside < g))
@@ -107,7 +107,7 @@ def _expected_rr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """E[RR] (or E[RR@k]) over the orderings of each tie group: Σ_j P(first relevant at offset j of the
     first group holding relevant docs) / (s + j), the offsets within the cutoff."""
     groups = RelevantGroups.of(ranked, ranked.relevant(measure['rel']))
-    queries, first = groups.first_of_each_query(ranked.n_queries)
+    queries, first = groups.first_of_each_query()
     owner, offset, probability = first_relevant_offset_distribution(groups.size[first], groups.relevant[first])
     rank = groups.start[first][owner] + offset
     cutoff = optional_param(measure, 'cutoff')
