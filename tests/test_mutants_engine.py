@@ -1,0 +1,114 @@
+"""Cases that surviving mutants of the ranking and the qrels index showed untested (mutation testing, README
+"Development"): identical repeated qrels lines, the conflicting-labels error, doc ids that differ only in
+trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
+from __future__ import annotations
+
+import ir_measures
+import pytest
+import pytrec_eval
+import reference
+
+import irmeasures_ext
+from irmeasures_ext.errors import ConflictingLabelsError
+
+FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
+
+
+def pytrec_eval_values(qrels: dict, run: dict, measures: set[str]) -> dict[str, dict[str, float]]:
+    return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+
+def test_identical_repeated_qrels_lines_count_once():
+    """A qrels line given twice is one judgment: R = 2 (not 3) for AP and nDCG, as pytrec_eval on the
+    deduplicated qrels (a dict-of-dict cannot repeat a line) has it."""
+    qrels = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q1', 'b', 2),
+             ir_measures.Qrel('q2', 'c', 1)]
+    run = {'q1': {'x': 3.0, 'a': 2.0, 'y': 1.0}, 'q2': {'c': 1.0}}
+    want = pytrec_eval_values({'q1': {'a': 1, 'b': 2}, 'q2': {'c': 1}}, run, {'map', 'ndcg'})
+    got = {(m.measure, m.query_id): m.value
+           for m in irmeasures_ext.provider.iter_calc([ir_measures.AP, ir_measures.nDCG], qrels, run)}
+    assert got == pytest.approx({(measure, query): want[query][name] for query in want
+                                 for measure, name in ((ir_measures.AP, 'map'), (ir_measures.nDCG, 'ndcg'))}, abs=1e-12)
+    assert want['q1']['map'] == pytest.approx(0.25)  # a at rank 2, R = 2: (1/2) / 2
+
+
+def test_conflicting_labels_error_names_the_pair_and_the_qrels():
+    qrels = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q2', 'b', 0), ir_measures.Qrel('q2', 'b', 3)]
+    with pytest.raises(ConflictingLabelsError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], qrels, {'q2': {'b': 1.0}})
+    error = caught.value
+    assert str(error) == "qrels: conflicting labels for doc 'b' in query 'q2' (labels 0 and 3); 1 such pair(s)"
+    assert (error.kind, error.query_id, error.doc_id) == ('qrels', 'q2', 'b')
+
+
+def test_a_doc_id_with_a_trailing_nul_is_not_the_judged_doc():
+    """'a\\0' and 'a' share their first 8 bytes (zero-padded) and so their hash: only 'a' is judged. (pytrec_eval
+    reads C strings, so the reference is the plain one.)"""
+    qrels, scores = {'a': 1}, {'a\x00': 3.0, 'b': 2.0, 'a': 1.0}
+    ranking = reference.trec_ranking(scores)
+    want = {ir_measures.P @ 1: reference.precision(ranking, qrels, 1), ir_measures.RR: reference.reciprocal_rank(
+        ranking, qrels)}
+    assert want == {ir_measures.P @ 1: 0.0, ir_measures.RR: 1 / 3}
+    assert irmeasures_ext.provider.calc_aggregate(list(want), {'q': qrels}, {'q': scores}) == pytest.approx(want)
+
+
+def test_negative_zero_ties_with_zero_in_float32():
+    """-0.0 == 0.0: the two docs tie and 'b' (the greater doc_id) ranks first, as in pytrec_eval."""
+    qrels, run = {'q': {'a': 1}}, {'q': {'a': 0.0, 'b': -0.0}}
+    want = pytrec_eval_values(qrels, run, {'recip_rank'})['q']['recip_rank']
+    assert want == 0.5 == reference.reciprocal_rank(reference.trec_ranking(run['q']), qrels['q'])
+    assert irmeasures_ext.provider.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == want
+
+
+def test_negative_zero_ties_with_zero_in_float64():
+    qrels, run = {'q': {'a': 1}}, {'q': {'a': 0.0, 'b': -0.0}}
+    assert FLOAT64.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == 0.5  # ranking b, a
+
+
+@pytest.mark.parametrize('precision', ['float32', 'float64'])
+def test_scores_that_differ_below_one_ulp_of_one_are_ordered(precision):
+    """2e-20 > 1e-20 as float64 and as float32: 'a' ranks first, so the relevant 'b' is second (pytrec_eval
+    agrees). Shifted by 1.0 before the comparison they would tie and 'b' would rank first."""
+    qrels, run = {'q': {'b': 1}}, {'q': {'a': 2e-20, 'b': 1e-20}}
+    want = pytrec_eval_values(qrels, run, {'recip_rank'})['q']['recip_rank']
+    assert want == 0.5
+    provider = irmeasures_ext.provider.configured(score_precision=precision)
+    assert provider.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == want
+
+
+# Ids chosen offline (by inverting the 64-bit id hash of irmeasures_ext.engine.doc_ids): the values asserted come
+# from the definitions alone; the choice only makes the engine's hash shortcuts meet the strings' comparison.
+# Two 24-byte ids sharing their first 8 bytes, their length and their hash: only a string comparison tells them apart.
+SAME_HASH = ('doc-0000aeviQNSBxpbO1fnG', 'doc-0000aJ6TtPjYxybg9Icv')
+# Two 8-byte ids whose hashes are below 2**32 (the smallest keys of their query), colliding on their top 32 bits.
+SMALL_HASHES = ('jbsq8owu', 'fdrIEPp8')
+
+
+def test_a_doc_id_with_the_hash_of_a_judged_doc_is_not_judged():
+    judged, other = SAME_HASH
+    qrels, scores = {judged: 1}, {other: 2.0, 'x': 1.0}
+    want = reference.reciprocal_rank(reference.trec_ranking(scores), qrels)
+    assert want == 0.0
+    got = irmeasures_ext.provider.calc_aggregate([ir_measures.RR, ir_measures.P @ 1], {'q': qrels}, {'q': scores})
+    assert got == {ir_measures.RR: 0.0, ir_measures.P @ 1: 0.0}
+
+
+def test_a_duplicate_doc_is_found_among_docs_whose_hashes_collide():
+    """The run repeats 'dup'; two other docs share the top 32 bits of their hashes (a false alarm to rule out)."""
+    run = [ir_measures.ScoredDoc('q', doc, score) for doc, score in
+           ((SMALL_HASHES[0], 4.0), ('dup', 3.0), (SMALL_HASHES[1], 2.0), ('dup', 1.0))]
+    with pytest.raises(irmeasures_ext.InputError, match=r"^run: duplicate doc 'dup' in query 'q' \(2 times\)"):
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q': {'dup': 1}}, run)
+    distinct = [ir_measures.ScoredDoc('q', doc, 1.0) for doc in (*SMALL_HASHES, *SAME_HASH)]
+    assert irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q': {'dup': 1}}, distinct) == {
+        ir_measures.AP: 0.0}
+
+
+def test_non_finite_score_error_names_the_first_bad_row():
+    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q2', 'b', float('nan')),
+           ir_measures.ScoredDoc('q2', 'c', float('-inf'))]
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q1': {'a': 1}}, run)
+    error = caught.value
+    assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
+    assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
