@@ -197,3 +197,18 @@ def test_irregular_spacing_straddling_the_scans_chunks_is_found(tmp_path, before
     bad_line = head.count('\n') + 1 + irregularity.startswith('\n')
     with pytest.raises(TrecFileError, match=rf'{path}:{bad_line}: expected 6 fields .*, got 5'):
         read_run(path)
+
+
+@pytest.mark.parametrize('padding', ['', 'x'])  # the irregularity at an even or at an odd byte offset
+@pytest.mark.parametrize(('line', 'bad_line'), [
+    ('q Q0 {doc}  2 t\n', 2),  # two spaces where the rank is missing
+    ('q Q0 {doc} 1 2 \n', 2),  # a space after a line missing its tag
+    ('q Q0 {doc} 1 1 t\n q Q0 next 1 2\n', 3),  # a space before a line missing its tag
+])
+def test_irregular_spacing_is_found_at_either_byte_parity(tmp_path, padding, line, bad_line):
+    """The scan compares byte pairs at even and at odd offsets: a line of five fields that single spaces
+    would split into six is refused wherever it starts."""
+    path = tmp_path / 'run'
+    path.write_bytes(('q Q0 first 1 3 t\n' + line.format(doc='d' + padding)).encode())
+    with pytest.raises(TrecFileError, match=rf'{path}:{bad_line}: expected 6 fields .*, got 5'):
+        read_run(path)
