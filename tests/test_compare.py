@@ -217,6 +217,20 @@ def test_bootstrap_interval_agrees_with_scipy_percentile_bootstrap():
     assert row(table, 'r0', NDCG10)['ci_low'] == pytest.approx(low)
 
 
+
+@pytest.mark.parametrize('n', [41, 40])  # the median is one middle value, or the mean of two
+def test_bootstrap_interval_of_the_median_agrees_with_scipy(n):
+    """Skewed ranks (mean well above the median), several rows at once: each row's interval is scipy's
+    percentile bootstrap of its median (medians of integers fall on halves: 0.25 tells them apart)."""
+    rng = np.random.default_rng(6)
+    rows = np.stack([rng.geometric(0.3, size=41), rng.geometric(0.1, size=41)]).astype(float)[:, :n]
+    low, high = stats.bootstrap_interval(rows, 0.1, 20_000, 1, np.median)
+    for row_values, row_low, row_high in zip(rows, low, high, strict=True):
+        reference = scipy.stats.bootstrap((row_values,), np.median, method='percentile', n_resamples=20_000,
+                                          random_state=5, confidence_level=0.9).confidence_interval
+        assert (row_low, row_high) == pytest.approx((reference.low, reference.high), abs=0.25)
+    assert (low[0], high[0]) == ((1.5, 2.5) if n == 40 else (2.0, 3.0))
+
 # --- lower is better -------------------------------------------------------------------------------------
 
 def test_lower_is_better_measures_win_downwards(capsys, tmp_path):
