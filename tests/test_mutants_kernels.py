@@ -43,3 +43,15 @@ def test_expected_ap_is_exact_for_a_lone_relevant_doc_deep_in_the_ranking():
     assert want == 1 / 19961
     got = EXPECTED.calc_aggregate([ir_measures.AP], {'q': judged}, {'q': scores})[ir_measures.AP]
     assert got == pytest.approx(want, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize('measure', [Q, Q(beta=0.5, gains={1: 2, 3: 5})])
+def test_expected_q_of_a_tie_group_of_two_relevant_docs(measure):
+    """x, then a and b (both relevant) tied: the second of the pair has the first before it in either
+    order (the (g-1) = 1 share of the other relevant doc, which a group of 2 is the smallest case of).
+    The random tie cases reach this group only by chance."""
+    judged, run = {'a': 3, 'b': 1}, {'x': 2.0, 'a': 1.0, 'b': 1.0}
+    params = {'beta': measure['beta'], 'gains': measure.params.get('gains')}
+    want = (reference.q_measure(['x', 'a', 'b'], judged, **params)
+            + reference.q_measure(['x', 'b', 'a'], judged, **params)) / 2
+    assert EXPECTED.calc_aggregate([measure], {'q': judged}, {'q': run})[measure] == pytest.approx(want, abs=1e-12)
