@@ -112,3 +112,22 @@ def test_non_finite_score_error_names_the_first_bad_row():
     error = caught.value
     assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
     assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
+
+
+def test_doc_id_hashes_depend_on_every_byte():
+    """Ids that differ in one byte, wherever it is, hash differently: at every position of ids of 1 to 40
+    bytes, and at the first, ninth, middle and last byte of ids around 256 bytes (where hashing switches
+    to blake2b). The engine tells docs apart by hash first and compares strings only on a match: a hash
+    blind to some bytes stays correct but makes ids sharing long prefixes (MS MARCO, ClueWeb) collide en
+    masse, each collision a string comparison."""
+    import pyarrow as pa
+
+    from irmeasures_ext.engine.doc_ids import DocIds
+
+    def variants(length: int, positions) -> list[str]:
+        base = 'x' * length
+        return [base] + [base[:p] + 'y' + base[p + 1:] for p in positions]
+    ids = [doc for length in range(1, 41) for doc in variants(length, range(length))]
+    ids += [doc for length in (255, 256, 257, 1000) for doc in variants(length, (0, 8, length // 2, length - 1))]
+    hashes = DocIds.of(pa.chunked_array([pa.array(ids)])).hash
+    assert len(set(hashes.tolist())) == len(ids)
