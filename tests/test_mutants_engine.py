@@ -131,3 +131,29 @@ def test_doc_id_hashes_depend_on_every_byte():
     ids += [doc for length in (255, 256, 257, 1000) for doc in variants(length, (0, 8, length // 2, length - 1))]
     hashes = DocIds.of(pa.chunked_array([pa.array(ids)])).hash
     assert len(set(hashes.tolist())) == len(ids)
+
+
+def test_doc_id_heads_are_the_first_eight_bytes_at_every_alignment():
+    """An id's head is its first 8 bytes (little-endian, zero-padded): compared for equality and, byte-
+    swapped, for trec_eval's doc_id tie order. Ids start at every byte offset of the Arrow buffer here,
+    with bytes >= 0x80 (UTF-8) that a read shifted by one bit would confuse with ASCII ones."""
+    import pyarrow as pa
+
+    from irmeasures_ext.engine.doc_ids import DocIds
+    ids = [prefix + doc for prefix in ('', 'a', 'ab', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg')
+           for doc in ('éé', 'éC)', 'x€y', 'Ω', 'zzzzzzzzzz')]
+    heads = DocIds.of(pa.chunked_array([pa.array(ids)])).head
+    assert heads.tolist() == [int.from_bytes(doc.encode()[:8].ljust(8, b'\0'), 'little') for doc in ids]
+
+
+def test_pair_keys_of_distinct_pairs_are_distinct():
+    """pair_keys mixes the query index into the doc's hash and mixes the result with a bijection: the
+    same 1,000 docs in each of 64 queries give 64,000 distinct keys (a chance collision of 64-bit keys
+    has odds of about 1e-10 here)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
+    query = np.repeat(np.arange(64), 1000)
+    doc_hash = np.tile(DocIds.of(pa.chunked_array([pa.array([f'd{i}' for i in range(1000)])])).hash, 64)
+    assert len(set(pair_keys(query, doc_hash).tolist())) == 64_000
