@@ -20,22 +20,41 @@ from irmeasures_ext.engine.segments import safe_divide
 from irmeasures_ext.measures.base import optional_param
 
 
-def _register_normalised_dcg(name: str, discount: Callable[[np.ndarray], np.ndarray]) -> None:
-    """Registers the kernel of an NTCIREVAL nDCG@k with the given rank discount."""
-    def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
-        return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'], discount)
-
-    def expected(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        gain = graded_gain(ranked.label, measure['rel'], optional_param(measure, 'gains'))
-        return safe_divide(expected_dcg(ranked, gain, discount, measure['cutoff']), best_dcg(measure, ranked.judgments))
-
-    @kernel(name, prepare=best_dcg, expected=expected)
-    def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        top = ranked.top(measure['cutoff'])
-        gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
-        dcg = discounted_gain(top.query, top.rank, gain, None, discount, ranked.n_queries)
-        return safe_divide(dcg, best_dcg(measure, ranked.judgments))
+def jk_discount(rank: np.ndarray) -> np.ndarray:
+    """nDCG_JK's discount: max(1, log2 r) (ranks 1 and 2 are not discounted)."""
+    return np.maximum(1.0, np.log2(rank))
 
 
-_register_normalised_dcg('nDCG_JK', lambda rank: np.maximum(1.0, np.log2(rank)))
-_register_normalised_dcg('MSnDCG', lambda rank: np.log2(rank + 1.0))
+def ms_discount(rank: np.ndarray) -> np.ndarray:
+    """MSnDCG's discount: log2(r + 1)."""
+    return np.log2(rank + 1.0)
+
+
+#: Each measure's rank discount. The kernels are module-level functions that look it up, rather than
+#: closures made per measure, so that mutation testing can mutate them (README, "Development").
+DISCOUNTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {'nDCG_JK': jk_discount, 'MSnDCG': ms_discount}
+
+
+def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
+    """The ideal DCG@k of every query, with the measure's discount."""
+    return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'],
+                     DISCOUNTS[measure.NAME])
+
+
+def expected_normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """E[nDCG@k] over the orderings of each tie group (DCG is linear in the positions)."""
+    gain = graded_gain(ranked.label, measure['rel'], optional_param(measure, 'gains'))
+    expected = expected_dcg(ranked, gain, DISCOUNTS[measure.NAME], measure['cutoff'])
+    return safe_divide(expected, best_dcg(measure, ranked.judgments))
+
+
+def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """nDCG@k with NTCIREVAL's gains and the measure's discount."""
+    top = ranked.top(measure['cutoff'])
+    gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
+    dcg = discounted_gain(top.query, top.rank, gain, None, DISCOUNTS[measure.NAME], ranked.n_queries)
+    return safe_divide(dcg, best_dcg(measure, ranked.judgments))
+
+
+for _name in DISCOUNTS:
+    kernel(_name, prepare=best_dcg, expected=expected_normalised_dcg)(normalised_dcg)
