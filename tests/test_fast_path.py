@@ -128,14 +128,42 @@ def test_doc_ids_sharing_their_first_bytes(tmp_path):
     assert values['NumRet(rel=1)', 'q'] == 2
 
 
-def test_repeated_doc_check_looks_past_colliding_short_keys():
-    # The check sorts 32-bit keys first: hashes equal in their top 32 bits only are no duplicate.
-    one_group = np.zeros(3, dtype=np.uint64)
+def _repeats_by_definition(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
+    pairs = list(zip(row_group.tolist(), doc_hash.tolist(), strict=True))
+    return len(set(pairs)) != len(pairs)
+
+
+def test_repeated_doc_check_against_its_definition():
+    # Few distinct hashes and groups: keys collide in slots often, repeats are common or absent.
+    rng = np.random.default_rng(7)
+    outcomes = set()
+    for n, n_hashes in [(1, 1), (2, 1), (2, 2), (3, 2), (50, 60), (300, 5000), (3000, 10**6), (3000, 10**9)]:
+        for _ in range(20):
+            row_group = np.sort(rng.integers(0, 4, n)).astype(np.uint64)
+            doc_hash = rng.integers(0, n_hashes, n).astype(np.uint64) * np.uint64(0x9E37_79B9_7F4A_7C15)
+            expected = _repeats_by_definition(row_group, doc_hash)
+            assert ranking._has_repeated_doc(row_group, doc_hash) == expected, (n, n_hashes)
+            outcomes.add(expected)
+    assert outcomes == {True, False}
+    # The same hash in two queries is no repeat; in one query it is.
     top = np.uint64(0xABCD_EF01) << np.uint64(32)
-    assert not ranking._has_repeated_doc(one_group, np.array([top | np.uint64(1), top | np.uint64(2), 5], np.uint64))
-    assert ranking._has_repeated_doc(one_group, np.array([top | np.uint64(1), 7, top | np.uint64(1)], np.uint64))
-    # The same hash in two queries is no duplicate.
     assert not ranking._has_repeated_doc(np.array([0, 1], np.uint64), np.array([top, top], np.uint64))
+    assert ranking._has_repeated_doc(np.array([1, 1], np.uint64), np.array([top, top], np.uint64))
+
+
+def test_repeated_doc_check_when_every_key_shares_a_slot(monkeypatch):
+    # A multiplier of 0 puts every key in slot 0: one row wins, the rest are left for the sort.
+    monkeypatch.setattr(ranking, '_SLOT_MULTIPLIERS', (np.uint64(0),))
+    group = np.zeros(4, dtype=np.uint64)
+    assert not ranking._has_repeated_doc(group, np.array([1, 2, 3, 4], np.uint64))
+    assert ranking._has_repeated_doc(group, np.array([1, 2, 3, 2], np.uint64))  # a repeat of a loser
+    assert ranking._has_repeated_doc(group, np.array([3, 3, 1, 2], np.uint64))
+    assert ranking._has_repeated_doc(group, np.array([5, 6, 7, 5], np.uint64))
+    assert ranking._has_repeated_doc(group, np.array([9, 8, 8, 7], np.uint64))  # twins beside the winner
+    # Two rounds: twins that both lost round one meet again in round two.
+    monkeypatch.setattr(ranking, '_SLOT_MULTIPLIERS', (np.uint64(0), np.uint64(0)))
+    assert ranking._has_repeated_doc(group, np.array([9, 8, 8, 7], np.uint64))
+    assert not ranking._has_repeated_doc(group, np.array([9, 8, 6, 7], np.uint64))
 
 
 def test_duplicate_doc_is_reported_on_every_path(tmp_path):
