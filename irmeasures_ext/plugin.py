@@ -15,7 +15,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext import autoload
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures import PROVIDER_SPECS
-from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, check_choice, check_measure
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, Ranking, check_choice, check_measure
 
 
 class IrMeasuresExtProvider(providers.Provider):
@@ -43,8 +43,7 @@ class IrMeasuresExtProvider(providers.Provider):
         return type(self)(ties or self.ties, score_precision or self.score_precision)
 
     def ranking(self) -> Any:
-        """This provider's :class:`~irmeasures_ext.engine.ties.Ranking`."""
-        from irmeasures_ext.engine.ties import Ranking
+        """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""
         return Ranking(self.ties, self.score_precision)
 
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> providers.Evaluator:

@@ -2,6 +2,7 @@
 import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -66,6 +67,24 @@ def test_bad_input_end_to_end_is_one_line_without_traceback(tmp_path):
     assert result.stdout == ''
     assert result.stderr.splitlines() == ["irmeasures-ext: error: <stdin>:8: duplicate doc 'd2' in query 'q1' "
                                           '(first at line 1)']
+
+
+
+@pytest.mark.parametrize(('preset', 'expected'), [(None, '1'), ('2', str(min(2, os.cpu_count() or 1)))])
+def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
+    """The command sets OPENBLAS_NUM_THREADS=1 before numpy loads (it uses no BLAS; OpenBLAS's start-up
+    threads cost CPU), keeping a value the user set; numpy then reports that many threads."""
+    env = {key: value for key, value in os.environ.items() if key != 'OPENBLAS_NUM_THREADS'}
+    if preset is not None:
+        env['OPENBLAS_NUM_THREADS'] = preset
+    code = ('import sys, os; from irmeasures_ext.cli import main; status = main(sys.argv[1:]); '
+            'from threadpoolctl import threadpool_info; '
+            'print(os.environ["OPENBLAS_NUM_THREADS"], [i["num_threads"] for i in threadpool_info() '
+            'if i["internal_api"] == "openblas"])')
+    result = subprocess.run([sys.executable, '-c', code, str(SAMPLE_QRELS), str(SAMPLE_RUN), 'AP'], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == f'{preset or 1} [{expected}]'
 
 
 # --- output -----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from irmeasures_ext.cli.common import PROG, STDIN, CliError, load_qrels, load_run, use_system_allocator
+from irmeasures_ext.cli.common import PROG, STDIN, CliError, load_qrels, load_run, prepare_process
 from irmeasures_ext.cli.evaluate import DEFAULT_RANKING, add_ranking
 from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
@@ -33,7 +33,7 @@ def run(argv: list[str]) -> int:
     if args.all_pairs and args.baseline is not None:
         raise CliError('give either --baseline or --all-pairs')
     names = args.names.split(',') if args.names else None
-    use_system_allocator()
+    prepare_process()
     from irmeasures_ext.comparison.output import WRITERS, write_report
     from irmeasures_ext.comparison.report import measures_report
     from irmeasures_ext.comparison.table import check_options, comparison_table, default_run_name, evaluate_runs

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
-from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, load, use_system_allocator
+from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.engine.combined import Results, evaluate
 from irmeasures_ext.engine.evaluator import aggregate
@@ -55,7 +55,7 @@ def run(argv: list[str]) -> int:
     unshared = [str(m) for m in measures if not (ext_provider.supports(m) and other.supports(m))]
     if unshared:
         raise CliError(f'not computed by both {ext_provider.NAME} and {reference}: {" ".join(unshared)}')
-    use_system_allocator()
+    prepare_process()
     qrels, run = load(args.qrels, args.run)
     qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
     ours, theirs = (per_query(evaluate(measures, qrels, run, name)) for name in (ext_provider.NAME, reference))

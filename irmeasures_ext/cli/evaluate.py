@@ -6,9 +6,9 @@ import sys
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, use_system_allocator
+from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
-from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
@@ -35,10 +35,9 @@ def run(argv: list[str]) -> int:
         raise CliError(f'--ties and --score-precision apply to the {ext_provider.NAME} provider, not {args.provider}')
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
-    use_system_allocator()
+    prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
-    from irmeasures_ext.engine.ties import Ranking
     qrels, run_input = load(args.qrels, args.run)
     results = evaluate(measures, qrels, run_input, args.provider, Ranking(args.ties, args.score_precision))
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, use_system_allocator
+from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
-from irmeasures_ext.measures.base import SCORE_PRECISIONS
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
@@ -34,8 +34,7 @@ def run(argv: list[str]) -> int:
     unsupported = [str(m) for m in measures if not ext_provider.supports(m)]
     if unsupported:
         raise CliError(f'not computed by {ext_provider.NAME}: {" ".join(unsupported)}')
-    use_system_allocator()
-    from irmeasures_ext.engine.ties import Ranking
+    prepare_process()
     from irmeasures_ext.engine.tiestats import tie_report
     qrels, run_input = load(args.qrels, args.run)
     rows = tie_report(measures, qrels, run_input, {policy: Ranking(policy, args.score_precision)

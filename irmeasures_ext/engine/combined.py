@@ -14,9 +14,8 @@ import pyarrow as pa
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate, evaluator, evaluator_and_run
-from irmeasures_ext.engine.ties import DEFAULT_RANKING, Ranking
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
-from irmeasures_ext.measures.base import check_measure
+from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking, check_measure
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.readers.inputs import Input, read_input
 

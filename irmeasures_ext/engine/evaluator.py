@@ -19,9 +19,9 @@ from ir_measures.measures.base import MeanAgg, SumAgg
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.engine.ties import DEFAULT_RANKING, Ranking, reorder, scores_from_ranks
+from irmeasures_ext.engine.ties import reorder, scores_from_ranks
 from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
-from irmeasures_ext.measures.base import ExtMeasure
+from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.readers.inputs import Input, read_input
 
@@ -97,8 +97,7 @@ class ExtEvaluator(providers.Evaluator):
 def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     """The measure's ranking (its ``ties``/``score_precision`` parameters, else ``default``), checked to
     have a kernel: MeasureParamError for a measure with no exact expected value."""
-    params = measure.params if isinstance(measure, ExtMeasure) else {}
-    ranking = Ranking(params.get('ties', default.ties), params.get('score_precision', default.precision))
+    ranking = default.of(measure)
     if ranking.ties == 'expected' and KERNELS[measure.NAME].expected is None:
         raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean over '
                                 'the orderings of tied docs); its range: ties=optimistic and ties=pessimistic')

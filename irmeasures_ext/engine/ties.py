@@ -23,21 +23,6 @@ from irmeasures_ext.engine.segments import segment_sum
 from irmeasures_ext.errors import EqualRankError
 
 
-@dataclass(frozen=True)
-class Ranking:
-    """How a run is ranked: the tie policy and the precision at which scores tie."""
-
-    ties: str = 'trec_eval'
-    precision: str = 'float32'
-
-    @property
-    def reads_rank(self) -> bool:
-        return self.ties == 'rank'
-
-
-DEFAULT_RANKING = Ranking()
-
-
 def scores_from_ranks(run: pa.Table) -> pa.Table:
     """The run with ``-rank`` as its score (policy ``rank``); EqualRankError for two docs of a query with
     the same rank."""

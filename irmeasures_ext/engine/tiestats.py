@@ -11,8 +11,7 @@ from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.engine.ties import Ranking
-from irmeasures_ext.measures.base import optional_param
+from irmeasures_ext.measures.base import Ranking, optional_param
 from irmeasures_ext.readers.inputs import read_input
 
 

@@ -6,6 +6,7 @@ autoload hook; the computation lives in ``irmeasures_ext.engine`` and loads on f
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from ir_measures import measures as irm
@@ -88,6 +89,29 @@ class ExtMeasure(irm.Measure):
         if isinstance(value, dict):
             return '{' + ','.join(f'{k}:{v!r}' for k, v in sorted(value.items())) + '}'
         return repr(value)
+
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a run is ranked: the tie policy and the precision at which scores tie (see
+    :mod:`irmeasures_ext.engine.ties`)."""
+
+    ties: str = 'trec_eval'
+    precision: str = 'float32'
+
+    @property
+    def reads_rank(self) -> bool:
+        return self.ties == 'rank'
+
+    def of(self, measure: irm.Measure) -> Ranking:
+        """The ranking ``measure`` asks for: its own ``ties``/``score_precision`` parameters (measures of
+        this package), else this one."""
+        params = measure.params if isinstance(measure, ExtMeasure) else {}
+        return Ranking(params.get('ties', self.ties), params.get('score_precision', self.precision))
+
+
+DEFAULT_RANKING = Ranking()
 
 
 def check_integer(measure_name: str, name: str, value: Any, minimum: int) -> int:
