@@ -176,6 +176,38 @@ def test_source_of_bytes_names_itself():
         source.read(trec.RUN)
 
 
+
+@pytest.mark.parametrize(('layout', 'text'), [(trec.RUN, 'q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\n'),
+                                              (trec.RUN, 'q1 Q0 d1 1 2.5 t\r\nq1 Q0 d2 2 1 t\r\n'),
+                                              (trec.QRELS, 'q1 0 d1 1\nq1 0 d2 0\n')])
+def test_single_spaced_file_builds_only_the_kept_columns(tmp_path, monkeypatch, layout, text):
+    """A file in single-space layout takes the fast path: one parse building the kept columns only,
+    never the normalising path (both of which would give the same table, slower)."""
+    built = []
+    read_csv = trec._read_csv
+    monkeypatch.setattr(trec, '_read_csv', lambda open_stream, lay, types: built.append(list(types)) or read_csv(
+        open_stream, lay, types))
+    monkeypatch.setattr(TrecSource, '_read_normalised', lambda self, lay: pytest.fail('normalised'))
+    path = tmp_path / layout.kind
+    path.write_text(text, encoding='utf-8')
+    table = TrecSource(path).read(layout)
+    assert built == [list(layout.schema.names)]
+    assert table.schema == layout.schema and table.num_rows == 2
+
+
+
+def test_space_before_a_carriage_return_is_irregular_in_every_chunk(tmp_path):
+    """'q Q0 x 1 2 \\r\\n' has five fields (an error for trec_eval) but six for a parser splitting on
+    single spaces; found in a full 1 MB chunk (the scan's buffer then holds no zero byte) as well."""
+    lines = [f'q Q0 d{i} {i} {i} t\r\n' for i in range(70_000)]  # over 1 MB
+    lines[9] = 'q Q0 x 1 2 \r\n'
+    path = tmp_path / 'run'
+    path.write_bytes(''.join(lines).encode())
+    assert path.stat().st_size > 1 << 20
+    with pytest.raises(TrecFileError, match=rf'{path}:10: expected 6 fields .*, got 5'):
+        read_run(path)
+
+
 @pytest.mark.parametrize(('before', 'irregularity', 'after'), [
     ('q Q0 x', '  ', '2 t\n'),  # two spaces where the rank is missing
     ('q Q0 x 1 2', ' \n', 'q Q0 last 1 1 t\n'),  # a space after a line missing its tag

@@ -173,9 +173,8 @@ class TrecSource:
         """Whether the file departs from single-space fields: a tab, ``\v`` or ``\f``, two spaces in a
         row, or a space at the end of a line. A space at the start of a line is left to the parse: it
         makes the query id empty, which is refused. The file is read in 1 MB chunks into one buffer,
-        after the last byte of the chunk before (1M-line run: about 15 ms)."""
+        after the last byte of the chunk before (a zero byte before the first; 1M-line run: about 15 ms)."""
         buffer = bytearray(1 + _SCAN_CHUNK)
-        buffer[0] = 0x0A  # as if a line ended before the file
         chunk = memoryview(buffer)[1:]
         with self._stream() as stream:
             while size := stream.readinto(chunk):
