@@ -208,6 +208,17 @@ def test_space_before_a_carriage_return_is_irregular_in_every_chunk(tmp_path):
         read_run(path)
 
 
+
+@pytest.mark.parametrize('end', ['\n', '\r\n', '\r'])
+def test_space_starting_a_line_of_five_fields_is_refused(tmp_path, end):
+    """' q Q0 b 1 2' is six fields for a parser splitting on single spaces, the first empty: the parse
+    refuses the empty query id (the scan does not look for it), and the line is named."""
+    path = tmp_path / 'run'
+    path.write_bytes(f'q Q0 a 1 1 t{end} q Q0 b 1 2{end}'.encode())
+    with pytest.raises(TrecFileError, match=rf'{path}:2: expected 6 fields .*, got 5'):
+        read_run(path)
+
+
 @pytest.mark.parametrize(('before', 'irregularity', 'after'), [
     ('q Q0 x', '  ', '2 t\n'),  # two spaces where the rank is missing
     ('q Q0 x 1 2', ' \n', 'q Q0 last 1 1 t\n'),  # a space after a line missing its tag
