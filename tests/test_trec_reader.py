@@ -222,6 +222,7 @@ def test_space_starting_a_line_of_five_fields_is_refused(tmp_path, end):
 @pytest.mark.parametrize(('before', 'irregularity', 'after'), [
     ('q Q0 x', '  ', '2 t\n'),  # two spaces where the rank is missing
     ('q Q0 x 1 2', ' \n', 'q Q0 last 1 1 t\n'),  # a space after a line missing its tag
+    ('q Q0 x 1 2', ' \r\n', 'q Q0 last 1 1 t\r\n'),  # the same before a CRLF line end
     ('q Q0 x 1 1 t', '\n ', 'q Q0 next 1 2\n'),  # a space before a line missing its tag
     ('q Q0 x 1', '  2', ''),  # the same at the end of the file, without a line end
     ('q Q0 x 1 2', ' ', ''),
