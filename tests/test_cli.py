@@ -87,6 +87,21 @@ def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
     assert result.stdout.splitlines()[-1] == f'{preset or 1} [{expected}]'
 
 
+
+@pytest.mark.parametrize('by_query', [[], ['-q']])
+def test_evaluation_does_not_import_pandas(by_query):
+    """pandas (about 0.2 s to import) loads only for other providers: not for our measures, with or
+    without per-query rows (``pa.scalar``/``pa.array`` of Python objects would import it)."""
+    code = ('import sys, io, contextlib; from irmeasures_ext.cli import main; out = io.StringIO()\n'
+            'with contextlib.redirect_stdout(out): status = main(sys.argv[1:])\n'
+            'print(status, len(out.getvalue().splitlines()), "pandas" in sys.modules)')
+    result = subprocess.run([sys.executable, '-c', code, str(SAMPLE_QRELS), str(SAMPLE_RUN), 'AP', 'MeanRank',
+                             '--suite', 'quoter', *by_query], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    status, lines, pandas = result.stdout.split()
+    assert (status, pandas) == ('0', 'False') and int(lines) >= 8
+
+
 # --- output -----------------------------------------------------------------------------------------
 
 def test_aggregate_output_in_measure_order(capsys, files):

@@ -51,6 +51,11 @@ def bool_array(mask: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
 
 
+def string_scalar(text: str) -> pa.Scalar:
+    """An Arrow string scalar (``pa.scalar`` of a Python string imports pandas too)."""
+    return string_array([text])[0]
+
+
 def string_array(strings: list[str]) -> pa.Array:
     """An Arrow string array of Python strings."""
     encoded = [string.encode('utf-8') for string in strings]
