@@ -44,3 +44,20 @@ def test_autoload_imports_nothing_of_the_package():
     modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     assert modules and not [name for name in modules if name.startswith('irmeasures_ext')]
     assert autoload.PACKAGE == 'irmeasures_ext'
+
+
+def test_declarations_import_nothing_ir_measures_does_not():
+    """What the hook loads on ``import ir_measures`` (the package and its measure declarations) imports
+    no module beyond ir_measures' own: every other one would cost each ``import ir_measures``."""
+    import os
+    import subprocess
+    import sys
+
+    from irmeasures_ext import autoload
+    script = ('import sys; import ir_measures; before = set(sys.modules); import irmeasures_ext; '
+              'print(" ".join(sorted(set(sys.modules) - before)))')
+    env = {**os.environ, autoload.DISABLE_VARIABLE: '1'}
+    added = subprocess.run([sys.executable, '-c', script], env=env, capture_output=True, text=True, check=True,
+                           timeout=120).stdout.split()
+    assert 'irmeasures_ext.measures.q' in added
+    assert [name for name in added if name.split('.')[0] != 'irmeasures_ext'] == []
