@@ -157,3 +157,35 @@ def test_pair_keys_of_distinct_pairs_are_distinct():
     query = np.repeat(np.arange(64), 1000)
     doc_hash = np.tile(DocIds.of(pa.chunked_array([pa.array([f'd{i}' for i in range(1000)])])).hash, 64)
     assert len(set(pair_keys(query, doc_hash).tolist())) == 64_000
+
+
+@pytest.mark.parametrize('block', [1 << 17, 150])
+def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
+    """With many judged docs per query, the ranked rows are ordered by query index, then rank, whatever
+    the blocks: each block sorts its rows and the blocks are merged stably by query (a sort that is not
+    stable would scramble ranks within a query once there are more than 16 rows). Values agree with
+    pytrec_eval."""
+    import numpy as np
+    import pyarrow as pa
+
+    from irmeasures_ext.engine import ranking
+    from irmeasures_ext.engine.judgments import Judgments
+    monkeypatch.setattr(ranking, '_BLOCK', block)
+    rng = np.random.default_rng(5)
+    queries = [f'q{i}' for i in rng.permutation(30)]  # run order differs from the qrels' sorted order
+    qrels = {q: {f'd{j}': int(rng.integers(0, 4)) for j in range(60)} for q in queries}
+    run = {q: {f'd{j}': float(rng.integers(0, 20)) for j in range(80)} for q in queries}  # many score ties
+    rows = [(q, d, s) for q in queries for d, s in run[q].items()]
+    table = pa.table({'query_id': [r[0] for r in rows], 'doc_id': [r[1] for r in rows], 'score': [r[2] for r in rows]})
+    judged = [(q, d, label) for q in queries for d, label in qrels[q].items()]
+    judgments = Judgments(pa.table({'query_id': [j[0] for j in judged], 'doc_id': [j[1] for j in judged],
+                                    'relevance': pa.array([j[2] for j in judged], pa.int64())}))
+    ranked = ranking.rank_run(table, judgments)
+    assert len(ranked.query) == 30 * 60 and np.all(np.diff(ranked.query) >= 0)
+    same_query = np.diff(ranked.query) == 0
+    assert np.all(np.diff(ranked.rank)[same_query] > 0)
+    want = pytrec_eval_values(qrels, run, {'map', 'ndcg'})
+    got = {(m.measure, m.query_id): m.value
+           for m in irmeasures_ext.provider.iter_calc([ir_measures.AP, ir_measures.nDCG], qrels, run)}
+    assert got == pytest.approx({(measure, q): want[q][name] for q in want
+                                 for measure, name in ((ir_measures.AP, 'map'), (ir_measures.nDCG, 'ndcg'))}, abs=1e-12)

@@ -143,7 +143,8 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     query, rank, label, tie_start, tie_size = (
         np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
         for name in ('query', 'rank', 'label', 'tie_start', 'tie_size'))
-    order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
+    # By query, then rank: each block's rows are (by _rank_block), and each query is in one block.
+    order = np.argsort(query, kind='stable')
     query, rank, label, tie_start, tie_size = (a[order] for a in (query, rank, label, tie_start, tie_size))
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
@@ -176,7 +177,10 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     rows, entry = judgments.find(rows[known], query[known], docs)
     rank, tie_start, tie_size = _ranks(_descending_score_keys(run['score'], precision), row_group,
                                        np.cumsum(sizes) - sizes, docs, rows)
-    return _RankedBlock(has_duplicate, judgments.query[entry], rank, judgments.label[entry], tie_start, tie_size)
+    query = judgments.query[entry]
+    order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
+    return _RankedBlock(has_duplicate, query[order], rank[order], judgments.label[entry[order]], tie_start[order],
+                        tie_size[order])
 
 
 def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
