@@ -60,4 +60,5 @@ def test_declarations_import_nothing_ir_measures_does_not():
     added = subprocess.run([sys.executable, '-c', script], env=env, capture_output=True, text=True, check=True,
                            timeout=120).stdout.split()
     assert 'irmeasures_ext.measures.q' in added
-    assert [name for name in added if name.split('.')[0] != 'irmeasures_ext'] == []
+    # (__future__, for our modules' `from __future__ import annotations`, is a module of a few lines.)
+    assert [name for name in added if name.split('.')[0] not in ('irmeasures_ext', '__future__')] == []
