@@ -90,7 +90,6 @@ class ExtMeasure(irm.Measure):
         return repr(value)
 
 
-
 class Ranking(NamedTuple):
     """How a run is ranked: the tie policy and the precision at which scores tie (see
     :mod:`irmeasures_ext.engine.ties`). A named tuple, not a dataclass: importing ``dataclasses``
