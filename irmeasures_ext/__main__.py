@@ -1,7 +1,5 @@
 """``python -m irmeasures_ext``: the ``irmeasures-ext`` command."""
-import sys
-
-from irmeasures_ext.cli import main
+from irmeasures_ext.cli import command
 
 if __name__ == '__main__':
-    sys.exit(main())
+    command()

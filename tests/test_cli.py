@@ -70,6 +70,45 @@ def test_bad_input_end_to_end_is_one_line_without_traceback(tmp_path):
 
 
 
+def test_command_flushes_all_output_before_its_quick_exit(tmp_path, capsys):
+    """The console script ends with os._exit once its output is flushed: a per-query output far
+    larger than a pipe's buffer arrives whole, as main() prints it, and the status is kept."""
+    qrels = write(tmp_path / 'qrels.txt', ''.join(f'query{i} 0 d{i % 7} {i % 3}\n' for i in range(5000)))
+    run = write(tmp_path / 'run.txt',
+                ''.join(f'query{i} Q0 d{j} {j} {10 - j} r\n' for i in range(5000) for j in range(5)))
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', qrels, run, '-q', 'AP', 'nDCG@5'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout) > 1 << 17
+    assert result.stdout.splitlines() == run_main(capsys, qrels, run, '-q', 'AP', 'nDCG@5')[1]
+
+
+@pytest.mark.parametrize(('argv', 'status', 'handlers_run'), [
+    (['QRELS', 'RUN', 'AP'], 0, False),                  # our evaluation: quick exit
+    (['QRELS', 'missing-run', 'AP'], 2, False),          # an error: quick exit, status kept
+    (['datasets', 'list'], 0, True),                     # ir_datasets loaded: a normal exit
+])
+def test_command_skips_exit_handlers_only_for_our_subcommands(tmp_path, argv, status, handlers_run):
+    qrels, run = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', RUN)
+    argv = [{'QRELS': qrels, 'RUN': run}.get(arg, arg) for arg in argv]
+    code = ('import atexit, sys; atexit.register(lambda: print("exit handler ran", file=sys.stderr)); '
+            'from irmeasures_ext.cli import command; command()')
+    result = subprocess.run([sys.executable, '-c', code, *argv], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path)
+    assert result.returncode == status
+    assert ('exit handler ran' in result.stderr) is handlers_run
+    assert result.stdout or status
+
+
+def test_command_exits_normally_under_a_profiler(tmp_path):
+    """python -m cProfile prints its statistics after the command returns: no quick exit then."""
+    files = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', RUN)
+    result = subprocess.run([sys.executable, '-m', 'cProfile', '-m', 'irmeasures_ext', *files, 'AP'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('AP\t') and 'function calls' in result.stdout
+
+
 @pytest.mark.parametrize(('preset', 'expected'), [(None, '1'), ('2', str(min(2, os.cpu_count() or 1)))])
 def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
     """The command sets OPENBLAS_NUM_THREADS=1 before numpy loads (it uses no BLAS; OpenBLAS's start-up

@@ -9,6 +9,8 @@ with one line on stderr naming the file, line and problem, and exit status 2.
 
 Starting the command imports only ir_measures and this package's declarations; each subcommand
 module imports what it needs (numpy and pyarrow on evaluation, pandas only for other providers).
+The console script (and ``python -m irmeasures_ext``) is :func:`command`, which ends the process
+without tearing the interpreter down; :func:`main` is the same command as a function.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import importlib
 import os
 import sys
 import warnings
+from typing import NoReturn
 
 from irmeasures_ext.cli.common import EXIT_ERROR, PROG
 from irmeasures_ext.errors import IrMeasuresExtWarning
@@ -49,3 +52,25 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval for ERR)
         print(f'{PROG}: error: {type(error).__name__}: {error}', file=sys.stderr)
         return EXIT_ERROR
+
+
+def command() -> NoReturn:
+    """The console script: :func:`main` on ``sys.argv``, then a quick exit, as mypy ends its runs.
+
+    Once the output is flushed, the process ends with ``os._exit`` rather than by tearing the
+    interpreter down (freeing every array, object and module: about 40 ms after evaluating a 1M-line
+    run, a tenth of the whole command). The process exits normally, running its exit handlers, once
+    ir_datasets is loaded (``datasets``, or QRELS given as a dataset id: it removes temporary downloads
+    at exit) and when traced or profiled (coverage, ``python -m cProfile``).
+    """
+    status = main()
+    if 'ir_datasets' in sys.modules or sys.gettrace() is not None or sys.getprofile() is not None:
+        sys.exit(status)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # as in main: the reader left before the last of the output
+        status = 1
+    sys.stderr.flush()
+    if 'logging' in sys.modules:  # what logging's exit handler does: flush and close its handlers
+        sys.modules['logging'].shutdown()
+    os._exit(status)
