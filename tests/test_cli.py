@@ -127,18 +127,27 @@ def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
 
 
 
-@pytest.mark.parametrize('by_query', [[], ['-q']])
-def test_evaluation_does_not_import_pandas(by_query):
-    """pandas (about 0.2 s to import) loads only for other providers: not for our measures, with or
-    without per-query rows (``pa.scalar``/``pa.array`` of Python objects would import it)."""
+SHUFFLED_RUN = ''.join(RUN.splitlines(keepends=True)[i] for i in (3, 4, 1, 5, 0, 6, 2))
+
+
+@pytest.mark.parametrize('options', [[], ['-q'], ['-q', '-o', 'jsonl'], ['-q', '-p', '-1'], ['--ties', 'expected'],
+                                     ['--ties', 'optimistic'], ['--score-precision', 'float64']])
+@pytest.mark.parametrize('shuffled', [False, True])
+def test_evaluation_imports_neither_pandas_nor_pyarrow_compute(tmp_path, options, shuffled):
+    """pandas (about 0.2 s to import) loads only for other providers (``pa.scalar``/``pa.array`` of
+    Python objects would import it), and pyarrow.compute (about 23 ms) not at all: the evaluation
+    calls Arrow's functions through irmeasures_ext.engine.arrow_compute, also for a run whose
+    queries are interleaved and whose scores are not in order."""
+    qrels, run = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', SHUFFLED_RUN if shuffled else RUN)
     code = ('import sys, io, contextlib; from irmeasures_ext.cli import main; out = io.StringIO()\n'
             'with contextlib.redirect_stdout(out): status = main(sys.argv[1:])\n'
-            'print(status, len(out.getvalue().splitlines()), "pandas" in sys.modules)')
-    result = subprocess.run([sys.executable, '-c', code, str(SAMPLE_QRELS), str(SAMPLE_RUN), 'AP', 'MeanRank',
-                             '--suite', 'quoter', *by_query], capture_output=True, text=True, timeout=120)
+            'print(status, len(out.getvalue().splitlines()), "pandas" in sys.modules, '
+            '"pyarrow.compute" in sys.modules)')
+    result = subprocess.run([sys.executable, '-c', code, qrels, run, 'AP', 'MeanRank', '--suite', 'quoter',
+                             *options], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    status, lines, pandas = result.stdout.split()
-    assert (status, pandas) == ('0', 'False') and int(lines) >= 8
+    status, lines, pandas, arrow_compute = result.stdout.split()
+    assert (status, pandas, arrow_compute) == ('0', 'False', 'False') and int(lines) >= 8
 
 
 # --- output -----------------------------------------------------------------------------------------

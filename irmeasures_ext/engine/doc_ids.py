@@ -6,13 +6,12 @@ where hashes or heads are equal.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.arrays import from_numpy, to_numpy
 
 #: Ids longer than this (bytes) are hashed one by one (see _read_ids).
@@ -53,8 +52,8 @@ class DocIds:
         same = (self.head[rows] == other.head[other_rows]) & (length == other.length[other_rows])
         long = np.flatnonzero(same & (length > 8))
         if len(long):
-            same[long] = to_numpy(pc.equal(self.ids.take(from_numpy(rows[long])),
-                                           other.ids.take(from_numpy(other_rows[long]))))
+            same[long] = to_numpy(ac.equal(ac.take(self.ids, from_numpy(rows[long])),
+                                           ac.take(other.ids, from_numpy(other_rows[long]))))
         return same
 
     def greater(self, rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
@@ -63,8 +62,8 @@ class DocIds:
         greater = head > other
         tied = np.flatnonzero((head == other) & (rows != other_rows))
         if len(tied):
-            greater[tied] = to_numpy(pc.greater(self.ids.take(from_numpy(rows[tied])),
-                                                self.ids.take(from_numpy(other_rows[tied]))))
+            greater[tied] = to_numpy(ac.greater(ac.take(self.ids, from_numpy(rows[tied])),
+                                                ac.take(self.ids, from_numpy(other_rows[tied]))))
         return greater
 
 
@@ -74,7 +73,7 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     Ids longer than ``_LONG`` bytes are hashed one by one (blake2b): the word-by-word loop below
     runs once per word of the longest id, so one 10 MB id would cost over a million numpy passes.
     """
-    strings = strings.cast(pa.string())
+    strings = ac.cast(strings, pa.string())
     offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, strings.offset * 4)
     first, size = int(offsets[0]), int(offsets[-1]) - int(offsets[0])
     words = np.zeros(size // 8 + 2, dtype=np.uint64)  # zero padding: reads never leave the array
@@ -93,7 +92,10 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
                 words, position[longer[longer_still]] + 8 * word, lengths[longer[longer_still]] - 8 * word)
         hashes[longer] = chain * _MIX_2
     data = words.view(np.uint8)
-    for index in np.flatnonzero(lengths > _LONG).tolist():
+    very_long = np.flatnonzero(lengths > _LONG).tolist()
+    if very_long:
+        import hashlib  # here, not at the top: OpenSSL's module takes about 3 ms to load
+    for index in very_long:
         start = int(position[index])
         digest = hashlib.blake2b(data[start:start + int(lengths[index])], digest_size=8).digest()
         hashes[index] = int.from_bytes(digest, 'little')

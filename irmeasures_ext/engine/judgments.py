@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.memory import keep_freed_memory
@@ -60,10 +60,9 @@ class Judgments:
 
     def _index(self, qrels: pa.Table) -> bool:
         """Sets the attributes from ``qrels``; returns whether some (query, doc) hash repeats."""
-        self.query_ids: pa.Array = pc.unique(qrels['query_id']).sort()
+        self.query_ids: pa.Array = ac.sorted_unique(qrels['query_id'])
         self.n_queries = len(self.query_ids)
-        query = pc.index_in(qrels['query_id'], value_set=self.query_ids).cast(pa.int64())
-        self.query = to_numpy(query)
+        self.query = to_numpy(ac.index_in(qrels['query_id'], self.query_ids)).astype(np.int64)
         self.label = to_numpy(qrels['relevance'])
         self._docs = DocIds.of(qrels['doc_id'])
         # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
@@ -145,7 +144,7 @@ def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
     """Drops repeated identical qrels lines; raises InputError on conflicting labels."""
     pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([('relevance', 'min'), ('relevance', 'max')])
     if pairs.num_rows != qrels.num_rows:
-        conflicts = pairs.filter(pc.not_equal(pairs['relevance_min'], pairs['relevance_max']))
+        conflicts = pairs.filter(ac.not_equal(pairs['relevance_min'], pairs['relevance_max']))
         if conflicts.num_rows:
             first = conflicts.slice(0, 1).to_pylist()[0]
             raise ConflictingLabelsError(f'conflicting labels for doc {first["doc_id"]!r} in query '

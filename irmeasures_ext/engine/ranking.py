@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.arrays import from_numpy, to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.engine.judgments import Judgments
@@ -124,7 +124,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
         return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0, 0)
     order, sizes, group_query = _query_groups(run['query_id'], judgments)
-    grouped = run if order is None else run.take(from_numpy(order))
+    grouped = run if order is None else ac.take(run, from_numpy(order))
     ends = np.cumsum(sizes)
     cuts = np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right')
     cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (np.unique would import numpy.ma)
@@ -223,17 +223,17 @@ def _query_groups(query_ids: pa.ChunkedArray,
                   judgments: Judgments) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """Groups the rows by query: (row order making each query's rows contiguous, None if they
     already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
-    changed = to_numpy(pc.not_equal(query_ids[1:], query_ids[:-1]))
+    changed = to_numpy(ac.not_equal(query_ids[1:], query_ids[:-1]))
     starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
-    heads = query_ids.take(from_numpy(starts))
+    heads = ac.take(query_ids, from_numpy(starts))
     order = None
-    if pc.count_distinct(heads).as_py() == len(heads):
+    if ac.count_distinct(heads) == len(heads):
         sizes = np.diff(starts, append=len(query_ids))
     else:
-        heads = pc.unique(query_ids)
-        group = to_numpy(pc.index_in(query_ids, value_set=heads))
+        heads = ac.unique(query_ids)
+        group = to_numpy(ac.index_in(query_ids, heads))
         order, sizes = np.argsort(group, kind='stable'), np.bincount(group, minlength=len(heads))
-    return order, sizes, to_numpy(pc.index_in(heads, value_set=judgments.query_ids)).astype(np.int64)
+    return order, sizes, to_numpy(ac.index_in(heads, judgments.query_ids)).astype(np.int64)
 
 
 def _descending_score_keys(score: pa.ChunkedArray, precision: str) -> np.ndarray:
@@ -247,7 +247,7 @@ def _descending_score_keys(score: pa.ChunkedArray, precision: str) -> np.ndarray
         distinct = np.sort(keys)
         distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
         return np.searchsorted(distinct, keys).astype(np.uint32)
-    return _descending_keys(to_numpy(pc.cast(score, pa.float32(), safe=False)) + np.float32(0), np.uint32)
+    return _descending_keys(to_numpy(ac.cast(score, pa.float32(), safe=False)) + np.float32(0), np.uint32)
 
 
 def _descending_keys(values: np.ndarray, dtype: type[np.unsignedinteger]) -> np.ndarray:
@@ -308,17 +308,17 @@ def _group_score_keys(row_group: np.ndarray, score_key: np.ndarray) -> np.ndarra
 
 def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, first: np.ndarray) -> np.ndarray:
     """:func:`_ranks` by sorting the block on (key, doc_id descending), for blocks with many ties."""
-    order = to_numpy(pc.sort_indices(pa.table({'key': from_numpy(key), 'doc_id': doc_ids}),
-                                      sort_keys=[('key', 'ascending'), ('doc_id', 'descending')]))
+    order = to_numpy(ac.sort_indices(pa.table({'key': from_numpy(key), 'doc_id': doc_ids}),
+                                      [('key', 'ascending'), ('doc_id', 'descending')]))
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order))
     return position[rows] - first + 1
 
 
 def _check_scores(run: pa.Table) -> None:
-    finite = pc.is_finite(run['score'])
-    if run.num_rows and not pc.all(finite).as_py():
-        bad = pc.index(finite, False).as_py()
+    finite = np.isfinite(to_numpy(run['score']))
+    if not finite.all():
+        bad = int(np.argmin(finite))
         query_id, doc_id, score = (run[name][bad].as_py() for name in ('query_id', 'doc_id', 'score'))
         raise NonFiniteScoreError(f'score {score} for doc {doc_id!r} in query {query_id!r} is not a finite number',
                                   'run', query_id, doc_id)
@@ -327,7 +327,7 @@ def _check_scores(run: pa.Table) -> None:
 def _find_duplicate_doc(run: pa.Table) -> None:
     pairs = run.group_by(['query_id', 'doc_id']).aggregate([([], 'count_all')])
     if pairs.num_rows != run.num_rows:
-        repeated = pairs.filter(pc.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
+        repeated = pairs.filter(ac.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
         raise DuplicateDocError(f'duplicate doc {repeated["doc_id"]!r} in query {repeated["query_id"]!r} '
                                 f'({repeated["count_all"]} times); each doc may appear once per query',
                                 'run', repeated['query_id'], repeated['doc_id'])

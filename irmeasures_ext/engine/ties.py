@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum
 from irmeasures_ext.errors import EqualRankError
@@ -30,13 +30,13 @@ def scores_from_ranks(run: pa.Table) -> pa.Table:
     pairs = pa.table({'query_id': run['query_id'], 'rank': ranks}).group_by(['query_id', 'rank']).aggregate(
         [([], 'count_all')])
     if pairs.num_rows != run.num_rows:
-        repeated = pairs.filter(pc.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
-        mask = pc.and_(pc.equal(run['query_id'], repeated['query_id']), pc.equal(ranks, repeated['rank']))
+        repeated = pairs.filter(ac.greater(pairs['count_all'], 1)).slice(0, 1).to_pylist()[0]
+        mask = ac.and_(ac.equal(run['query_id'], repeated['query_id']), ac.equal(ranks, repeated['rank']))
         doc_ids = run.filter(mask)['doc_id'].to_pylist()
         raise EqualRankError(f'docs {doc_ids[0]!r} and {doc_ids[1]!r} of query {repeated["query_id"]!r} have the '
                              f'same rank {repeated["rank"]}: tie policy "rank" needs distinct ranks', 'run',
                              repeated['query_id'], doc_ids[1])
-    return run.set_column(run.schema.get_field_index('score'), 'score', pc.negate(pc.cast(ranks, pa.float64())))
+    return run.set_column(run.schema.get_field_index('score'), 'score', ac.negate(ac.cast(ranks, pa.float64())))
 
 
 def reorder(ranked: RankedRun, ties: str) -> RankedRun:

@@ -14,9 +14,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from irmeasures_ext.engine import arrow_compute as ac
+from irmeasures_ext.engine.arrays import to_numpy
 from irmeasures_ext.errors import InputError, RowError
 from irmeasures_ext.readers import trec
 
@@ -158,16 +160,17 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
     if array.type == field.type:
         return array
     if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
-        return array.cast(field.type)
+        return ac.cast(array, field.type)
     if field.type == pa.int64() and pa.types.is_floating(array.type):
-        whole = pc.equal(pc.floor(array), array)
-        if not pc.all(whole).as_py():
-            bad = pc.index(whole, False).as_py()
+        values = to_numpy(array)
+        whole = np.floor(values) == values
+        if not whole.all():
+            bad = int(np.argmin(whole))
             raise InputError(f'{what} column {field.name!r}: relevance must be an integer, '
                              f'got {array[bad].as_py()!r} at row {bad}')
     if field.type == pa.string() and pa.types.is_floating(array.type):
         raise InputError(f'{what} column {field.name!r} holds floats; ids must be strings or integers')
     try:
-        return pc.cast(array, field.type)
+        return ac.cast(array, field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise InputError(f'{what} column {field.name!r}: cannot read values as {field.type}: {error}') from None

@@ -34,9 +34,9 @@ from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NonFiniteScoreError, RowError
 from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
 
@@ -333,17 +333,17 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
         for name, data_type in types.items():
             if data_type == pa.string():
                 for strings in table[name].chunks:
-                    if len(strings) and (not pc.min(pc.binary_length(strings)).as_py()  # two spaces in a row
+                    if len(strings) and (not ac.min_length(strings)  # two spaces in a row
                                          or (not known_single_spaced and _holds_separator(strings))):
                         return None
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
                 if not all(_digits_and_minus_only(chunk) for chunk in table[name].chunks if len(chunk)):
                     return None
-                table = table.set_column(table.schema.get_field_index(name), name, pc.cast(table[name], pa.int64()))
+                table = table.set_column(table.schema.get_field_index(name), name, ac.cast(table[name], pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return table.select(list(kept)).cast(layout.schema)
+    return ac.cast_table(table, layout.schema)
 
 
 def _read_csv(open_stream: Callable[[], pa.NativeFile], layout: Layout, types: dict[str, pa.DataType]) -> pa.Table:
