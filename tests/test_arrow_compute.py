@@ -23,6 +23,7 @@ def test_cast_is_safe_unless_told():
         ac.cast(values, pa.int64())
     assert ac.cast(values, pa.float32(), safe=False).equals(pc.cast(values, pa.float32(), safe=False))
     assert ac.cast(values, pa.float32(), safe=False)[2].as_py() == math.inf
+    assert ac.cast(pa.array([2.5, -1.5]), pa.int64(), safe=False).to_pylist() == [2, -1]  # truncated
 
 
 def test_cast_table_takes_the_schema_columns_in_order():
