@@ -4,11 +4,14 @@ trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
 from __future__ import annotations
 
 import ir_measures
+import pyarrow as pa
 import pytest
 import pytrec_eval
 import reference
 
 import irmeasures_ext
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.errors import ConflictingLabelsError
 
 FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
@@ -112,6 +115,17 @@ def test_non_finite_score_error_names_the_first_bad_row():
     error = caught.value
     assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
     assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
+
+
+def test_non_finite_score_error_names_the_row_in_a_later_chunk():
+    """Scores are checked chunk by chunk: the row named is counted across chunks."""
+    chunks = [pa.table({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
+              pa.table({'query_id': ['q2', 'q2'], 'doc_id': ['c', 'd'], 'score': [1.0, float('inf')]})]
+    run = pa.concat_tables(chunks)
+    assert run['score'].num_chunks == 2
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        rank_run(run, Judgments(pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})))
+    assert (caught.value.query_id, caught.value.doc_id) == ('q2', 'd')
 
 
 def test_doc_id_hashes_depend_on_every_byte():
