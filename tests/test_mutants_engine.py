@@ -118,14 +118,15 @@ def test_non_finite_score_error_names_the_first_bad_row():
 
 
 def test_non_finite_score_error_names_the_row_in_a_later_chunk():
-    """Scores are checked chunk by chunk: the row named is counted across chunks."""
-    chunks = [pa.table({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
-              pa.table({'query_id': ['q2', 'q2'], 'doc_id': ['c', 'd'], 'score': [1.0, float('inf')]})]
+    """Scores are checked chunk by chunk: the row named is counted across chunks of unequal lengths."""
+    chunks = [pa.table({'query_id': ['q1'] * 2, 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
+              pa.table({'query_id': ['q2'] * 3, 'doc_id': ['c', 'd', 'e'], 'score': [3.0, 2.0, 1.0]}),
+              pa.table({'query_id': ['q3'] * 2, 'doc_id': ['f', 'g'], 'score': [float('inf'), 1.0]})]
     run = pa.concat_tables(chunks)
-    assert run['score'].num_chunks == 2
+    assert run['score'].num_chunks == 3
     with pytest.raises(irmeasures_ext.InputError) as caught:
         rank_run(run, Judgments(pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})))
-    assert (caught.value.query_id, caught.value.doc_id) == ('q2', 'd')
+    assert (caught.value.query_id, caught.value.doc_id) == ('q3', 'f')
 
 
 def test_doc_id_hashes_depend_on_every_byte():
