@@ -100,6 +100,20 @@ def test_command_skips_exit_handlers_only_for_our_subcommands(tmp_path, argv, st
     assert result.stdout or status
 
 
+def test_command_reports_output_it_cannot_flush():
+    """A write error on the final flush (e.g. a full disk) is one error line and status 2, not a traceback."""
+    code = ('import io, sys\n'
+            'class Full(io.StringIO):\n'
+            '    def flush(self): raise OSError(28, "No space left on device")\n'
+            'sys.stdout = Full()\n'
+            'from irmeasures_ext.cli import command\n'
+            'command()')
+    result = subprocess.run([sys.executable, '-c', code, '--version'], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ['irmeasures-ext: error: cannot write the output: [Errno 28] No space left '
+                                          'on device']
+
+
 def test_command_exits_normally_under_a_profiler(tmp_path):
     """python -m cProfile prints its statistics after the command returns: no quick exit then."""
     files = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', RUN)

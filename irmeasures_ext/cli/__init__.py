@@ -70,6 +70,9 @@ def command() -> NoReturn:
         sys.stdout.flush()
     except BrokenPipeError:  # as in main: the reader left before the last of the output
         status = 1
+    except OSError as error:  # e.g. a full disk
+        print(f'{PROG}: error: cannot write the output: {error}', file=sys.stderr)
+        status = EXIT_ERROR
     sys.stderr.flush()
     if 'logging' in sys.modules:  # what logging's exit handler does: flush and close its handlers
         sys.modules['logging'].shutdown()
