@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from irmeasures_ext.engine import memory
 from irmeasures_ext.readers import trec
 from irmeasures_ext.readers.trec import TrecFileError, TrecSource, normalise, read_qrels, read_run
 
@@ -256,3 +257,21 @@ def test_irregular_spacing_is_found_at_either_byte_parity(tmp_path, padding, lin
     path.write_bytes(('q Q0 first 1 3 t\n' + line.format(doc='d' + padding)).encode())
     with pytest.raises(TrecFileError, match=rf'{path}:{bad_line}: expected 6 fields .*, got 5'):
         read_run(path)
+
+
+def test_tables_are_allocated_from_the_reader_pool(tmp_path):
+    path = tmp_path / 'run'
+    path.write_text(''.join(f'q{i % 7} Q0 d{i} {i} {i / 3} tag\n' for i in range(5000)))
+    pool = memory.arrow_pool()
+    before = pool.bytes_allocated()
+    table = read_run(path)
+    assert pool.bytes_allocated() - before >= table.nbytes
+    del table
+    assert pool.bytes_allocated() == before
+
+
+def test_reader_pool_is_malloc_without_jemalloc(monkeypatch):
+    def unavailable() -> pa.MemoryPool:
+        raise NotImplementedError('built without jemalloc')
+    monkeypatch.setattr(pa, 'jemalloc_memory_pool', unavailable)
+    assert memory.arrow_pool.__wrapped__().backend_name == 'system'

@@ -24,8 +24,9 @@ def prepare_process() -> None:
     - OpenBLAS, which numpy loads, starts one thread per CPU that allocates its buffers at once;
       nothing here uses BLAS. One thread (unless ``OPENBLAS_NUM_THREADS`` is set): ``import numpy``
       about 20 ms sooner and 80 ms of CPU less on the project's 2-CPU machine.
-    - Arrow allocates with the C library's malloc: its default mimalloc pool keeps freed memory per
-      thread, and reading a 1M-line run file peaks about 35 MB higher with it.
+    - Arrow allocates with the C library's malloc (the reader's tables excepted:
+      :func:`~irmeasures_ext.engine.memory.arrow_pool`): its default mimalloc pool keeps freed
+      memory per thread, and reading a 1M-line run file peaks about 35 MB higher with it.
     - malloc keeps to one arena (:func:`~irmeasures_ext.engine.memory.use_one_malloc_arena`).
 
     A library must not change its users' process like this, so only the command does.

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 
 @functools.cache
@@ -19,6 +20,22 @@ def keep_freed_memory() -> None:
     threshold); this one is never touched, so it costs no page. Other allocators ignore it.
     """
     np.empty(16 << 20, dtype=np.uint8)
+
+
+@functools.cache
+def arrow_pool() -> pa.MemoryPool:
+    """The pool Arrow's reader allocates the tables from: jemalloc's where Arrow is built with it
+    (its Linux and macOS wheels), else the C library's malloc.
+
+    The reader's threads allocate and free each block's temporaries; jemalloc gives them back to
+    the OS after a short delay, where malloc keeps them in an arena per thread and Arrow's default
+    mimalloc pool in a heap per thread. 1M-line run, peak RSS of an evaluation in a fresh process:
+    about 213 MB with jemalloc, 230 with malloc, 244 with mimalloc, and about 5% sooner.
+    """
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        return pa.system_memory_pool()
 
 
 @functools.cache
