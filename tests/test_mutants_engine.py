@@ -204,3 +204,27 @@ def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
            for m in irmeasures_ext.provider.iter_calc([ir_measures.AP, ir_measures.nDCG], qrels, run)}
     assert got == pytest.approx({(measure, q): want[q][name] for q in want
                                  for measure, name in ((ir_measures.AP, 'map'), (ir_measures.nDCG, 'ndcg'))}, abs=1e-12)
+
+
+def test_blocks_are_shared_by_the_calling_thread_and_the_pool():
+    import threading
+
+    from irmeasures_ext.engine import ranking
+    both_started = threading.Barrier(2, timeout=10)  # each of two threads must take one of the two items
+
+    def where(item: int) -> tuple[int, threading.Thread]:
+        both_started.wait()
+        return item, threading.current_thread()
+    results = ranking._on_threads_with_caller(where, [1, 2], 2)
+    assert sorted(item for item, _ in results) == [1, 2]
+    assert {thread for _, thread in results} - {threading.current_thread()} != set()
+    assert threading.current_thread() in {thread for _, thread in results}
+
+
+def test_one_thread_ranks_every_block_on_the_calling_thread():
+    import threading
+
+    from irmeasures_ext.engine import ranking
+    results = ranking._on_threads_with_caller(lambda item: (item, threading.current_thread()), list(range(5)), 1)
+    assert sorted(item for item, _ in results) == list(range(5))
+    assert {thread for _, thread in results} == {threading.current_thread()}

@@ -16,13 +16,15 @@ and judged docs are found through a membership filter and hash buckets of the qr
 matches are confirmed on the strings). A judged row's rank is its position among its query's
 rows in score order, which run files already follow (other blocks are sorted on integer
 (query, score) keys); only rows tied on score compare doc_ids. Blocks are independent and run
-on a small thread pool (numpy releases the GIL for most of the work).
+on the calling thread and a small thread pool (numpy releases the GIL for most of the work).
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -34,6 +36,9 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.memory import keep_freed_memory
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum, segment_sum
 from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
+
+T = TypeVar('T')
+R = TypeVar('R')
 
 #: Score ties are resolved by comparing doc_ids pairwise while that needs at most this many
 #: comparisons per run row of a block; beyond that, the block is sorted on (query, score, doc_id).
@@ -136,8 +141,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
         return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
                            group_query[first:last], judgments, precision)
 
-    with ThreadPoolExecutor(min(len(bounds), os.cpu_count() or 1, _MAX_THREADS)) as pool:
-        blocks = list(pool.map(block, bounds))
+    blocks = _on_threads_with_caller(block, bounds, min(len(bounds), os.cpu_count() or 1, _MAX_THREADS))
     if any(b.has_duplicate for b in blocks):
         _find_duplicate_doc(run)
     query, rank, label, tie_start, tie_size = (
@@ -151,6 +155,24 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     return RankedRun(judgments, query, rank, label, tie_start, tie_size,
                      np.searchsorted(query, np.arange(judgments.n_queries)), n_retrieved.astype(np.int64),
                      int(sizes.max()), len(sizes))
+
+
+def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads: int) -> list[R]:
+    """``function`` of every item, in no particular order, on ``threads`` threads of which the calling
+    thread is one: each takes the next item until none is left.
+
+    The calling thread's malloc arena holds the qrels conversion's freed temporaries, which its blocks
+    reuse; a pool thread starts a fresh arena. 1M-line run, evaluation in a fresh process, against two
+    pool threads: about 1.7K page faults and 8 MB of peak RSS fewer.
+    """
+    remaining = iter(items)  # (shared: taking an item holds the GIL)
+
+    def drain() -> list[R]:
+        return [function(item) for item in remaining]
+
+    with ThreadPoolExecutor(max(threads - 1, 1)) as pool:
+        helpers = [pool.submit(drain) for _ in range(threads - 1)]
+        return drain() + [result for helper in helpers for result in helper.result()]
 
 
 @dataclass(frozen=True)
