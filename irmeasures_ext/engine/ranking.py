@@ -170,7 +170,7 @@ def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads:
     def drain() -> list[R]:
         return [function(item) for item in remaining]
 
-    with ThreadPoolExecutor(max(threads - 1, 1)) as pool:
+    with ThreadPoolExecutor() as pool:  # (it starts a thread per task submitted while none is idle)
         helpers = [pool.submit(drain) for _ in range(threads - 1)]
         return drain() + [result for helper in helpers for result in helper.result()]
 
