@@ -259,10 +259,10 @@ def test_irregular_spacing_is_found_at_either_byte_parity(tmp_path, padding, lin
         read_run(path)
 
 
-def test_tables_are_allocated_from_the_reader_pool(tmp_path):
+def test_tables_are_allocated_from_the_table_pool(tmp_path):
     path = tmp_path / 'run'
     path.write_text(''.join(f'q{i % 7} Q0 d{i} {i} {i / 3} tag\n' for i in range(5000)))
-    pool = memory.arrow_pool()
+    pool = memory.table_pool()
     before = pool.bytes_allocated()
     table = read_run(path)
     assert pool.bytes_allocated() - before >= table.nbytes
@@ -270,8 +270,23 @@ def test_tables_are_allocated_from_the_reader_pool(tmp_path):
     assert pool.bytes_allocated() == before
 
 
-def test_reader_pool_is_malloc_without_jemalloc(monkeypatch):
+def test_table_pool_is_jemalloc_where_arrow_has_it_else_malloc(monkeypatch):
+    monkeypatch.setattr(memory, '_table_pool', None)
+    assert memory.table_pool().backend_name == 'jemalloc'  # (the Linux wheels have it)
+
     def unavailable() -> pa.MemoryPool:
         raise NotImplementedError('built without jemalloc')
     monkeypatch.setattr(pa, 'jemalloc_memory_pool', unavailable)
-    assert memory.arrow_pool.__wrapped__().backend_name == 'system'
+    monkeypatch.setattr(memory, '_table_pool', None)
+    assert memory.table_pool().backend_name == 'system'
+
+
+def test_the_command_line_allocates_tables_with_malloc(monkeypatch):
+    monkeypatch.setattr(memory, '_table_pool', None)
+    default = pa.default_memory_pool()
+    try:
+        memory.use_malloc_for_arrow()
+        assert memory.table_pool().backend_name == 'system'
+        assert pa.default_memory_pool().backend_name == 'system'
+    finally:
+        pa.set_memory_pool(default)

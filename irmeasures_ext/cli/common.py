@@ -24,19 +24,15 @@ def prepare_process() -> None:
     - OpenBLAS, which numpy loads, starts one thread per CPU that allocates its buffers at once;
       nothing here uses BLAS. One thread (unless ``OPENBLAS_NUM_THREADS`` is set): ``import numpy``
       about 20 ms sooner and 80 ms of CPU less on the project's 2-CPU machine.
-    - Arrow allocates with the C library's malloc (the reader's tables excepted:
-      :func:`~irmeasures_ext.engine.memory.arrow_pool`): its default mimalloc pool keeps freed
-      memory per thread, and reading a 1M-line run file peaks about 35 MB higher with it.
-    - malloc keeps to one arena (:func:`~irmeasures_ext.engine.memory.use_one_malloc_arena`).
+    - malloc keeps to one arena (:func:`~irmeasures_ext.engine.memory.use_one_malloc_arena`), and
+      Arrow allocates with it (:func:`~irmeasures_ext.engine.memory.use_malloc_for_arrow`).
 
     A library must not change its users' process like this, so only the command does.
     """
     os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
-    import pyarrow as pa
-
-    from irmeasures_ext.engine.memory import use_one_malloc_arena
+    from irmeasures_ext.engine.memory import use_malloc_for_arrow, use_one_malloc_arena
     use_one_malloc_arena()
-    pa.set_memory_pool(pa.system_memory_pool())
+    use_malloc_for_arrow()
 
 
 def add_inputs(parser: argparse.ArgumentParser) -> None:
