@@ -3,6 +3,8 @@
 trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
 from __future__ import annotations
 
+import threading
+
 import ir_measures
 import pyarrow as pa
 import pytest
@@ -10,6 +12,7 @@ import pytrec_eval
 import reference
 
 import irmeasures_ext
+from irmeasures_ext.engine import ranking
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.errors import ConflictingLabelsError
@@ -181,10 +184,7 @@ def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
     stable would scramble ranks within a query once there are more than 16 rows). Values agree with
     pytrec_eval."""
     import numpy as np
-    import pyarrow as pa
 
-    from irmeasures_ext.engine import ranking
-    from irmeasures_ext.engine.judgments import Judgments
     monkeypatch.setattr(ranking, '_BLOCK', block)
     rng = np.random.default_rng(5)
     queries = [f'q{i}' for i in rng.permutation(30)]  # run order differs from the qrels' sorted order
@@ -207,9 +207,6 @@ def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
 
 
 def test_blocks_are_shared_by_the_calling_thread_and_the_pool():
-    import threading
-
-    from irmeasures_ext.engine import ranking
     both_started = threading.Barrier(2, timeout=10)  # each of two threads must take one of the two items
 
     def where(item: int) -> tuple[int, threading.Thread]:
@@ -222,9 +219,6 @@ def test_blocks_are_shared_by_the_calling_thread_and_the_pool():
 
 
 def test_one_thread_ranks_every_block_on_the_calling_thread():
-    import threading
-
-    from irmeasures_ext.engine import ranking
     results = ranking._on_threads_with_caller(lambda item: (item, threading.current_thread()), list(range(5)), 1)
     assert sorted(item for item, _ in results) == list(range(5))
     assert {thread for _, thread in results} == {threading.current_thread()}
