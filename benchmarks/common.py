@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -71,16 +72,32 @@ def child_environment(**extra: str) -> dict[str, str]:
     return env
 
 
+def warm_page_cache(paths: Sequence[Path]) -> None:
+    """Reads every file of ``paths`` through, so that the next process finds it in the page cache.
+
+    This virtual machine's page cache does not keep files for long, whatever the free memory: a
+    150 MB run read at once was a quarter evicted 100 s later, with 23 GB free. A child then reads
+    part of its input from disk: pyarrow's read of the 1M-line run took 46-64 ms from the cache and
+    64-120 ms once evicted (posix_fadvise DONTNEED), a slowdown that fell on whichever tool read the
+    file first. Every measurement now starts with its inputs cached.
+    """
+    for path in paths:
+        with open(path, 'rb') as handle:
+            while handle.read(1 << 24):
+                pass
+
+
 def run_measured(command: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNULL,
-                 expected_status: int = 0) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one fresh process; raises RuntimeError if it exits otherwise than
-    with ``expected_status``.
+                 expected_status: int = 0, inputs: Sequence[Path] = ()) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one fresh process, its ``inputs`` read into the page cache just
+    before (:func:`warm_page_cache`); raises RuntimeError if it exits otherwise than with ``expected_status``.
 
     The peak RSS comes from GNU time (``/usr/bin/time -f %M``) when installed: a child forked from
     this (larger) benchmark process would otherwise report at least this process's own size.
     Without GNU time, ``os.wait4``'s figure is used: an upper bound for small processes.
     """
     gnu_time = shutil.which('time', path='/usr/bin')
+    warm_page_cache(inputs)
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen([gnu_time, '-f', '%M', *command] if gnu_time else command, env=env,

@@ -71,9 +71,10 @@ def main() -> int:
             with tempfile.TemporaryFile() as out:
                 if kind == 'compare':
                     results[kind].append(run_measured(command + ['compare', str(qrels), *map(str, files), *MEASURES],
-                                                      env, stdout=out))
+                                                      env, stdout=out, inputs=(qrels, *files)))
                 else:
-                    each = [run_measured(command + [str(qrels), str(f), *MEASURES], env, stdout=out) for f in files]
+                    each = [run_measured(command + [str(qrels), str(f), *MEASURES], env, stdout=out, inputs=(qrels, f))
+                            for f in files]
                     results[kind].append((sum(s for s, _ in each), max(m for _, m in each), [s for s, _ in each]))
             print(f'  [{round_no + 1}/{args.repeat}] {kind}: {results[kind][-1][0]:.2f} s, '
                   f'{results[kind][-1][1]:.0f} MB', flush=True)

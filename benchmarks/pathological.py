@@ -52,8 +52,8 @@ def main() -> int:
             write_late_duplicate(Path(directory), args.lines), 2)
         for name, ((qrels, run), expected_status) in cases.items():
             arguments = [*command, str(qrels), str(run), 'RR']
-            measured = [run_measured(arguments, child_environment(), expected_status=expected_status)
-                        for _ in range(args.repeat)]
+            measured = [run_measured(arguments, child_environment(), expected_status=expected_status,
+                                     inputs=(qrels, run)) for _ in range(args.repeat)]
             result = subprocess.run(arguments, capture_output=True, text=True, env=child_environment())
             rows.append({'case': name, 'seconds': statistics.median(s for s, _ in measured),
                          'peak_rss_mb': statistics.median(m for _, m in measured),

@@ -49,9 +49,9 @@ def main() -> int:
     files = data()
     command = [sys.executable, '-m', 'irmeasures_ext']
     variants = {
-        '1M queries x 1 doc': command + [str(files['many'][0]), str(files['many'][1]), *MEASURES],
-        '1 query x 1M docs': command + [str(files['one'][0]), str(files['one'][1]), *MEASURES],
-        '1M queries x 1 doc, -q': command + [str(files['many'][0]), str(files['many'][1]), *MEASURES, '-q'],
+        '1M queries x 1 doc': (files['many'], []),
+        '1 query x 1M docs': (files['one'], []),
+        '1M queries x 1 doc, -q': (files['many'], ['-q']),
     }
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     names = list(variants)
@@ -60,7 +60,9 @@ def main() -> int:
         shift = round_no % len(names)
         for name in names[shift:] + names[:shift]:
             with tempfile.TemporaryFile() as out:
-                runs[name].append(run_measured(variants[name], child_environment(), stdout=out))
+                inputs, options = variants[name]
+                runs[name].append(run_measured(command + [*map(str, inputs), *MEASURES, *options], child_environment(),
+                                               stdout=out, inputs=inputs))
             print(f'  [{round_no + 1}/{args.repeat}] {name}: {runs[name][-1][0]:.2f} s, {runs[name][-1][1]:.0f} MB',
                   flush=True)
     summary = {name: {'seconds': statistics.median(s for s, _ in values),

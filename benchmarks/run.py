@@ -171,7 +171,7 @@ def _measure(tool: str, qrels: Path, run: Path) -> dict:
     else:
         command = [sys.executable, str(Path(__file__).resolve()), '--child', tool, str(qrels), str(run)]
     with tempfile.TemporaryFile() as out:
-        process_seconds, peak_rss_mb = run_measured(command, env, stdout=out)
+        process_seconds, peak_rss_mb = run_measured(command, env, stdout=out, inputs=(qrels, run))
         out.seek(0)
         output = out.read().decode()
     result = {'tool': tool, 'process_seconds': process_seconds, 'peak_rss_mb': peak_rss_mb}

@@ -48,7 +48,7 @@ def _measure(kind: str, policy: str, qrels: Path, run: Path) -> dict:
     else:
         command = [sys.executable, '-m', 'irmeasures_ext', str(qrels), str(run), '--ties', policy, *MEASURES]
     with tempfile.TemporaryFile() as out:
-        seconds, peak_mb = run_measured(command, child_environment(), stdout=out)
+        seconds, peak_mb = run_measured(command, child_environment(), stdout=out, inputs=(qrels, run))
         out.seek(0)
         output = out.read().decode()
     result = {'process_seconds': seconds, 'peak_rss_mb': peak_mb}
