@@ -4,8 +4,10 @@ trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
+import numpy as np
 import pyarrow as pa
 import pytest
 import pytrec_eval
@@ -13,6 +15,7 @@ import reference
 
 import irmeasures_ext
 from irmeasures_ext.engine import ranking
+from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.errors import ConflictingLabelsError
@@ -138,10 +141,6 @@ def test_doc_id_hashes_depend_on_every_byte():
     to blake2b). The engine tells docs apart by hash first and compares strings only on a match: a hash
     blind to some bytes stays correct but makes ids sharing long prefixes (MS MARCO, ClueWeb) collide en
     masse, each collision a string comparison."""
-    import pyarrow as pa
-
-    from irmeasures_ext.engine.doc_ids import DocIds
-
     def variants(length: int, positions) -> list[str]:
         base = 'x' * length
         return [base] + [base[:p] + 'y' + base[p + 1:] for p in positions]
@@ -155,9 +154,6 @@ def test_doc_id_heads_are_the_first_eight_bytes_at_every_alignment():
     """An id's head is its first 8 bytes (little-endian, zero-padded): compared for equality and, byte-
     swapped, for trec_eval's doc_id tie order. Ids start at every byte offset of the Arrow buffer here,
     with bytes >= 0x80 (UTF-8) that a read shifted by one bit would confuse with ASCII ones."""
-    import pyarrow as pa
-
-    from irmeasures_ext.engine.doc_ids import DocIds
     ids = [prefix + doc for prefix in ('', 'a', 'ab', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg')
            for doc in ('éé', 'éC)', 'x€y', 'Ω', 'zzzzzzzzzz')]
     heads = DocIds.of(pa.chunked_array([pa.array(ids)])).head
@@ -168,10 +164,6 @@ def test_pair_keys_of_distinct_pairs_are_distinct():
     """pair_keys mixes the query index into the doc's hash and mixes the result with a bijection: the
     same 1,000 docs in each of 64 queries give 64,000 distinct keys (a chance collision of 64-bit keys
     has odds of about 1e-10 here)."""
-    import numpy as np
-    import pyarrow as pa
-
-    from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
     query = np.repeat(np.arange(64), 1000)
     doc_hash = np.tile(DocIds.of(pa.chunked_array([pa.array([f'd{i}' for i in range(1000)])])).hash, 64)
     assert len(set(pair_keys(query, doc_hash).tolist())) == 64_000
@@ -183,8 +175,6 @@ def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
     the blocks: each block sorts its rows and the blocks are merged stably by query (a sort that is not
     stable would scramble ranks within a query once there are more than 16 rows). Values agree with
     pytrec_eval."""
-    import numpy as np
-
     monkeypatch.setattr(ranking, '_BLOCK', block)
     rng = np.random.default_rng(5)
     queries = [f'q{i}' for i in rng.permutation(30)]  # run order differs from the qrels' sorted order
@@ -222,3 +212,19 @@ def test_one_thread_ranks_every_block_on_the_calling_thread():
     results = ranking._on_threads_with_caller(lambda item: (item, threading.current_thread()), list(range(5)), 1)
     assert sorted(item for item, _ in results) == list(range(5))
     assert {thread for _, thread in results} == {threading.current_thread()}
+
+
+@pytest.mark.parametrize('chunk_size', [1, 2, 3, 100])
+def test_query_starts_are_the_rows_whose_query_differs_from_the_row_before(chunk_size):
+    """The two halves of the rows are compared on two threads: whatever the length (from one row), the
+    chunks and where the queries change (at the half, either side of it, nowhere), the starts are those
+    a plain loop finds, as int64 row numbers."""
+    rng = np.random.default_rng(7)
+    with ThreadPoolExecutor(1) as helper:
+        for n in range(1, 12):
+            for _ in range(20):
+                ids = [f'q{value}' for value in rng.integers(0, 3, n)]
+                column = pa.chunked_array([ids[i:i + chunk_size] for i in range(0, n, chunk_size)], pa.string())
+                starts = ranking._query_starts(column, helper)
+                assert starts.dtype == np.int64
+                assert starts.tolist() == [i for i in range(n) if i == 0 or ids[i] != ids[i - 1]]

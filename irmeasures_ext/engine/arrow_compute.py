@@ -59,6 +59,11 @@ def index_in(values: Column, value_set: pa.Array) -> Column:
     return call_function('index_in', [values], SetLookupOptions(value_set))
 
 
+def indices_nonzero(values: Column) -> pa.Array:
+    """The positions (uint64) of the true values."""
+    return call_function('indices_nonzero', [values])
+
+
 def sort_indices(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Array:
     """The row order sorting ``table`` by ``sort_keys`` ((column, 'ascending' | 'descending') pairs)."""
     return call_function('sort_indices', [table], SortOptions(sort_keys))

@@ -124,11 +124,16 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     """Validates ``run`` and ranks it against ``judgments`` (see module docstring), comparing scores
     as ``precision`` (``'float32'`` or ``'float64'``)."""
     keep_freed_memory()
-    _check_scores(run)
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
         return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0, 0)
-    order, sizes, group_query = _query_groups(run['query_id'], judgments)
+    # The query boundaries, by halves, and the score check on two threads: before the first block,
+    # 31-32 ms -> 21 ms on the 7M-line run, 4.6 -> 3.3 ms on the 1M-line one (best of 25).
+    with ThreadPoolExecutor(1) as helper:
+        starts = _query_starts(run['query_id'], helper)
+        checked = helper.submit(_check_scores, run)
+        order, sizes, group_query = _query_groups(run['query_id'], starts, judgments)
+        checked.result()
     grouped = run if order is None else ac.take(run, from_numpy(order))
     ends = np.cumsum(sizes)
     cuts = np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right')
@@ -241,12 +246,24 @@ def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
 
 
-def _query_groups(query_ids: pa.ChunkedArray,
+def _query_starts(query_ids: pa.ChunkedArray, helper: ThreadPoolExecutor) -> np.ndarray:
+    """The first row of each run of equal query ids (a non-empty column), the second half of the rows
+    compared on ``helper``'s thread."""
+    half = len(query_ids) // 2
+    second_half = helper.submit(_query_changes, query_ids[half:])
+    return np.concatenate(([0], _query_changes(query_ids[:half + 1]), half + second_half.result()))
+
+
+def _query_changes(query_ids: pa.ChunkedArray) -> np.ndarray:
+    """The rows (counted from 1) whose query id differs from the row before's."""
+    return to_numpy(ac.indices_nonzero(ac.not_equal(query_ids[1:], query_ids[:-1]))).view(np.int64) + 1
+
+
+def _query_groups(query_ids: pa.ChunkedArray, starts: np.ndarray,
                   judgments: Judgments) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Groups the rows by query: (row order making each query's rows contiguous, None if they
-    already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
-    changed = to_numpy(ac.not_equal(query_ids[1:], query_ids[:-1]))
-    starts = np.concatenate(([0], np.flatnonzero(changed) + 1))
+    """Groups the rows by query, given the ``starts`` of runs of equal query ids (:func:`_query_starts`):
+    (row order making each query's rows contiguous, None if they already are, as in run files; rows
+    per group in that order; qrels query index per group or -1)."""
     heads = ac.take(query_ids, from_numpy(starts))
     order = None
     if ac.count_distinct(heads) == len(heads):
