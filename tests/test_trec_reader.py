@@ -152,6 +152,16 @@ def test_utf8_error_names_its_own_line_far_into_the_file(tmp_path):
         read_run(path)
 
 
+def test_each_id_must_be_utf8_on_its_own(tmp_path):
+    """The two halves of 'é' in two doc ids: their bytes together are UTF-8, each id is not."""
+    path = tmp_path / 'run'
+    path.write_bytes(b'q Q0 d\xc3 1 2 t\nq Q0 \xa9e 2 1 t\n')
+    with pytest.raises(TrecFileError, match=f'{path}:1: not valid UTF-8'):
+        read_run(path)
+    path.write_bytes('q Q0 dé 1 2 t\nq Q0 \u3000e 2 1 t\n'.encode())
+    assert read_run(path)['doc_id'].to_pylist() == ['dé', '\u3000e']
+
+
 def test_a_pipe_is_read_once(tmp_path):
     """A FIFO can be read only once: the reader keeps its bytes, also to name a problem's line."""
     fifo = tmp_path / 'fifo'
