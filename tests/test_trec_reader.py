@@ -122,6 +122,22 @@ def test_two_spaces_make_an_empty_field_which_is_refused(tmp_path):
         read_qrels(path)
 
 
+@pytest.mark.parametrize('gzipped', [False, True])
+def test_blanks_single_spaces_would_hide_are_found_in_plain_and_gzipped_files(tmp_path, gzipped):
+    """Lines that split on single spaces into six fields, one of them empty or holding a tab: read as
+    trec_eval splits them, whether the bytes are scanned (plain) or every field is read (gzip)."""
+    path = tmp_path / ('run.gz' if gzipped else 'run')
+
+    def write(text: str) -> None:
+        path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+
+    write('q Q0 a 1 2 t\nq Q0 d\t1 0.5 7 x\n')  # single spaces: doc 'd\t1', score 7
+    assert read_run(path).to_pydict() == {'query_id': ['q', 'q'], 'doc_id': ['a', 'd'], 'score': [2.0, 0.5]}
+    write('q Q0 a 1 2 t\nq  d 1 0.5 t\n')  # no Q0: single spaces make it an empty field
+    with pytest.raises(TrecFileError, match=f'{path}:2: expected 6 fields'):
+        read_run(path)
+
+
 def test_normalise_keeps_the_first_fields_of_each_line():
     # \r\n makes two line ends (and an empty line, skipped by the parser).
     assert normalise(b'\xef\xbb\xbf a\t\tb  c d e f g h\r\n\x0b\n x y\r', 6) == b'a b c d e f\n\n\nx y\n'
@@ -157,6 +173,9 @@ def test_each_id_must_be_utf8_on_its_own(tmp_path):
     path = tmp_path / 'run'
     path.write_bytes(b'q Q0 d\xc3 1 2 t\nq Q0 \xa9e 2 1 t\n')
     with pytest.raises(TrecFileError, match=f'{path}:1: not valid UTF-8'):
+        read_run(path)
+    path.write_bytes(b'q Q0 d 1 2 t\nq Q0 \x80 2 1 t\n')  # the smallest byte that is not ASCII
+    with pytest.raises(TrecFileError, match=f'{path}:2: not valid UTF-8'):
         read_run(path)
     path.write_bytes('q Q0 dé 1 2 t\nq Q0 \u3000e 2 1 t\n'.encode())
     assert read_run(path)['doc_id'].to_pylist() == ['dé', '\u3000e']

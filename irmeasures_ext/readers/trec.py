@@ -331,10 +331,9 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
         table = _read_csv(open_stream, layout, types)
         for name, data_type in types.items():
             if data_type == pa.string():
-                for strings in table[name].chunks:
-                    if len(strings) and (not ac.min_length(strings)  # two spaces in a row
-                                         or (not known_single_spaced and _holds_separator(strings))):
-                        return None
+                for strings in (chunk for chunk in table[name].chunks if len(chunk)):
+                    if not ac.min_length(strings) or (not known_single_spaced and _holds_separator(strings)):
+                        return None  # (an empty field: two spaces in a row)
                     _validate_utf8(strings)
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
@@ -375,10 +374,10 @@ def _bytes_of(strings: pa.Array) -> np.ndarray:
 
 
 def _validate_utf8(strings: pa.Array) -> None:
-    """ArrowInvalid unless every string of ``strings`` (non-empty) is UTF-8. The bytes are first checked
+    """ArrowInvalid unless every string of ``strings`` (not all empty) is UTF-8. The bytes are first checked
     for ASCII all at once; Arrow validates string by string only if one is not. In place of the reader's
     own check (``check_utf8``), which validates every string: 1M-line run, 5-7 ms less CPU (of 80-100)."""
-    if _bytes_of(strings).max(initial=0) >= 0x80:
+    if _bytes_of(strings).max() >= 0x80:
         strings.validate(full=True)
 
 
