@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import child_environment, machine, run_measured, write_results
+from common import NEUTRAL_DIRECTORY, child_environment, machine, run_measured, write_results
 
 
 def write_long_id(directory: Path, megabytes: int) -> tuple[Path, Path]:
@@ -54,7 +54,8 @@ def main() -> int:
             arguments = [*command, str(qrels), str(run), 'RR']
             measured = [run_measured(arguments, child_environment(), expected_status=expected_status,
                                      inputs=(qrels, run)) for _ in range(args.repeat)]
-            result = subprocess.run(arguments, capture_output=True, text=True, env=child_environment())
+            result = subprocess.run(arguments, capture_output=True, text=True, env=child_environment(),
+                                    cwd=NEUTRAL_DIRECTORY)
             rows.append({'case': name, 'seconds': statistics.median(s for s, _ in measured),
                          'peak_rss_mb': statistics.median(m for _, m in measured),
                          'output': (result.stdout or result.stderr).strip()})

@@ -262,7 +262,8 @@ def _markdown(result: dict) -> str:
         f"Data: {data['run_lines']:,} run lines, {data['qrels_lines']:,} qrels lines, {data['queries']:,} queries "
         f"(`{data['run']}`). Medians of {result['repeat']} interleaved repetitions, each in a fresh process.",
         f"Machine: {machine['cpu_count']} CPUs ({machine['cpu']}), Python {machine['python']}, {machine['platform']}; "
-        + ', '.join(f'{k} {v}' for k, v in machine['packages'].items()) + '.',
+        + ', '.join(f'{k} {v}' for k, v in machine['packages'].items())
+        + f" ({machine.get('install', 'unrecorded')} install).",
         f"Load average before/after: {result['load_average_before'][0]:.2f} / {result['load_average_after'][0]:.2f}.",
         '', '"timed" excludes interpreter start-up and imports (and, for the DataFrame rows, building the '
         'DataFrames); "process" is the whole child process.', '',
