@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import shutil
+import site
 import subprocess
 import tempfile
 import time
@@ -103,6 +104,24 @@ def warm_page_cache(paths: Sequence[Path]) -> None:
                 pass
 
 
+def drop_cached_libraries() -> int:
+    """Drops the shared libraries of this environment's packages from the page cache (those no process
+    maps); returns how many files were dropped.
+
+    Run once after installing the environment to measure. The libraries' pages as pip wrote them stay in
+    the cache as large folios, which a process maps whole: on the project's machine (ext4, Linux 6.18),
+    libarrow then counted 30 MB of a process's RSS instead of 12, and importing pyarrow 68 MB of mapped
+    files instead of 35. Read back from disk by the processes that map them, they are mapped as used.
+    """
+    dropped = 0
+    for directory in {Path(path) for path in site.getsitepackages()}:
+        for library in (path for path in directory.rglob('*.so*') if path.is_file()):
+            with open(library, 'rb') as handle:
+                os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+            dropped += 1
+    return dropped
+
+
 def run_measured(command: list[str], env: dict[str, str], stdout: Any = subprocess.DEVNULL,
                  expected_status: int = 0, inputs: Sequence[Path] = ()) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one fresh process, its ``inputs`` read into the page cache just
@@ -128,3 +147,7 @@ def run_measured(command: list[str], env: dict[str, str], stdout: Any = subproce
         raise RuntimeError(f'{command} failed: {errors[-2000:]}')
     peak_mb = int(errors.split()[-1]) / 1024 if gnu_time else usage.ru_maxrss / 1024
     return seconds, peak_mb
+
+
+if __name__ == '__main__':
+    print(f'{drop_cached_libraries()} shared libraries dropped from the page cache')
