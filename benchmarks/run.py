@@ -1,6 +1,7 @@
 """Wall time and peak memory of irmeasures_ext against ir_measures, pytrec_eval and a pyarrow read.
 
     python benchmarks/run.py --size 1m|5m|7m|all [--repeat 3] [--tools ours,default,...]
+    python benchmarks/run.py --tools ours,baseline,floor --baseline OTHER_VENV/bin/python --baseline-label COMMIT
 
 Generates the seeded synthetic data on first use (benchmarks/data/, see datagen.py), then
 measures every tool ``--repeat`` times, interleaved (one round runs each tool once, in a
@@ -9,7 +10,9 @@ users, so that peak RSS (from GNU time, see common.run_measured) belongs to one 
 wall time of its timed section (after interpreter start-up and imports); the parent also
 records the child's whole-process wall time. Writes benchmarks/results/<size>-<date>.json
 and .md with medians, ratios and the machine description (with the tools in the name when
-``--tools`` picks some, and numbered rather than overwriting earlier results).
+``--tools`` picks some, and numbered rather than overwriting earlier results). The ``baseline`` tool
+is ``ours`` run by another environment's Python (``--baseline``), e.g. an earlier commit installed
+there: a change's effect measured in the same rounds, against the same floor.
 """
 from __future__ import annotations
 
@@ -50,7 +53,10 @@ TOOLS = {
     'floor': 'pyarrow.csv.read_csv of the run (query_id, doc_id as string, score as float64)',
     'frame_ours': 'DataFrames (qrels, run) -> irmeasures_ext provider by name, [nDCG@5, RR, R@100, AP]',
     'frame_pytrec': 'DataFrames (qrels, run) -> ir_measures.pytrec_eval provider, [nDCG@5, RR, R@100, AP]',
+    'baseline': '"ours" run by the Python given as --baseline (another install of irmeasures_ext)',
 }
+#: The tools measured unless --tools says otherwise.
+DEFAULT_TOOLS = [tool for tool in TOOLS if tool != 'baseline']
 
 
 # ---------------------------------------------------------------- children (one tool per process)
@@ -68,7 +74,10 @@ def _ours_prepare(qrels: str, run: str) -> tuple:
     import ir_measures
 
     import irmeasures_ext  # noqa: F401  (registers the provider and measures)
-    import irmeasures_ext.engine.evaluator  # noqa: F401  (the engine, which the provider loads on first use)
+    try:
+        import irmeasures_ext.engine.evaluator  # noqa: F401  (the engine, which the provider loads on first use)
+    except ModuleNotFoundError:  # a baseline from before the light core (c0ea38f) loads everything on import
+        pass
     measures = [ir_measures.parse_measure(text) for text in OURS_MEASURES]
     return ir_measures.providers.registry['irmeasures_ext'], measures, qrels, run
 
@@ -159,10 +168,13 @@ CHILDREN: dict[str, tuple[Callable[[str, str], tuple], Callable[[tuple], dict]]]
 
 # ---------------------------------------------------------------- parent: measure, aggregate, report
 
-def _measure(tool: str, qrels: Path, run: Path) -> dict:
-    """Runs ``tool`` in a fresh process; its timed seconds, whole-process seconds, peak RSS and values."""
+def _measure(tool: str, qrels: Path, run: Path, baseline: str | None = None) -> dict:
+    """Runs ``tool`` in a fresh process (``baseline``: the Python that runs the baseline tool); its timed
+    seconds, whole-process seconds, peak RSS and values."""
     env = child_environment()
-    if tool == 'cli':
+    if tool == 'baseline':
+        command = [baseline, str(Path(__file__).resolve()), '--child', 'ours', str(qrels), str(run)]
+    elif tool == 'cli':
         command = [sys.executable, '-m', 'irmeasures_ext', str(qrels), str(run), '--suite', 'quoter',
                    'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
     elif tool == 'ir_measures_cli':
@@ -191,8 +203,9 @@ def _cli_values(output: str) -> dict[str, float]:
     return values
 
 
-def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
-    """Measures every tool ``repeat`` times (interleaved) on one data size."""
+def benchmark(size: str, repeat: int, tools: list[str], baseline: dict[str, str] | None = None) -> dict:
+    """Measures every tool ``repeat`` times (interleaved) on one data size (``baseline``: the
+    ``python`` and ``label`` of the baseline tool)."""
     from datagen import SHAPES, paths
     qrels, run = paths(size)
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
@@ -200,7 +213,7 @@ def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
     for round_no in range(repeat):
         shift = round_no % len(tools)
         for tool in tools[shift:] + tools[:shift]:
-            measurement = _measure(tool, qrels, run)
+            measurement = _measure(tool, qrels, run, baseline and baseline['python'])
             runs[tool].append(measurement)
             timed = '' if measurement['seconds'] is None else f"{measurement['seconds']:.3f} s timed, "
             print(f'  [{size} round {round_no + 1}/{repeat}] {tool:13s} {timed}'
@@ -212,7 +225,8 @@ def benchmark(size: str, repeat: int, tools: list[str]) -> dict:
                  'qrels_lines': sum(1 for _ in open(qrels, 'rb')), 'run': str(run.relative_to(HERE.parent)),
                  'qrels': str(qrels.relative_to(HERE.parent))},
         'machine': machine(), 'load_average_before': load_before, 'load_average_after': os.getloadavg(),
-        'tools': {tool: TOOLS[tool] for tool in tools}, 'runs': runs,
+        'tools': {tool: TOOLS[tool] for tool in tools}, 'baseline': baseline if 'baseline' in tools else None,
+        'runs': runs,
         'summary': _summary(runs),
     }
 
@@ -240,7 +254,7 @@ def _agreement(runs: dict[str, list[dict]]) -> list[str]:
     values = {tool: r[0]['values'] for tool, r in runs.items() if r}
     pairs = [('ours', 'pytrec_eval', ['AP', 'nDCG@5', 'R@100', 'RR']), ('ours', 'default', DEFAULT_MEASURES),
              ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES),
-             ('default', 'ir_measures_cli', DEFAULT_MEASURES)]
+             ('default', 'ir_measures_cli', DEFAULT_MEASURES), ('ours', 'baseline', OURS_MEASURES)]
     lines = []
     for left, right, measures in pairs:
         if left in values and right in values:
@@ -282,6 +296,8 @@ def _markdown(result: dict) -> str:
     lines += ['', 'ir_measures answers RR@100 with its msmarco provider, which breaks score ties by doc_id '
               'ascending; ours (and pytrec_eval) use trec_eval\'s rule, so RR@100 may differ from "default".',
               '', '## Tools', ''] + [f'- **{tool}**: {text}' for tool, text in result['tools'].items()]
+    if result.get('baseline'):
+        lines.append(f"- baseline: `{result['baseline']['python']}`, {result['baseline']['label']}")
     return '\n'.join(lines) + '\n'
 
 
@@ -307,6 +323,11 @@ def _targets(s: dict, runs: dict[str, list[dict]]) -> list[str]:
         check('≤ 2× the pyarrow read floor', ours['time_vs_floor'] <= 2,
               f"{ours['time_vs_floor']:.2f}× on medians; fastest run vs fastest run {fastest:.2f}×; "
               f"{_paired(runs, 'ours', 'seconds')}")
+    baseline = s.get('baseline')
+    if baseline and ours and floor and baseline['seconds']:
+        lines.append(f"- baseline (not a target): {baseline['time_vs_floor']:.2f}× the floor on medians, "
+                     f"{_paired(runs, 'baseline', 'seconds')}; ours {baseline['seconds'] / ours['seconds']:.2f}× "
+                     "faster than the baseline on medians")
     cli, plain = s.get('cli'), s.get('ir_measures_cli')
     if cli and plain:
         speedup = plain['process_seconds'] / cli['process_seconds']
@@ -326,14 +347,16 @@ def _targets(s: dict, runs: dict[str, list[dict]]) -> list[str]:
 
 def _results_stem(size: str, tools: list[str]) -> Path:
     """results/<size>-<date>[-<tools>], numbered so that earlier results are never overwritten."""
-    return results_stem(size + ('' if set(tools) == set(TOOLS) else '-' + '+'.join(tools)))
+    return results_stem(size + ('' if set(tools) == set(DEFAULT_TOOLS) else '-' + '+'.join(tools)))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--size', choices=[*SIZES, 'all'], default='1m')
     parser.add_argument('--repeat', type=int, default=3)
-    parser.add_argument('--tools', default=','.join(TOOLS), help=f'comma-separated subset of {",".join(TOOLS)}')
+    parser.add_argument('--tools', default=','.join(DEFAULT_TOOLS), help=f'comma-separated subset of {",".join(TOOLS)}')
+    parser.add_argument('--baseline', metavar='PYTHON', help='the Python of the environment the baseline tool runs in')
+    parser.add_argument('--baseline-label', default='', help='what the baseline is (e.g. the commit installed there)')
     parser.add_argument('--child', nargs=3, metavar=('TOOL', 'QRELS', 'RUN'), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -343,10 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(tools) - set(TOOLS))
     if unknown:
         parser.error(f'unknown tool(s) {unknown}')
+    if ('baseline' in tools) != bool(args.baseline):
+        parser.error('the baseline tool and --baseline go together')
     sys.path.insert(0, str(HERE))
     RESULTS_DIR.mkdir(exist_ok=True)
     for size in SIZES if args.size == 'all' else [args.size]:
-        result = benchmark(size, args.repeat, tools)
+        result = benchmark(size, args.repeat, tools, {'python': args.baseline, 'label': args.baseline_label})
         stem = _results_stem(size, tools)
         stem.with_suffix('.json').write_text(json.dumps(result, indent=1, default=str) + '\n')
         stem.with_suffix('.md').write_text(_markdown(result))
