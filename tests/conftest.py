@@ -7,7 +7,7 @@ from hypothesis import settings
 
 DATA = Path(__file__).resolve().parent / 'data'
 NTCIREVAL = DATA / 'ntcireval'
-TREC_EVAL = DATA / 'trec_eval'
+TREC_EVAL = DATA / 'trec_eval_ours'
 
 # mutmut sets MUTANT_UNDER_TEST in every process it runs the tests in: there the property tests draw
 # the same examples each time, so that whether a mutant survives does not depend on the draw.

@@ -98,7 +98,7 @@ def assert_all_forms_equal(directory: Path, qrels: list, run: list) -> None:
 
 @pytest.mark.parametrize('qrels_file,run_file', [
     (NTCIREVAL / 'qrels.txt', NTCIREVAL / 'run.txt'),
-    (TREC_EVAL / 'qrels.test', TREC_EVAL / 'results.test'),
+    (TREC_EVAL / 'qrels.txt', TREC_EVAL / 'run.txt'),
 ])
 def test_golden_files_all_forms_equal(tmp_path, qrels_file, run_file):
     qrels = list(ir_measures.read_trec_qrels(str(qrels_file)))
