@@ -11,7 +11,12 @@ ir_datasets is imported, else as soon as it is. It imports nothing but ir_measur
 Layout: ``measures/`` declares the measures, ``engine/`` computes them (``engine/kernels/``: one
 kernel module per measure family), ``readers/`` turns TREC files and every other input form into
 Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers.
+The submodules are attributes of the package (``irmeasures_ext.frames.evaluate_frame``), each imported
+when first used.
 """
+import importlib
+from types import ModuleType
+
 from irmeasures_ext import suites
 from irmeasures_ext.comparison import compare
 from irmeasures_ext.errors import (
@@ -33,6 +38,20 @@ from irmeasures_ext.plugin import provider, register
 __version__ = '0.1.0'
 
 register()
+
+#: Submodules imported on first access as attributes (``import irmeasures_ext`` loads only the declarations;
+#: ``comparison``, ``measures``, ``plugin`` and ``suites`` are imported with it).
+_LAZY_SUBMODULES = ('cli', 'datasets', 'engine', 'frames', 'readers', 'sample')
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f'{__name__}.{name}')
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_SUBMODULES})
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',

@@ -62,3 +62,17 @@ def test_declarations_import_nothing_ir_measures_does_not():
     assert 'irmeasures_ext.measures.q' in added
     # (__future__, for our modules' `from __future__ import annotations`, is a module of a few lines.)
     assert [name for name in added if name.split('.')[0] not in ('irmeasures_ext', '__future__')] == []
+
+
+def test_submodules_are_attributes_imported_on_first_use():
+    """``irmeasures_ext.frames`` and ``irmeasures_ext.datasets`` (README) after a plain ``import irmeasures_ext``,
+    which imports neither."""
+    import subprocess
+    import sys
+    script = ('import sys, irmeasures_ext; loaded = {"frames", "datasets"} & {m.split(".")[1] for m in sys.modules '
+              'if m.startswith("irmeasures_ext.")}; print(sorted(loaded)); '
+              'print(irmeasures_ext.frames.evaluate_frame.__name__, irmeasures_ext.datasets.remove_citing_papers.__name__); '
+              'print("frames" in dir(irmeasures_ext)); irmeasures_ext.nonexistent')
+    result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
+    assert result.stdout.splitlines() == ['[]', 'evaluate_frame remove_citing_papers', 'True']
+    assert result.stderr.splitlines()[-1] == "AttributeError: module 'irmeasures_ext' has no attribute 'nonexistent'"
