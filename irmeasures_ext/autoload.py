@@ -28,7 +28,7 @@ import sys
 # Only os and sys: neither __future__ nor typing is loaded at start-up, so annotations are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
     from types import ModuleType
@@ -54,7 +54,7 @@ class AutoloadFinder:
         #: Lets :func:`install` recognise the autoload finder of another copy of this module.
         self.IRMEASURES_EXT_AUTOLOAD = autoload
 
-    def find_spec(self, fullname: str, path: object = None,
+    def find_spec(self, fullname: str, path: 'Sequence[str] | None' = None,
                   target: 'ModuleType | None' = None) -> 'ModuleSpec | None':
         """The real spec of a trigger module with its loader wrapped; ``None`` for every other module."""
         if fullname not in self.triggers:
@@ -64,13 +64,19 @@ class AutoloadFinder:
                 continue  # (never ask a finder of ours: two would ask each other forever)
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
-                if hasattr(spec.loader, 'exec_module'):
+                if spec.loader is not None and hasattr(spec.loader, 'exec_module'):
                     spec.loader = _ActAfter(spec.loader, self)
                 return spec
         return None
 
 
-class _ActAfter:
+if TYPE_CHECKING:
+    _LoaderBase = Loader
+else:  # (importlib.abc is not loaded at start-up)
+    _LoaderBase = object
+
+
+class _ActAfter(_LoaderBase):
     """Delegates to the real loader; after ``exec_module`` it restores it, removes the finder and acts."""
 
     def __init__(self, loader: 'Loader', finder: AutoloadFinder) -> None:
@@ -84,7 +90,9 @@ class _ActAfter:
 
     def exec_module(self, module: 'ModuleType') -> None:
         self.loader.exec_module(module)
-        module.__loader__ = module.__spec__.loader = self.loader
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
         if self.finder.IRMEASURES_EXT_AUTOLOAD:
             uninstall()
         elif self.finder in sys.meta_path:

@@ -11,7 +11,7 @@ to pyarrow: should it move, the same objects come from ``pyarrow.compute``, whic
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 
@@ -20,7 +20,7 @@ try:
 except ImportError:  # (pyarrow moved its internals)
     from pyarrow.compute import CastOptions, PadOptions, SetLookupOptions, SliceOptions, SortOptions, call_function
 
-Column = pa.Array | pa.ChunkedArray
+Column: TypeAlias = pa.Array | pa.ChunkedArray
 
 
 def cast(values: Column, target_type: pa.DataType, safe: bool = True) -> Column:
