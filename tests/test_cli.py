@@ -1,8 +1,10 @@
 """The irmeasures-ext command: evaluation, bad input, crosscheck and the datasets subcommand."""
 import gzip
 import io
+import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import uuid
@@ -11,8 +13,10 @@ from pathlib import Path
 import ir_datasets
 import ir_measures
 import pytest
+import reference
 
 from irmeasures_ext.cli import crosscheck, main
+from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER
@@ -353,6 +357,79 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 ])
 def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
+
+
+# --- bare words for text parameters ---------------------------------------------------------------------
+
+def q_over_tie_orderings(cutoff: int) -> float:
+    """Q@cutoff of QRELS/RUN with ties='expected', from tests/reference.py: each query's Q averaged over
+    every ordering of its tied docs (q1: d2/d5, q2: d4/d6), then over the qrels queries (q3: 0)."""
+    qrels, run = {}, {}
+    for line in QRELS.splitlines():
+        query_id, _, doc, label = line.split()
+        qrels.setdefault(query_id, {})[doc] = int(label)
+    for line in RUN.splitlines():
+        query_id, _, doc, _, score, _ = line.split()
+        run.setdefault(query_id, {})[doc] = float(score)
+    values = []
+    for query_id, judged in qrels.items():
+        docs = run.get(query_id, {})
+        groups = [sorted(d for d in docs if docs[d] == s) for s in sorted(set(docs.values()), reverse=True)]
+        rankings = [[doc for group in choice for doc in group]
+                    for choice in itertools.product(*(itertools.permutations(g) for g in groups))]
+        values.append(statistics.fmean(reference.q_measure(r, judged, cutoff=cutoff) for r in rankings))
+    return statistics.fmean(values)
+
+
+@pytest.mark.parametrize('text', ['Q(ties=expected)@10', "Q(ties='expected')@10", 'Q(ties="expected")@10',
+                                  'Q(beta=1, ties=expected)@10'])
+def test_text_parameters_take_a_bare_word(capsys, files, text):
+    """The README writes Q(ties=expected)@10 on the command line: a bare word is a string for a
+    parameter declared with dtype=str, quoted or not."""
+    status, out, err = run_main(capsys, *files, text)
+    assert (status, err) == (0, [])
+    name, value = out[0].split('\t')
+    assert name == "Q(ties='expected')@10" and float(value) == pytest.approx(q_over_tie_orderings(10), abs=5e-5)
+    assert run_main(capsys, *files, 'Q@10')[1] != out  # the ties parameter took effect
+
+
+@pytest.mark.parametrize(('text', 'name'), [
+    ('MeanRank(score_precision=float64)', "MeanRank(score_precision='float64')"),
+    ('nDCG_Z1(ties=optimistic, score_precision=float32)@5', "nDCG_Z1(ties='optimistic',score_precision='float32')@5"),
+    ('nERR(ties=pessimistic)@5', "nERR(ties='pessimistic')@5"),
+])
+def test_every_text_parameter_takes_a_bare_word(capsys, files, text, name):
+    status, out, err = run_main(capsys, *files, text)
+    assert (status, err) == (0, []) and out[0].split('\t')[0] == name
+
+
+def test_bare_words_of_ir_measures_text_parameters():
+    assert parse_measures(['nDCG(dcg=exp-log2)@10']) == [ir_measures.parse_measure("nDCG(dcg='exp-log2')@10")]
+
+
+def test_bare_word_through_the_command(files):
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', *files, 'Q(ties=expected)@10',
+                             'Q(ties="optimistic")@10'], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, '')
+    values = dict(line.split('\t') for line in result.stdout.splitlines())
+    assert list(values) == ["Q(ties='expected')@10", "Q(ties='optimistic')@10"]
+    assert float(values["Q(ties='expected')@10"]) == pytest.approx(q_over_tie_orderings(10), abs=5e-5)
+
+
+@pytest.mark.parametrize(('text', 'message'), [
+    ('Q(beta=abc)@10', "bad measure 'Q(beta=abc)@10': Q: beta must be of type float; got the bare word 'abc' "
+                       '(only text parameters, such as ties, may be written unquoted)'),
+    ('Q(rel=two)@10', "bad measure 'Q(rel=two)@10': Q: rel must be of type int; got the bare word 'two' "
+                      '(only text parameters, such as ties, may be written unquoted)'),
+    ('Q(ties=sometimes)@10', "bad measure 'Q(ties=sometimes)@10': Q: ties must be one of trec_eval, optimistic, "
+                             "pessimistic, expected, rank; got 'sometimes'"),
+    ('Q(colour=red)@10', "bad measure 'Q(colour=red)@10': Q: unknown parameter(s) ['colour']; supported: ['beta', "
+                         "'cutoff', 'gains', 'rel', 'score_precision', 'ties']"),
+    ('Q(ties=a+b)@10', "bad measure 'Q(ties=a+b)@10': expected Name, Name@cutoff, Name(param=value, ...)@cutoff or "
+                       'a trec_eval name'),
+])
+def test_bare_words_elsewhere_are_errors(capsys, files, text, message):
+    assert_one_error_line(capsys, [*files, text], message)
 
 
 # --- crosscheck ---------------------------------------------------------------------------------------
