@@ -189,7 +189,7 @@ def test_no_summary_and_places(capsys, files):
     assert run_main(capsys, *files, '-q', '-n', '-p', '2', 'RR')[1] == ['q1\tRR\t0.50', 'q2\tRR\t0.50', 'q3\tRR\t0.00']
     assert run_main(capsys, *files, '-p', '-1', 'RR')[1] == ['RR\t0.3333333333333333']
     status, _, err = run_main(capsys, *files, '-n', 'RR')
-    assert status == 2 and '--no_summary (-n) only applies with --by_query (-q)' in err[-1]
+    assert status == 2 and err[0] == 'irmeasures-ext: error: --no_summary (-n) only applies with --by_query (-q)'
 
 
 def test_jsonl_output(capsys, files):
@@ -208,7 +208,7 @@ def test_suites_add_measures_once(capsys, files):
 
 def test_measure_or_suite_required(capsys, files):
     status, _, err = run_main(capsys, *files)
-    assert status == 2 and 'give at least one MEASURE, --suite NAME or --protocol NAME' in err[-1]
+    assert status == 2 and err[0] == 'irmeasures-ext: error: give at least one MEASURE, --suite NAME or --protocol NAME'
 
 
 # --- providers --------------------------------------------------------------------------------------
@@ -276,6 +276,40 @@ def test_qrels_from_ir_datasets(capsys, tmp_path, files):
     ir_datasets.registry.register(no_qrels, ir_datasets.create_dataset(queries_tsv=queries))
     assert run_main(capsys, no_qrels, files[1], 'RR')[2] == [f"irmeasures-ext: error: ir_datasets id '{no_qrels}' "
                                                              'has no qrels']
+
+
+# --- usage errors: one line and a hint -----------------------------------------------------------------
+
+@pytest.mark.parametrize(('argv', 'message'), [
+    ([], 'the following arguments are required: QRELS, RUN'),
+    (['--bogus'], 'the following arguments are required: QRELS, RUN'),
+    (['--bogus', 'QRELS', 'RUN', 'RR'], 'unrecognized arguments: --bogus'),
+    (['QRELS', 'RUN', 'RR', '--places', 'x'], "argument --places/-p: invalid int value: 'x'"),
+    (['QRELS', 'RUN', '-n', 'RR'], '--no_summary (-n) only applies with --by_query (-q)'),
+    (['QRELS', 'RUN'], 'give at least one MEASURE, --suite NAME or --protocol NAME'),
+    (['compare'], 'the following arguments are required: QRELS, RUN|MEASURE'),
+    (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--bogus'], 'unrecognized arguments: --bogus'),
+    (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--seed', 'x'], "argument --seed: invalid int value: 'x'"),
+    (['ties', 'QRELS'], 'the following arguments are required: RUN'),
+    (['ties', 'QRELS', 'RUN', '--bogus'], 'unrecognized arguments: --bogus'),
+    (['crosscheck'], 'the following arguments are required: QRELS, RUN'),
+    (['crosscheck', 'QRELS', 'RUN', '--explain-rr', 'x'], "argument --explain-rr: invalid int value: 'x'"),
+    (['crosscheck', 'QRELS', 'RUN', '--explain-rr', '0'], '--explain-rr K needs K >= 1'),
+])
+def test_usage_errors_are_one_line_and_a_hint(capsys, files, argv, message):
+    argv = [{'QRELS': files[0], 'RUN': files[1]}.get(arg, arg) for arg in argv]
+    command = f'irmeasures-ext {argv[0]}' if argv and argv[0] in ('compare', 'ties', 'crosscheck') else 'irmeasures-ext'
+    status, out, err = run_main(capsys, *argv)
+    assert (status, out) == (2, [])
+    assert err == [f'irmeasures-ext: error: {message}', f"try '{command} --help'"]
+
+
+def test_usage_error_of_the_command_is_one_line_and_a_hint():
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'compare', '--bogus'], capture_output=True,
+                            text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (2, '')
+    assert result.stderr.splitlines() == ['irmeasures-ext: error: the following arguments are required: QRELS, '
+                                          "RUN|MEASURE", "try 'irmeasures-ext compare --help'"]
 
 
 # --- bad input: one line naming file, line and problem -------------------------------------------------

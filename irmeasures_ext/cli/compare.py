@@ -5,11 +5,10 @@ per-query differences and the intervals; ``--measures-report`` compares the meas
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from irmeasures_ext.cli.common import PROG, STDIN, CliError, load_qrels, load_run, prepare_process
+from irmeasures_ext.cli.common import PROG, STDIN, ArgumentParser, CliError, load_qrels, load_run, prepare_process
 from irmeasures_ext.cli.evaluate import DEFAULT_RANKING, add_ranking
 from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
@@ -76,8 +75,8 @@ def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
     return runs, measures
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
     parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
     parser.add_argument('inputs', nargs='+', metavar='RUN|MEASURE',
                         help='two or more run files (any existing path; "-": standard input), and measures')

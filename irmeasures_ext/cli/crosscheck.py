@@ -1,7 +1,6 @@
 """``irmeasures-ext crosscheck QRELS RUN [MEASURE...]``: our provider against pytrec_eval, per query."""
 from __future__ import annotations
 
-import argparse
 import sys
 
 import ir_measures
@@ -10,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
-from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.engine.combined import Results, evaluate
 from irmeasures_ext.engine.evaluator import aggregate
@@ -36,13 +35,13 @@ def per_query(results: Results) -> dict[Measure, dict[str, float]]:
 
 def run(argv: list[str]) -> int:
     reference = 'pytrec_eval'
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f'{PROG} crosscheck',
         description=f'Compare {ext_provider.NAME} with {reference} on every measure both compute, per query '
                     f'and aggregated. Prints the largest absolute difference per measure and the queries that '
                     f'differ; exits with {EXIT_DIFFER} if any differ by more than {TOLERANCE:g}.')
     add_inputs(parser)
-    parser.add_argument('measures', nargs='*', metavar='MEASURE', help=f'default: {CROSSCHECK_MEASURES}')
+    parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help=f'default: {CROSSCHECK_MEASURES}')
     parser.add_argument('--explain-rr', type=int, metavar='K',
                         help="also compare RR@K with ir_measures' default provider for it (msmarco, which breaks "
                              'score ties by doc_id ascending; trec_eval and irmeasures_ext: descending) and show '
