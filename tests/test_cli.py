@@ -532,6 +532,35 @@ def test_crosscheck_bad_input(capsys, tmp_path, files):
                           f"{qrels}:6: conflicting labels for doc 'd4' in query 'q2': 0 here, 1 at line 4")
 
 
+def test_crosscheck_leaves_out_queries_pytrec_eval_cannot_evaluate(tmp_path):
+    """pytrec_eval (trec_eval's form_res_rels) zeroes max_label + 1 counters: for a query judged only
+    with labels <= -2 that size is negative, and the process dies (SIGSEGV, exit 139) when another
+    query came first, or gets wrong values when it is the first. crosscheck leaves such queries out,
+    says so, and compares the others. In a subprocess: the crash would kill the test run."""
+    qrels = write(tmp_path / 'qrels.txt', 'q5 0 a 0\nq8 0 b -2\nq9 0 c -3\nq9 0 d -2\nq1 0 e 1\n')
+    run = write(tmp_path / 'run.txt', 'q5 Q0 x 1 0.0 r\nq8 Q0 b 1 0.25 r\nq9 Q0 c 1 1 r\nq1 Q0 e 1 1 r\n')
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'crosscheck', qrels, run, 'nDCG', 'NumRet'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        'note: 2 queries left out, judged only with labels <= -2 (q8 q9), which pytrec_eval cannot evaluate '
+        "(trec_eval's form_res_rels sizes its label counts by the largest label + 1)"]
+    lines = result.stdout.splitlines()
+    assert lines[1:3] == ['nDCG\t0\t0/2\t0.5\t0.5', 'NumRet\t0\t0/2\t2\t2']  # q1 (nDCG 1, 1 doc), q5 (0, 1)
+    assert lines[-1] == 'all 2 measures agree with pytrec_eval within 1e-09'
+
+
+def test_crosscheck_of_queries_judged_only_below_minus_one_is_one_error_line(tmp_path):
+    qrels = write(tmp_path / 'qrels.txt', 'q8 0 b -2\n')
+    run = write(tmp_path / 'run.txt', 'q8 Q0 b 1 0.25 r\n')
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'crosscheck', qrels, run, 'nDCG'],
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (2, '')
+    assert result.stderr.splitlines() == [
+        'irmeasures-ext: error: nothing to compare: every query is judged only with labels <= -2 (q8), which '
+        "pytrec_eval cannot evaluate (trec_eval's form_res_rels sizes its label counts by the largest label + 1)"]
+
+
 # --- datasets -----------------------------------------------------------------------------------------
 
 def test_datasets_subcommand_lists_ours(capsys):
