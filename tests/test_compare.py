@@ -15,6 +15,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 
 import ir_measures
 import matplotlib.figure
@@ -550,3 +551,15 @@ def test_plot_texts_name_each_measure_aggregate_and_fit_in_the_figure(tmp_path, 
                 box = text.get_window_extent(renderer)
                 assert (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
                         and box.y1 <= inside.y1), (text.get_text(), box, inside)
+
+
+def test_plot_from_a_thread_is_written(plot_inputs):
+    """Only the main thread may set the SIGTERM handler the command sets while it writes the plot:
+    main() called from another thread writes it all the same."""
+    arguments, folder = plot_inputs
+    statuses = []
+    thread = threading.Thread(target=lambda: statuses.append(run_cli(*arguments, 'RR', '--plot', folder / 'new.png')))
+    thread.start()
+    thread.join()
+    assert statuses[0][0] == 0, statuses[0][2]
+    assert (folder / 'new.png').read_bytes().startswith(PNG) and sorted(os.listdir(folder)) == ['new.png', 'plot.png']

@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 
 from irmeasures_ext.cli.common import PROG, STDIN, ArgumentParser, CliError, load_qrels, load_run, prepare_process
@@ -72,9 +73,13 @@ def run(argv: list[str]) -> int:
 @contextlib.contextmanager
 def _terminate_as_exit() -> Iterator[None]:
     """SIGTERM raises SystemExit(143) meanwhile, instead of ending the process at once, so that the
-    plot's half-written file is removed on the way out (the command's status is still 128 + 15)."""
+    plot's half-written file is removed on the way out (the command's status is still 128 + 15). Only
+    the main thread may set signal handlers: elsewhere (main() called from a thread) nothing changes."""
     def terminate(signal_number: int, frame: object) -> None:
         raise SystemExit(128 + signal_number)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield
