@@ -1,8 +1,10 @@
 """The irmeasures-ext command: evaluation, bad input, crosscheck and the datasets subcommand."""
 import gzip
 import io
+import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import uuid
@@ -11,8 +13,10 @@ from pathlib import Path
 import ir_datasets
 import ir_measures
 import pytest
+import reference
 
 from irmeasures_ext.cli import crosscheck, main
+from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER
@@ -185,7 +189,7 @@ def test_no_summary_and_places(capsys, files):
     assert run_main(capsys, *files, '-q', '-n', '-p', '2', 'RR')[1] == ['q1\tRR\t0.50', 'q2\tRR\t0.50', 'q3\tRR\t0.00']
     assert run_main(capsys, *files, '-p', '-1', 'RR')[1] == ['RR\t0.3333333333333333']
     status, _, err = run_main(capsys, *files, '-n', 'RR')
-    assert status == 2 and '--no_summary (-n) only applies with --by_query (-q)' in err[-1]
+    assert status == 2 and err[0] == 'irmeasures-ext: error: --no_summary (-n) only applies with --by_query (-q)'
 
 
 def test_jsonl_output(capsys, files):
@@ -204,7 +208,7 @@ def test_suites_add_measures_once(capsys, files):
 
 def test_measure_or_suite_required(capsys, files):
     status, _, err = run_main(capsys, *files)
-    assert status == 2 and 'give at least one MEASURE, --suite NAME or --protocol NAME' in err[-1]
+    assert status == 2 and err[0] == 'irmeasures-ext: error: give at least one MEASURE, --suite NAME or --protocol NAME'
 
 
 # --- providers --------------------------------------------------------------------------------------
@@ -272,6 +276,40 @@ def test_qrels_from_ir_datasets(capsys, tmp_path, files):
     ir_datasets.registry.register(no_qrels, ir_datasets.create_dataset(queries_tsv=queries))
     assert run_main(capsys, no_qrels, files[1], 'RR')[2] == [f"irmeasures-ext: error: ir_datasets id '{no_qrels}' "
                                                              'has no qrels']
+
+
+# --- usage errors: one line and a hint -----------------------------------------------------------------
+
+@pytest.mark.parametrize(('argv', 'message'), [
+    ([], 'the following arguments are required: QRELS, RUN'),
+    (['--bogus'], 'the following arguments are required: QRELS, RUN'),
+    (['--bogus', 'QRELS', 'RUN', 'RR'], 'unrecognized arguments: --bogus'),
+    (['QRELS', 'RUN', 'RR', '--places', 'x'], "argument --places/-p: invalid int value: 'x'"),
+    (['QRELS', 'RUN', '-n', 'RR'], '--no_summary (-n) only applies with --by_query (-q)'),
+    (['QRELS', 'RUN'], 'give at least one MEASURE, --suite NAME or --protocol NAME'),
+    (['compare'], 'the following arguments are required: QRELS, RUN|MEASURE'),
+    (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--bogus'], 'unrecognized arguments: --bogus'),
+    (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--seed', 'x'], "argument --seed: invalid int value: 'x'"),
+    (['ties', 'QRELS'], 'the following arguments are required: RUN'),
+    (['ties', 'QRELS', 'RUN', '--bogus'], 'unrecognized arguments: --bogus'),
+    (['crosscheck'], 'the following arguments are required: QRELS, RUN'),
+    (['crosscheck', 'QRELS', 'RUN', '--explain-rr', 'x'], "argument --explain-rr: invalid int value: 'x'"),
+    (['crosscheck', 'QRELS', 'RUN', '--explain-rr', '0'], '--explain-rr K needs K >= 1'),
+])
+def test_usage_errors_are_one_line_and_a_hint(capsys, files, argv, message):
+    argv = [{'QRELS': files[0], 'RUN': files[1]}.get(arg, arg) for arg in argv]
+    command = f'irmeasures-ext {argv[0]}' if argv and argv[0] in ('compare', 'ties', 'crosscheck') else 'irmeasures-ext'
+    status, out, err = run_main(capsys, *argv)
+    assert (status, out) == (2, [])
+    assert err == [f'irmeasures-ext: error: {message}', f"try '{command} --help'"]
+
+
+def test_usage_error_of_the_command_is_one_line_and_a_hint():
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'compare', '--bogus'], capture_output=True,
+                            text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (2, '')
+    assert result.stderr.splitlines() == ['irmeasures-ext: error: the following arguments are required: QRELS, '
+                                          "RUN|MEASURE", "try 'irmeasures-ext compare --help'"]
 
 
 # --- bad input: one line naming file, line and problem -------------------------------------------------
@@ -355,6 +393,79 @@ def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
 
 
+# --- bare words for text parameters ---------------------------------------------------------------------
+
+def q_over_tie_orderings(cutoff: int) -> float:
+    """Q@cutoff of QRELS/RUN with ties='expected', from tests/reference.py: each query's Q averaged over
+    every ordering of its tied docs (q1: d2/d5, q2: d4/d6), then over the qrels queries (q3: 0)."""
+    qrels, run = {}, {}
+    for line in QRELS.splitlines():
+        query_id, _, doc, label = line.split()
+        qrels.setdefault(query_id, {})[doc] = int(label)
+    for line in RUN.splitlines():
+        query_id, _, doc, _, score, _ = line.split()
+        run.setdefault(query_id, {})[doc] = float(score)
+    values = []
+    for query_id, judged in qrels.items():
+        docs = run.get(query_id, {})
+        groups = [sorted(d for d in docs if docs[d] == s) for s in sorted(set(docs.values()), reverse=True)]
+        rankings = [[doc for group in choice for doc in group]
+                    for choice in itertools.product(*(itertools.permutations(g) for g in groups))]
+        values.append(statistics.fmean(reference.q_measure(r, judged, cutoff=cutoff) for r in rankings))
+    return statistics.fmean(values)
+
+
+@pytest.mark.parametrize('text', ['Q(ties=expected)@10', "Q(ties='expected')@10", 'Q(ties="expected")@10',
+                                  'Q(beta=1, ties=expected)@10'])
+def test_text_parameters_take_a_bare_word(capsys, files, text):
+    """The README writes Q(ties=expected)@10 on the command line: a bare word is a string for a
+    parameter declared with dtype=str, quoted or not."""
+    status, out, err = run_main(capsys, *files, text)
+    assert (status, err) == (0, [])
+    name, value = out[0].split('\t')
+    assert name == "Q(ties='expected')@10" and float(value) == pytest.approx(q_over_tie_orderings(10), abs=5e-5)
+    assert run_main(capsys, *files, 'Q@10')[1] != out  # the ties parameter took effect
+
+
+@pytest.mark.parametrize(('text', 'name'), [
+    ('MeanRank(score_precision=float64)', "MeanRank(score_precision='float64')"),
+    ('nDCG_Z1(ties=optimistic, score_precision=float32)@5', "nDCG_Z1(ties='optimistic',score_precision='float32')@5"),
+    ('nERR(ties=pessimistic)@5', "nERR(ties='pessimistic')@5"),
+])
+def test_every_text_parameter_takes_a_bare_word(capsys, files, text, name):
+    status, out, err = run_main(capsys, *files, text)
+    assert (status, err) == (0, []) and out[0].split('\t')[0] == name
+
+
+def test_bare_words_of_ir_measures_text_parameters():
+    assert parse_measures(['nDCG(dcg=exp-log2)@10']) == [ir_measures.parse_measure("nDCG(dcg='exp-log2')@10")]
+
+
+def test_bare_word_through_the_command(files):
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', *files, 'Q(ties=expected)@10',
+                             'Q(ties="optimistic")@10'], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, '')
+    values = dict(line.split('\t') for line in result.stdout.splitlines())
+    assert list(values) == ["Q(ties='expected')@10", "Q(ties='optimistic')@10"]
+    assert float(values["Q(ties='expected')@10"]) == pytest.approx(q_over_tie_orderings(10), abs=5e-5)
+
+
+@pytest.mark.parametrize(('text', 'message'), [
+    ('Q(beta=abc)@10', "bad measure 'Q(beta=abc)@10': Q: beta must be of type float; got the bare word 'abc' "
+                       '(only text parameters, such as ties, may be written unquoted)'),
+    ('Q(rel=two)@10', "bad measure 'Q(rel=two)@10': Q: rel must be of type int; got the bare word 'two' "
+                      '(only text parameters, such as ties, may be written unquoted)'),
+    ('Q(ties=sometimes)@10', "bad measure 'Q(ties=sometimes)@10': Q: ties must be one of trec_eval, optimistic, "
+                             "pessimistic, expected, rank; got 'sometimes'"),
+    ('Q(colour=red)@10', "bad measure 'Q(colour=red)@10': Q: unknown parameter(s) ['colour']; supported: ['beta', "
+                         "'cutoff', 'gains', 'rel', 'score_precision', 'ties']"),
+    ('Q(ties=a+b)@10', "bad measure 'Q(ties=a+b)@10': expected Name, Name@cutoff, Name(param=value, ...)@cutoff or "
+                       'a trec_eval name'),
+])
+def test_bare_words_elsewhere_are_errors(capsys, files, text, message):
+    assert_one_error_line(capsys, [*files, text], message)
+
+
 # --- crosscheck ---------------------------------------------------------------------------------------
 
 def test_crosscheck_agrees_on_sample(capsys):
@@ -419,6 +530,35 @@ def test_crosscheck_bad_input(capsys, tmp_path, files):
     qrels = write(tmp_path / 'conflict', QRELS + 'q2 0 d4 0\n')
     assert_one_error_line(capsys, ['crosscheck', qrels, files[1]],
                           f"{qrels}:6: conflicting labels for doc 'd4' in query 'q2': 0 here, 1 at line 4")
+
+
+def test_crosscheck_leaves_out_queries_pytrec_eval_cannot_evaluate(tmp_path):
+    """pytrec_eval (trec_eval's form_res_rels) zeroes max_label + 1 counters: for a query judged only
+    with labels <= -2 that size is negative, and the process dies (SIGSEGV, exit 139) when another
+    query came first, or gets wrong values when it is the first. crosscheck leaves such queries out,
+    says so, and compares the others. In a subprocess: the crash would kill the test run."""
+    qrels = write(tmp_path / 'qrels.txt', 'q5 0 a 0\nq8 0 b -2\nq9 0 c -3\nq9 0 d -2\nq1 0 e 1\n')
+    run = write(tmp_path / 'run.txt', 'q5 Q0 x 1 0.0 r\nq8 Q0 b 1 0.25 r\nq9 Q0 c 1 1 r\nq1 Q0 e 1 1 r\n')
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'crosscheck', qrels, run, 'nDCG', 'NumRet'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        'note: 2 queries left out, judged only with labels <= -2 (q8 q9), which pytrec_eval cannot evaluate '
+        "(trec_eval's form_res_rels sizes its label counts by the largest label + 1)"]
+    lines = result.stdout.splitlines()
+    assert lines[1:3] == ['nDCG\t0\t0/2\t0.5\t0.5', 'NumRet\t0\t0/2\t2\t2']  # q1 (nDCG 1, 1 doc), q5 (0, 1)
+    assert lines[-1] == 'all 2 measures agree with pytrec_eval within 1e-09'
+
+
+def test_crosscheck_of_queries_judged_only_below_minus_one_is_one_error_line(tmp_path):
+    qrels = write(tmp_path / 'qrels.txt', 'q8 0 b -2\n')
+    run = write(tmp_path / 'run.txt', 'q8 Q0 b 1 0.25 r\n')
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'crosscheck', qrels, run, 'nDCG'],
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (2, '')
+    assert result.stderr.splitlines() == [
+        'irmeasures-ext: error: nothing to compare: every query is judged only with labels <= -2 (q8), which '
+        "pytrec_eval cannot evaluate (trec_eval's form_res_rels sizes its label counts by the largest label + 1)"]
 
 
 # --- datasets -----------------------------------------------------------------------------------------

@@ -4,14 +4,21 @@ Tukey HSD on cases with a known answer and for its p-value properties, and lower
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import itertools
 import json
 import math
+import os
+import signal
 import statistics
+import subprocess
+import sys
+import threading
 
 import ir_measures
+import matplotlib.figure
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +29,7 @@ from irmeasures_ext import ComparisonError, MeanRank, MedianRank
 from irmeasures_ext.cli import main
 from irmeasures_ext.comparison import stats
 from irmeasures_ext.comparison.output import write_markdown
+from irmeasures_ext.comparison.plot import plot_comparison
 from irmeasures_ext.comparison.table import COLUMNS, RunValues, comparison_table, evaluate_runs
 
 NDCG10, P5, RR = ir_measures.parse_measure('nDCG@10'), ir_measures.parse_measure('P@5'), ir_measures.RR
@@ -328,7 +336,7 @@ def test_command_line_names_plot_and_errors(files, tmp_path):
         ((bm25, dense, 'RR', '--baseline', 'bm25', '--all-pairs'), 'either --baseline or --all-pairs'),
         ((bm25, bm25, 'RR'), 'distinct names; repeated: bm25'),
         ((bm25, dense, 'RR', '--alpha', '1.5'), 'alpha must be between 0 and 1'),
-        ((bm25, dense, 'RR', '--plot', tmp_path / 'x.jpg'), 'x.jpg: the plot is written as'),
+        ((bm25, dense, 'RR', '--plot', tmp_path / 'x.docx'), 'x.docx: the plot is written as'),
     ]:
         status, _, err = run_cli(qrels_file, *args)
         assert status == 2 and message in err, (args, err)
@@ -403,3 +411,155 @@ def test_median_and_variance_measures_report_their_own_aggregate():
     write_markdown(out, table, 2)
     assert out.getvalue().splitlines()[-1].startswith(
         'Means (medians for MedianRank; variances for RankVariance) over 5 queries')
+
+
+# --- the plot -------------------------------------------------------------------------------------
+
+PNG = b'\x89PNG\r\n\x1a\n'
+
+
+@pytest.fixture
+def plot_inputs(files):
+    """(the command's QRELS RUN RUN arguments, the folder the plots go to, holding only a good plot.png)."""
+    path = files[0]
+    folder = path / 'plots'
+    folder.mkdir()
+    arguments = [path / 'qrels.txt', path / 'bm25.run.gz', path / 'dense.run.gz']
+    assert run_cli(*arguments, 'RR', '--plot', folder / 'plot.png')[0] == 0
+    return arguments, folder
+
+
+def fail_while_writing(self, file, **kwargs):
+    """Figure.savefig on a full disk: part of the figure is written, then ENOSPC."""
+    file = open(file, 'wb') if isinstance(file, (str, os.PathLike)) else file  # noqa: SIM115
+    file.write(PNG + b'half a figure')
+    file.flush()
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_plot_on_a_full_disk_leaves_the_file_as_it_was(plot_inputs, monkeypatch):
+    arguments, folder = plot_inputs
+    before = (folder / 'plot.png').read_bytes()
+    assert before.startswith(PNG) and len(before) > 10_000
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', fail_while_writing)
+    status, out, err = run_cli(*arguments, 'RR', '--plot', folder / 'plot.png', '--overwrite')
+    assert status == 2 and out.startswith('run\tmeasure')
+    assert err.splitlines() == [f'irmeasures-ext: error: {folder / "plot.png"}: cannot write the plot: No space left '
+                                'on device; nothing was written there']
+    assert (folder / 'plot.png').read_bytes() == before
+    assert os.listdir(folder) == ['plot.png']  # no temporary file left
+    status, _, err = run_cli(*arguments, 'RR', '--plot', folder / 'new.png')
+    assert status == 2 and 'No space left on device' in err and os.listdir(folder) == ['plot.png']
+
+
+def test_plot_api_on_a_full_disk_leaves_the_file_as_it_was(plot_inputs, monkeypatch):
+    _, folder = plot_inputs
+    qrels, runs = make_runs(n_queries=10)
+    values = evaluate_runs(qrels, runs, [RR])
+    table = comparison_table(values)
+    before = (folder / 'plot.png').read_bytes()
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', fail_while_writing)
+    with pytest.raises(ComparisonError, match='cannot write the plot: No space left on device'):
+        plot_comparison(values, table, folder / 'plot.png', overwrite=True)
+    assert (folder / 'plot.png').read_bytes() == before and os.listdir(folder) == ['plot.png']
+
+
+def test_plot_interrupted_by_sigterm_leaves_the_file_as_it_was(plot_inputs):
+    """SIGTERM arriving while the figure is written: the command ends (status 143), the previous plot
+    is kept whole and the half-written file removed."""
+    arguments, folder = plot_inputs
+    before = (folder / 'plot.png').read_bytes()
+    code = ('import os, signal, sys, matplotlib.figure\n'
+            'def savefig(self, file, **kwargs):\n'
+            '    file = open(file, "wb") if isinstance(file, (str, os.PathLike)) else file\n'
+            '    file.write(b"half a figure"); file.flush()\n'
+            '    os.kill(os.getpid(), signal.SIGTERM)\n'
+            'matplotlib.figure.Figure.savefig = savefig\n'
+            'from irmeasures_ext.cli import main\n'
+            'sys.exit(main(sys.argv[1:]))')
+    result = subprocess.run([sys.executable, '-c', code, 'compare', *map(str, arguments), 'RR', '--plot',
+                             str(folder / 'plot.png'), '--overwrite'], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 128 + signal.SIGTERM, result.stderr
+    assert (folder / 'plot.png').read_bytes() == before and os.listdir(folder) == ['plot.png']
+
+
+@pytest.mark.parametrize(('target', 'message'), [
+    ('missing/plot.png', '{folder}/missing/plot.png: no such folder {folder}/missing'),
+    ('plot.png/inner.png', '{folder}/plot.png/inner.png: {folder}/plot.png is not a folder'),
+    ('plot.docx', '{folder}/plot.docx: the plot is written as .avif, .eps'),
+    ('plot', '{folder}/plot: the plot is written as .avif, .eps'),
+    ('plot.png', '{folder}/plot.png: exists; give another file name or overwrite it'),
+    ('.', '{folder}: the plot is written as'),
+])
+def test_plot_target_is_checked_before_anything_is_evaluated(plot_inputs, monkeypatch, target, message):
+    arguments, folder = plot_inputs
+    before = (folder / 'plot.png').read_bytes()
+
+    def evaluate_nothing(*args, **kwargs):
+        raise AssertionError('evaluated before the plot target was checked')
+    monkeypatch.setattr(irmeasures_ext.comparison.table, 'evaluate_runs', evaluate_nothing)
+    status, out, err = run_cli(*arguments, 'RR', '--plot', f'{folder}/{target}')
+    assert (status, out) == (2, '') and len(err.splitlines()) == 1
+    assert err.startswith('irmeasures-ext: error: ' + message.format(folder=folder))
+    assert (folder / 'plot.png').read_bytes() == before and os.listdir(folder) == ['plot.png']
+
+
+def test_plot_with_the_measures_report_is_refused(plot_inputs):
+    arguments, folder = plot_inputs
+    status, out, err = run_cli(*arguments, 'RR', '--measures-report', '--plot', folder / 'other.png')
+    assert (status, out) == (2, '')
+    assert err == 'irmeasures-ext: error: --plot draws the comparison, not the measures report: give one of them\n'
+
+
+def drawn_figure(monkeypatch, *plot_arguments, **plot_options):
+    """The figure plot_comparison writes, captured from savefig, and drawn."""
+    figures = []
+    savefig = matplotlib.figure.Figure.savefig
+
+    def capture(self, *args, **kwargs):
+        figures.append(self)
+        return savefig(self, *args, **kwargs)
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', capture)
+    plot_comparison(*plot_arguments, **plot_options)
+    (figure,) = figures
+    figure.canvas.draw()
+    return figure
+
+
+def test_plot_texts_name_each_measure_aggregate_and_fit_in_the_figure(tmp_path, monkeypatch):
+    from irmeasures_ext import RankVariance
+    qrels, runs = make_runs(n_queries=20, names=('BM25', 'dual-encoder', 'hybrid'))
+    measures = [RR, MeanRank, MedianRank, RankVariance, ir_measures.NumRet]
+    values = evaluate_runs(qrels, runs, measures)
+    figure = drawn_figure(monkeypatch, values, comparison_table(values, baseline='BM25'), tmp_path / 'plot.svg',
+                          baseline='BM25')
+    assert (tmp_path / 'plot.svg').read_text().lstrip().startswith('<?xml')
+    panels = figure.axes
+    assert [axes.get_title() for axes in panels[1::2]] == [
+        'RR\nmean and 95% interval', 'MeanRank (lower is better)\nmean and 95% interval',
+        'MedianRank (lower is better)\nmedian and 95% interval',
+        'RankVariance (lower is better)\nvariance and 95% interval', 'NumRet\nsum and 95% interval']
+    assert [axes.get_xlabel() for axes in panels[1::2]] == [
+        'mean over the queries', 'mean over the queries', 'median over the queries', 'variance over the queries',
+        'sum over the queries']
+    assert panels[2].get_title() == 'MeanRank (lower is better)\nper-query difference against BM25, sorted'
+    renderer = figure.canvas.get_renderer()
+    inside = figure.bbox
+    for axes in panels:
+        for text in (axes.title, axes.xaxis.label, axes.yaxis.label, *axes.get_yticklabels()):
+            if text.get_text():
+                box = text.get_window_extent(renderer)
+                assert (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
+                        and box.y1 <= inside.y1), (text.get_text(), box, inside)
+
+
+def test_plot_from_a_thread_is_written(plot_inputs):
+    """Only the main thread may set the SIGTERM handler the command sets while it writes the plot:
+    main() called from another thread writes it all the same."""
+    arguments, folder = plot_inputs
+    statuses = []
+    thread = threading.Thread(target=lambda: statuses.append(run_cli(*arguments, 'RR', '--plot', folder / 'new.png')))
+    thread.start()
+    thread.join()
+    assert statuses[0][0] == 0, statuses[0][2]
+    assert (folder / 'new.png').read_bytes().startswith(PNG) and sorted(os.listdir(folder)) == ['new.png', 'plot.png']

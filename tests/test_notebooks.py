@@ -1,9 +1,12 @@
 """The notebooks under notebooks/ run end to end, offline, and produce their key outputs.
 
-Each notebook is executed with nbclient on a python3 (ipykernel) kernel in a temporary working
-directory; a check cell appended to it asserts on the notebook's own variables, and the test
-checks that a matplotlib figure was produced. Committed notebooks must carry no outputs.
+Each notebook is executed with nbclient on a python3 (ipykernel) kernel in its own folder, as
+Jupyter and ``jupyter nbconvert --execute`` run it; a check cell appended to it asserts on the
+notebook's own variables, and the test checks that a matplotlib figure was produced and that the
+checkout's notebooks/ folder is as it was (the notebooks write only into temporary folders).
+Committed notebooks must carry no outputs.
 """
+import shutil
 from pathlib import Path
 
 import nbclient
@@ -47,18 +50,34 @@ weak = table[(table.run == 'random') & (table.baseline == 'BM25')].set_index('me
 assert weak.loc['MeanRank', 'losses'] > weak.loc['MeanRank', 'wins']
 assert '†' in markdown.getvalue() or '<sup>' in markdown.getvalue()
 assert (report.discriminative_power.pairs == 6).all()
-assert figure.exists()
+assert png.startswith(b'\\x89PNG') and not figure.exists()  # drawn in a temporary folder, since removed
 ''',
 }
 
 
-def execute(name, working_dir):
+def execute(name):
+    """Runs the notebook, with its check cell, in its own folder."""
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(CHECKS[name]))
     client = nbclient.NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name='python3',
-                                     resources={'metadata': {'path': str(working_dir)}})
+                                     resources={'metadata': {'path': str(NOTEBOOKS)}})
     client.execute()
     return notebook
+
+
+def snapshot(folder):
+    """Every file and folder under ``folder``: its size and modification time (None for a folder)."""
+    return {path: None if path.is_dir() else (path.stat().st_size, path.stat().st_mtime_ns)
+            for path in folder.rglob('*')}
+
+
+def remove_new(before, after):
+    """Removes what appeared since ``before`` (the test leaves the checkout as it was, even failing)."""
+    for path in sorted(set(after) - set(before), reverse=True):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def outputs(notebook):
@@ -79,8 +98,14 @@ def test_notebook_is_committed_without_outputs(name):
 
 
 @pytest.mark.parametrize('name', sorted(CHECKS))
-def test_notebook_runs_end_to_end(name, tmp_path):
-    notebook = execute(name, tmp_path)
+def test_notebook_runs_end_to_end(name):
+    before = snapshot(NOTEBOOKS)
+    try:
+        notebook = execute(name)
+    finally:
+        after = snapshot(NOTEBOOKS)
+        remove_new(before, after)
+    assert after == before, f'{name} changed the checkout: {sorted(map(str, set(after) ^ set(before)))}'
     produced = outputs(notebook)
     assert not [o for o in produced if o.output_type == 'error']
     assert any('image/png' in o.get('data', {}) for o in produced), 'no figure was produced'

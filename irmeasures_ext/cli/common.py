@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError
 
@@ -16,6 +16,13 @@ STDIN = '-'
 
 class CliError(IrMeasuresExtError):
     """A problem with the command line's arguments (not with the data)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line and a hint, not the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{PROG}: error: {message}\ntry '{self.prog} --help'\n")
 
 
 def prepare_process() -> None:
@@ -35,7 +42,7 @@ def prepare_process() -> None:
     use_malloc_for_arrow()
 
 
-def add_inputs(parser: argparse.ArgumentParser) -> None:
+def add_inputs(parser: ArgumentParser) -> None:
     parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
     parser.add_argument('run', metavar='RUN', help=f'TREC run file ("{STDIN}": read it from standard input)')
 

@@ -5,11 +5,14 @@ per-query differences and the intervals; ``--measures-report`` compares the meas
 """
 from __future__ import annotations
 
-import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
-from irmeasures_ext.cli.common import PROG, STDIN, CliError, load_qrels, load_run, prepare_process
+from irmeasures_ext.cli.common import PROG, STDIN, ArgumentParser, CliError, load_qrels, load_run, prepare_process
 from irmeasures_ext.cli.evaluate import DEFAULT_RANKING, add_ranking
 from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
@@ -40,6 +43,11 @@ def run(argv: list[str]) -> int:
     check_options(args.test, args.correction, args.ci, args.alpha, args.samples)
     if args.measures_report and args.output_format == 'latex':
         raise CliError('the measures report is written as tsv, jsonl or markdown')
+    if args.measures_report and args.plot:
+        raise CliError('--plot draws the comparison, not the measures report: give one of them')
+    if args.plot:
+        from irmeasures_ext.comparison.plot import check_plot_path
+        check_plot_path(args.plot, args.overwrite)
     qrels = load_qrels(args.qrels)
     runs = [load_run(path) for path in run_args]
     if names is None:
@@ -56,9 +64,27 @@ def run(argv: list[str]) -> int:
     WRITERS[args.output_format](sys.stdout, table, args.places)
     if args.plot:
         from irmeasures_ext.comparison.plot import plot_comparison
-        print(f'{PROG}: plot written to {plot_comparison(run_values, table, args.plot, args.baseline, args.overwrite)}',
-              file=sys.stderr)
+        with _terminate_as_exit():
+            path = plot_comparison(run_values, table, args.plot, args.baseline, args.overwrite)
+        print(f'{PROG}: plot written to {path}', file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit(143) meanwhile, instead of ending the process at once, so that the
+    plot's half-written file is removed on the way out (the command's status is still 128 + 15). Only
+    the main thread may set signal handlers: elsewhere (main() called from a thread) nothing changes."""
+    def terminate(signal_number: int, frame: object) -> None:
+        raise SystemExit(128 + signal_number)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
@@ -76,8 +102,8 @@ def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
     return runs, measures
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
     parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
     parser.add_argument('inputs', nargs='+', metavar='RUN|MEASURE',
                         help='two or more run files (any existing path; "-": standard input), and measures')

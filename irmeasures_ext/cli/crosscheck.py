@@ -1,7 +1,6 @@
 """``irmeasures-ext crosscheck QRELS RUN [MEASURE...]``: our provider against pytrec_eval, per query."""
 from __future__ import annotations
 
-import argparse
 import sys
 
 import ir_measures
@@ -10,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
-from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.engine.combined import Results, evaluate
 from irmeasures_ext.engine.evaluator import aggregate
@@ -22,6 +21,9 @@ TOLERANCE = 1e-9
 CROSSCHECK_MEASURES = 'AP AP@10 P@5 P@10 R@10 R@100 RR nDCG nDCG@10 Rprec Success@1 Success@10 NumRel NumRet'
 #: Differing queries listed per measure.
 MAX_LISTED = 10
+#: pytrec_eval crashes on a query whose labels are all at most this (see
+#: :func:`_queries_pytrec_eval_cannot_evaluate`).
+CRASHING_LABEL = -2
 
 
 def aggregate_of(measure: Measure, values: dict[str, float]) -> float:
@@ -36,13 +38,13 @@ def per_query(results: Results) -> dict[Measure, dict[str, float]]:
 
 def run(argv: list[str]) -> int:
     reference = 'pytrec_eval'
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f'{PROG} crosscheck',
         description=f'Compare {ext_provider.NAME} with {reference} on every measure both compute, per query '
                     f'and aggregated. Prints the largest absolute difference per measure and the queries that '
                     f'differ; exits with {EXIT_DIFFER} if any differ by more than {TOLERANCE:g}.')
     add_inputs(parser)
-    parser.add_argument('measures', nargs='*', metavar='MEASURE', help=f'default: {CROSSCHECK_MEASURES}')
+    parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help=f'default: {CROSSCHECK_MEASURES}')
     parser.add_argument('--explain-rr', type=int, metavar='K',
                         help="also compare RR@K with ir_measures' default provider for it (msmarco, which breaks "
                              'score ties by doc_id ascending; trec_eval and irmeasures_ext: descending) and show '
@@ -58,12 +60,44 @@ def run(argv: list[str]) -> int:
     prepare_process()
     qrels, run = load(args.qrels, args.run)
     qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
-    ours, theirs = (per_query(evaluate(measures, qrels, run, name)) for name in (ext_provider.NAME, reference))
+    ours = per_query(evaluate(measures, qrels, run, ext_provider.NAME))  # checks the inputs, naming their lines
+    left_out = _queries_pytrec_eval_cannot_evaluate(qrels.table, run.table)
+    judged = (_without(qrels.table, left_out), _without(run.table, left_out)) if left_out else (qrels, run)
+    theirs = per_query(evaluate(measures, *judged, reference))
+    for values in ours.values():
+        for query_id in left_out:
+            values.pop(query_id, None)
     _fill_num_rel_of_absent_queries(measures, ours, theirs, run.table)
     differ = _report_differences(measures, ours, theirs, reference)
     if args.explain_rr is not None:
         _explain_rr(ir_measures.RR @ args.explain_rr, qrels.table, run.table)
     return EXIT_DIFFER if differ else 0
+
+
+def _queries_pytrec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
+    """The run's queries judged only with labels <= -2, noted on stderr. pytrec_eval runs trec_eval's
+    form_res_rels, which zeroes (largest label + 1) counters of each query: a negative size for these,
+    which crashes the process (SIGSEGV) once another query was evaluated, and gives wrong values when
+    the query comes first. CliError when nothing would be left to compare."""
+    highest = qrels.group_by('query_id').aggregate([('relevance', 'max')])
+    crashing = highest.filter(pc.less_equal(highest['relevance_max'], CRASHING_LABEL))['query_id'].to_pylist()
+    left_out = sorted(set(crashing) & set(pc.unique(run['query_id']).to_pylist()))
+    if not left_out:
+        return []
+    listed = ' '.join(left_out[:MAX_LISTED]) + (f' and {len(left_out) - MAX_LISTED} more'
+                                                if len(left_out) > MAX_LISTED else '')
+    problem = (f'judged only with labels <= {CRASHING_LABEL} ({listed}), which pytrec_eval cannot evaluate '
+               "(trec_eval's form_res_rels sizes its label counts by the largest label + 1)")
+    if not (_without(qrels, left_out).num_rows and _without(run, left_out).num_rows):
+        raise CliError(f'nothing to compare: every query is {problem}')
+    print(f'note: {len(left_out)} {"query" if len(left_out) == 1 else "queries"} left out, {problem}',
+          file=sys.stderr)
+    return left_out
+
+
+def _without(table: pa.Table, query_ids: list[str]) -> pa.Table:
+    """``table`` without the rows of ``query_ids``."""
+    return table.filter(pc.invert(pc.is_in(table['query_id'], value_set=pa.array(query_ids, pa.string()))))
 
 
 def _fill_num_rel_of_absent_queries(measures: list[Measure], ours: dict, theirs: dict, run: pa.Table) -> None:

@@ -6,7 +6,7 @@ import sys
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
@@ -45,7 +45,7 @@ def run(argv: list[str]) -> int:
     return 0
 
 
-def add_ranking(parser: argparse.ArgumentParser) -> None:
+def add_ranking(parser: ArgumentParser) -> None:
     """The --ties and --score-precision options (irmeasures_ext.engine.ties)."""
     parser.add_argument('--ties', choices=TIE_POLICIES, default=DEFAULT_RANKING[0],
                         help='how docs with equal scores are ordered, for the measures of irmeasures_ext: trec_eval '
@@ -81,9 +81,9 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> ArgumentParser:
     from irmeasures_ext import __version__
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description='Evaluate a TREC run, like the ir_measures command, with the measures of irmeasures_ext. '
                     'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                '"Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval names (map, ndcg_cut.10, P.5,10); several may '
                'share one argument ("P@10 nDCG@10").')
     add_inputs(parser)
-    parser.add_argument('measures', nargs='*', metavar='MEASURE', help='measures to compute')
+    parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help='measures to compute')
     parser.add_argument('--suite', action='append', choices=sorted(SUITES),
                         help='add the measures of a benchmark suite (repeatable): '
                              + '; '.join(f'{name}: {" ".join(map(str, ms))}' for name, ms in SUITES.items()))

@@ -2,13 +2,16 @@
 ``ndcg_cut.10``, ``P.5,10``), and several measures in one argument (``"P@10 nDCG@10"``).
 
 ir_measures' own parser reads what it can; ours only reads what it cannot: negative numbers,
-so that ``Q(beta=-1)`` reaches the measure's own check and its message names the parameter.
+so that ``Q(beta=-1)`` reaches the measure's own check and its message names the parameter, and
+bare words for text parameters: ``Q(ties=expected)@10`` is ``Q(ties='expected')@10``.
 """
 from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Iterable
+from typing import Any
 
 import ir_measures
 from ir_measures.measures import Measure
@@ -20,6 +23,8 @@ from irmeasures_ext.measures.base import check_measure
 #: trec_eval names ir_measures can translate (for suggestions; any ``name.k`` form is tried too).
 TREC_NAMES = ['map', 'P', 'recall', 'ndcg', 'ndcg_cut', 'recip_rank', 'Rprec', 'success', 'num_rel', 'num_ret',
               'num_rel_ret', 'bpref', 'map_cut', 'infAP', 'set_P', 'set_recall', 'set_F', 'iprec_at_recall']
+#: A value written unquoted, taken as text for a text parameter: ``expected``, ``float64``, ``exp-log2``.
+BARE_WORD = re.compile(r'[A-Za-z_][\w.-]*')
 
 
 class MeasureSyntaxError(CliError):
@@ -80,30 +85,51 @@ def _suggestion(name: str, cutoff: str) -> str:
 
 
 def _parse_literals(text: str) -> Measure:
-    """``Name``, ``Name@k`` or ``Name(param=value, ...)@k`` where values are any Python literal."""
+    """``Name``, ``Name@k`` or ``Name(param=value, ...)@k`` where values are any Python literal, or a
+    bare word for a parameter declared as text (``dtype=str``)."""
     try:
         node = ast.parse(text, mode='eval').body
-        params = {}
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            params['@'] = ast.literal_eval(node.right)
-            node = node.left
-        if isinstance(node, ast.Call) and not node.args:
-            params.update((keyword.arg, ast.literal_eval(keyword.value)) for keyword in node.keywords)
-            node = node.func
-    except (SyntaxError, ValueError):  # literal_eval: ValueError for anything but a literal
+    except SyntaxError:
         node = None
-    if not isinstance(node, ast.Name):
-        raise MeasureSyntaxError(f'bad measure {text!r}: expected Name, Name@cutoff, Name(param=value, ...)@cutoff '
-                                 'or a trec_eval name')
+    cutoff, keywords = None, []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        cutoff, node = node.right, node.left
+    if isinstance(node, ast.Call) and not node.args:
+        keywords, node = node.keywords, node.func
+    if not isinstance(node, ast.Name) or any(keyword.arg is None for keyword in keywords):  # None: **mapping
+        raise _syntax_error(text)
     if node.id not in ir_measures.measures.registry:
         _trec_measures(node.id)  # raises "unknown measure" with suggestions
     prototype = ir_measures.measures.registry[node.id]
-    if '@' in params:
-        params[prototype.AT_PARAM] = params.pop('@')
+    params = {keyword.arg: _param_value(prototype, keyword.arg, keyword.value, text) for keyword in keywords}
+    if cutoff is not None:
+        params[prototype.AT_PARAM] = _param_value(prototype, prototype.AT_PARAM, cutoff, text)
     try:
         return prototype(**params)
     except (ValueError, TypeError) as error:
         raise CliError(f'bad measure {text!r}: {error}') from None
+
+
+def _param_value(prototype: Measure, name: str, node: ast.expr, text: str) -> Any:
+    """The value of parameter ``name`` written as ``node``: a Python literal, or a bare word, which is
+    text for a parameter declared with ``dtype=str`` (and for an unknown one, which the measure refuses)."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:  # anything but a literal
+        pass
+    word = ast.get_source_segment(text, node) or ''
+    if not BARE_WORD.fullmatch(word):
+        raise _syntax_error(text)
+    info = prototype.SUPPORTED_PARAMS.get(name)
+    if info is not None and info.dtype is not str:
+        raise CliError(f'bad measure {text!r}: {prototype.NAME}: {name} must be of type {info.dtype.__name__}; got '
+                       f'the bare word {word!r} (only text parameters, such as ties, may be written unquoted)')
+    return word
+
+
+def _syntax_error(text: str) -> MeasureSyntaxError:
+    return MeasureSyntaxError(f'bad measure {text!r}: expected Name, Name@cutoff, Name(param=value, ...)@cutoff '
+                              'or a trec_eval name')
 
 
 def _validate(measure: Measure, text: str) -> None:

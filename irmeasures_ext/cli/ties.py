@@ -7,10 +7,9 @@ of one score on both sides of rank k).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
-from irmeasures_ext.cli.common import PROG, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.measures.base import SCORE_PRECISIONS, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
@@ -21,9 +20,9 @@ POLICIES = ('pessimistic', 'expected', 'optimistic')
 
 
 def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog=f'{PROG} ties', description=__doc__.split('\n\n')[1].replace('\n', ' '))
+    parser = ArgumentParser(prog=f'{PROG} ties', description=__doc__.split('\n\n')[1].replace('\n', ' '))
     add_inputs(parser)
-    parser.add_argument('measures', nargs='*', metavar='MEASURE', help=f'default: {DEFAULT_MEASURES}')
+    parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help=f'default: {DEFAULT_MEASURES}')
     parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
     parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default='float32',
                         help='scores tie when equal as float32 (default) or float64')

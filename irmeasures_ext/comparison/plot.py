@@ -1,9 +1,17 @@
 """``--plot``: per measure, the sorted per-query differences of each run against the baseline (left),
-and each run's mean with its confidence interval (right). Needs matplotlib
-(``pip install 'irmeasures-ext[plot]'``)."""
+and each run's aggregate (the mean, or the measure's own: median, variance) with its confidence
+interval (right). Needs matplotlib (``pip install 'irmeasures-ext[plot]'``).
+
+The figure is drawn on matplotlib's Agg canvas without pyplot (a notebook's backend is left as it
+is) and written into a new file beside the target, then renamed onto it: a full disk or an
+interrupt leaves the target as it was.
+"""
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,36 +20,65 @@ from irmeasures_ext.comparison.table import RunValues, baseline_index
 from irmeasures_ext.errors import ComparisonError
 from irmeasures_ext.measures.base import lower_is_better
 
-FORMATS = ('.png', '.svg', '.pdf')
+
+def plot_formats() -> list[str]:
+    """The file suffixes matplotlib writes a figure as (``.png``, ``.svg``, ``.pdf``, ...)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        raise ComparisonError("--plot needs matplotlib: pip install 'irmeasures-ext[plot]'") from None
+    return sorted(f'.{suffix}' for suffix in FigureCanvasAgg.get_supported_filetypes())
+
+
+def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
+    """``path`` as a Path if a plot can be written there, else ComparisonError: its suffix is a format
+    matplotlib writes, its folder exists and is writable, and an existing file is replaced only with
+    ``overwrite``. The command checks this before it evaluates anything."""
+    path = Path(path)
+    formats = plot_formats()
+    if path.suffix.lower() not in formats:
+        raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
+    if path.is_dir() or (path.exists() and not overwrite):
+        raise ComparisonError(f'{path}: exists; give another file name{"" if path.is_dir() else " or overwrite it"}')
+    folder = path.parent
+    if not folder.is_dir():
+        raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
+                              f'{path}: no such folder {folder}')
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ComparisonError(f'{path}: cannot write into the folder {folder} (permission denied)')
+    return path
 
 
 def plot_comparison(run_values: RunValues, table: pd.DataFrame, path: str | Path,
                     baseline: str | int | None = None, overwrite: bool = False) -> Path:
-    """Draws the figure into ``path`` (its suffix picks the format: png, svg or pdf) and returns it.
+    """Draws the figure into ``path`` (its suffix picks the format: png, svg, pdf, ...) and returns it.
     With all pairs compared (no baseline), differences are taken against the first run. An existing
-    file is replaced only with ``overwrite``."""
-    path = Path(path)
-    if path.suffix.lower() not in FORMATS:
-        raise ComparisonError(f'{path}: the plot is written as {", ".join(FORMATS)}; give a file name ending so')
-    if path.is_dir() or (path.exists() and not overwrite):
-        raise ComparisonError(f'{path}: exists; give another file name{"" if path.is_dir() else " or overwrite it"}')
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ComparisonError("--plot needs matplotlib: pip install 'irmeasures-ext[plot]'") from None
+    file is replaced only with ``overwrite``, and only by a complete figure: on any failure ``path``
+    is as it was."""
+    path = check_plot_path(path, overwrite)
+    _save_beside(_figure(run_values, table, baseline), path, overwrite)
+    return path
+
+
+def _figure(run_values: RunValues, table: pd.DataFrame, baseline: str | int | None) -> Any:
+    """The figure, laid out: a row of two panels per measure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     names, measures = run_values.names, run_values.measures
     reference = baseline_index(names, None if table.attrs.get('all_pairs') else baseline)
-    figure, axes = plt.subplots(len(measures), 2, figsize=(11, 3.2 * len(measures)), squeeze=False)
+    interval = f'{1 - table.attrs.get("alpha", 0.05):.0%} interval'
+    figure = Figure(figsize=(11, 3.4 * len(measures)))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(len(measures), 2, squeeze=False)
     for (left, right), measure in zip(axes, measures, strict=True):
+        heading = f'{measure} (lower is better)' if lower_is_better(measure) else str(measure)
+        aggregate = table.attrs.get('aggregates', {}).get(str(measure), 'mean')
         values = run_values.complete(measure)
         for index, name in enumerate(names):
             if index != reference:
                 left.plot(np.sort(values[:, index] - values[:, reference]), label=name)
         left.axhline(0, color='grey', linewidth=0.8)
-        direction = ' (lower is better)' if lower_is_better(measure) else ''
-        left.set_title(f'{measure}{direction}: per-query difference against {names[reference]}, sorted')
+        left.set_title(f'{heading}\nper-query difference against {names[reference]}, sorted')
         left.set_xlabel('queries')
         left.legend(fontsize='small')
         rows = table[table['measure'] == str(measure)].drop_duplicates('run').set_index('run').loc[names]
@@ -50,8 +87,27 @@ def plot_comparison(run_values: RunValues, table: pd.DataFrame, path: str | Path
         right.errorbar(rows['mean'].to_numpy(np.float64), positions, xerr=errors, fmt='o', capsize=4)
         right.set_yticks(positions, names)
         right.invert_yaxis()
-        right.set_title(f'{measure}: mean and {1 - table.attrs.get("alpha", 0.05):.0%} interval')
+        right.set_title(f'{heading}\n{aggregate} and {interval}')
+        right.set_xlabel(f'{aggregate} over the queries')
     figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
-    return path
+    return figure
+
+
+def _save_beside(figure: Any, path: Path, overwrite: bool) -> None:
+    """Writes ``figure`` into a new file beside ``path``, then renames it onto ``path``. On any failure
+    (a full disk, an interrupt, a file made at ``path`` meanwhile without ``overwrite``) the new file
+    is removed and ``path`` is as it was."""
+    temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
+    try:
+        with open(temporary, 'xb') as file:
+            figure.savefig(file, format=path.suffix[1:].lower())
+            file.flush()
+            os.fsync(file.fileno())
+        check_plot_path(path, overwrite)
+        os.replace(temporary, path)
+    except BaseException as error:
+        temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise ComparisonError(f'{path}: cannot write the plot: {error.strerror or error}; '
+                                  'nothing was written there') from None
+        raise
