@@ -572,3 +572,29 @@ def test_datasets_subcommand_lists_ours(capsys):
 def test_datasets_subcommand_usage_error(capsys):
     status, _, err = run_main(capsys, 'datasets')
     assert status == 1 and err[0].startswith('Usage: ir_datasets {')
+
+
+@pytest.mark.parametrize('args', [['nDCG', '--provider', 'pytrec_eval'], ['Bpref'], ['RR', 'Bpref'],
+                                  ['compare', 'RUN2', 'Bpref']])
+def test_measures_pytrec_eval_computes_refuse_queries_it_cannot_evaluate(tmp_path, args):
+    """The same input as crosscheck's: where ir_measures' pytrec_eval provider would compute a measure (named,
+    or in the default pipeline for a measure ours lacks), one error line instead of the crash (exit 139)."""
+    qrels = write(tmp_path / 'qrels.txt', 'q5 0 a 0\nq8 0 b -2\nq1 0 e 1\n')
+    run = write(tmp_path / 'run.txt', 'q5 Q0 x 1 0.0 r\nq8 Q0 b 1 0.25 r\nq1 Q0 e 1 1 r\n')
+    argv = ['compare', qrels, run, run, '--names', 'a,b', *args[2:]] if args[0] == 'compare' else [qrels, run, *args]
+    result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', *argv], capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout) == (2, '')
+    computed = 'nDCG' if args[0] == 'nDCG' else 'Bpref'
+    assert result.stderr.splitlines() == [
+        f'irmeasures-ext: error: 1 of the queries (q8) are judged only with labels <= -2, which pytrec_eval '
+        f'(computing {computed} here) cannot evaluate: trec_eval sizes its label counts by the largest label + 1 '
+        'and crashes; leave those queries out, or ask only for measures the irmeasures_ext provider computes']
+
+
+def test_measures_of_ours_evaluate_queries_pytrec_eval_cannot(tmp_path, capsys):
+    qrels = write(tmp_path / 'qrels.txt', 'q5 0 a 0\nq8 0 b -2\nq1 0 e 1\n')
+    run = write(tmp_path / 'run.txt', 'q5 Q0 x 1 0.0 r\nq8 Q0 b 1 0.25 r\nq1 Q0 e 1 1 r\n')
+    status, out, _ = run_main(capsys, qrels, run, 'nDCG', 'NumRet', '-q')
+    assert status == 0
+    assert [line for line in out if line.startswith('q8')] == ['q8\tnDCG\t0.0000', 'q8\tNumRet\t1.0000']

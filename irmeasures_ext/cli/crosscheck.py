@@ -11,7 +11,13 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
-from irmeasures_ext.engine.combined import Results, evaluate
+from irmeasures_ext.engine.combined import (
+    TREC_EVAL_CRASHING_LABEL,
+    Results,
+    evaluate,
+    listed,
+    queries_trec_eval_cannot_evaluate,
+)
 from irmeasures_ext.engine.evaluator import aggregate
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.readers.inputs import read_input
@@ -21,9 +27,6 @@ TOLERANCE = 1e-9
 CROSSCHECK_MEASURES = 'AP AP@10 P@5 P@10 R@10 R@100 RR nDCG nDCG@10 Rprec Success@1 Success@10 NumRel NumRet'
 #: Differing queries listed per measure.
 MAX_LISTED = 10
-#: pytrec_eval crashes on a query whose labels are all at most this (see
-#: :func:`_queries_pytrec_eval_cannot_evaluate`).
-CRASHING_LABEL = -2
 
 
 def aggregate_of(measure: Measure, values: dict[str, float]) -> float:
@@ -75,19 +78,14 @@ def run(argv: list[str]) -> int:
 
 
 def _queries_pytrec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
-    """The run's queries judged only with labels <= -2, noted on stderr. pytrec_eval runs trec_eval's
-    form_res_rels, which zeroes (largest label + 1) counters of each query: a negative size for these,
-    which crashes the process (SIGSEGV) once another query was evaluated, and gives wrong values when
-    the query comes first. CliError when nothing would be left to compare."""
-    highest = qrels.group_by('query_id').aggregate([('relevance', 'max')])
-    crashing = highest.filter(pc.less_equal(highest['relevance_max'], CRASHING_LABEL))['query_id'].to_pylist()
-    left_out = sorted(set(crashing) & set(pc.unique(run['query_id']).to_pylist()))
+    """The run's queries judged only with labels <= -2, which pytrec_eval cannot evaluate (see
+    :data:`~irmeasures_ext.engine.combined.TREC_EVAL_CRASHING_LABEL`), noted on stderr; CliError when
+    nothing would be left to compare."""
+    left_out = queries_trec_eval_cannot_evaluate(qrels, run)
     if not left_out:
         return []
-    listed = ' '.join(left_out[:MAX_LISTED]) + (f' and {len(left_out) - MAX_LISTED} more'
-                                                if len(left_out) > MAX_LISTED else '')
-    problem = (f'judged only with labels <= {CRASHING_LABEL} ({listed}), which pytrec_eval cannot evaluate '
-               "(trec_eval's form_res_rels sizes its label counts by the largest label + 1)")
+    problem = (f'judged only with labels <= {TREC_EVAL_CRASHING_LABEL} ({listed(left_out)}), which pytrec_eval '
+               "cannot evaluate (trec_eval's form_res_rels sizes its label counts by the largest label + 1)")
     if not (_without(qrels, left_out).num_rows and _without(run, left_out).num_rows):
         raise CliError(f'nothing to compare: every query is {problem}')
     print(f'note: {len(left_out)} {"query" if len(left_out) == 1 else "queries"} left out, {problem}',

@@ -14,10 +14,17 @@ import pyarrow as pa
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate, evaluator, evaluator_and_run
-from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
+from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking, check_measure
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.readers.inputs import Input, read_input
+
+#: trec_eval (behind ir_measures' pytrec_eval provider) zeroes (largest label + 1) label counters per query:
+#: for a query judged only with labels at most this, a negative size, which crashes the process (SIGSEGV)
+#: once another query was evaluated, and gives wrong values when it comes first.
+TREC_EVAL_CRASHING_LABEL = -2
+#: Query ids named in a message, at most.
+MAX_NAMED = 10
 
 
 @dataclass(frozen=True)
@@ -72,12 +79,39 @@ class Evaluation:
         run = read_input(run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
         if self.others:
+            self._check_trec_eval_can_evaluate(run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
             for metric in self.other.evaluator(self.others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
                 theirs[metric.measure][position[metric.query_id]] = metric.value
             values.update(theirs)
         return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
+
+    def _check_trec_eval_can_evaluate(self, run: pa.Table) -> None:
+        """InputError where pytrec_eval would compute measures on queries it cannot evaluate (it would crash)."""
+        providers = getattr(self.other, 'providers', [self.other])  # (the default pipeline tries them in order)
+        via_trec_eval = [str(m) for m in self.others
+                         if next(p for p in providers if p.is_available() and p.supports(m)).NAME == 'pytrec_eval']
+        crashing = queries_trec_eval_cannot_evaluate(self.built.qrels, run) if via_trec_eval else []
+        if crashing:
+            raise InputError(f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= {TREC_EVAL_CRASHING_LABEL}, which '
+                             f'pytrec_eval (computing {" ".join(via_trec_eval)} here) cannot evaluate: trec_eval '
+                             f'sizes its label counts by the largest label + 1 and crashes; leave those queries '
+                             f'out, or ask only for measures the {ext_provider.NAME} provider computes')
+
+
+def queries_trec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
+    """The run's queries that the qrels judge only with labels <= TREC_EVAL_CRASHING_LABEL, sorted."""
+    import pyarrow.compute as pc  # (off the default path: only where ir_measures' providers compute)
+    highest = qrels.group_by('query_id').aggregate([('relevance', 'max')])
+    crashing = highest.filter(pc.less_equal(highest['relevance_max'], TREC_EVAL_CRASHING_LABEL))['query_id']
+    return sorted(set(crashing.to_pylist()) & set(pc.unique(run['query_id']).to_pylist()))
+
+
+def listed(query_ids: list[str]) -> str:
+    """'q1 q2 ...', at most MAX_NAMED of them, then 'and N more'."""
+    more = f' and {len(query_ids) - MAX_NAMED} more' if len(query_ids) > MAX_NAMED else ''
+    return ' '.join(query_ids[:MAX_NAMED]) + more
 
 
 def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None,
