@@ -563,3 +563,12 @@ def test_plot_from_a_thread_is_written(plot_inputs):
     thread.join()
     assert statuses[0][0] == 0, statuses[0][2]
     assert (folder / 'new.png').read_bytes().startswith(PNG) and sorted(os.listdir(folder)) == ['new.png', 'plot.png']
+
+
+@pytest.mark.parametrize('test', ['t', 'wilcoxon', 'randomization', 'tukey-hsd'])
+def test_qrels_without_queries_are_refused(test):
+    """An empty qrels (such as an ir_measures generator already consumed) gave NaN rows, or a bare ValueError
+    from the Wilcoxon test."""
+    run = [ir_measures.ScoredDoc('q1', 'd1', 1.0)]
+    with pytest.raises(ComparisonError, match='^the qrels hold no query: nothing to compare$'):
+        irmeasures_ext.compare(iter([]), {'a': run, 'b': run}, [ir_measures.RR], test=test)

@@ -87,6 +87,8 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Ite
     if not evaluation.measures:
         raise ComparisonError('give at least one measure')
     evaluation.read_qrels(qrels)
+    if evaluation.built is None or not len(evaluation.built.qrel_qids):
+        raise ComparisonError('the qrels hold no query: nothing to compare')
 
     def results(run: Any) -> Results:
         try:
