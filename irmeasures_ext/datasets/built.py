@@ -417,9 +417,17 @@ class BuiltCollection(ABC):
         """The build's counts (``docs``, ``queries-<split>``, ``qrels-<split>``), from its manifest."""
         return _read_manifest(self.ensure())['counts']
 
-    def counts_in_place(self) -> dict[str, int]:
-        """The counts of the build in place, nothing downloaded or built: :class:`MissingFilesError`
-        names the sources to place, or says how to build."""
+    def count_in_place(self, dataset_id: str, entity: str) -> int:
+        """The number of ``entity`` records of dataset ``dataset_id`` (the collection or a split), from
+        the build in place, nothing downloaded or built: :class:`MissingFilesError` names the
+        sources to place, or says how to build."""
+        counts = self._counts_in_place()
+        if entity == 'docs':
+            return counts['docs']
+        splits = self.splits if dataset_id == self.namespace else [dataset_id.rsplit('/', 1)[1]]
+        return sum(counts[f'{entity}-{split}'] for split in splits)
+
+    def _counts_in_place(self) -> dict[str, int]:
         paths = in_place(self.sources(), f'counting {self.namespace} (in its build: the counts depend on the title '
                                           'normaliser)')
         normaliser = titles.chosen()

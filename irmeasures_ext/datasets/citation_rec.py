@@ -25,14 +25,16 @@ from ir_datasets.formats import BaseQrels, BaseQueries, GenericQrel
 from irmeasures_ext.datasets.common import (
     DictDocs,
     Documentation,
+    Source,
     StreamedQueryStore,
+    in_place,
     iter_json,
     load_once,
-    locate,
 )
 from irmeasures_ext.datasets.common import (
     downloads as _downloads,
 )
+from irmeasures_ext.datasets.metadata import cached_count, count_records
 from irmeasures_ext.errors import InputError
 
 if TYPE_CHECKING:
@@ -187,13 +189,16 @@ class _Collection:
         self.name = name
         self.layout = COLLECTIONS[name]
 
-    def path(self, *file_names: str) -> Path:
-        """``$IR_DATASETS_HOME/citation-rec/<name>/<file_name>`` for the first of ``file_names`` in place,
-        or the manual-placement error for the first (with the checksum check of ``locate``)."""
+    def source(self, *file_names: str) -> Source:
+        """The first of ``file_names`` in ``$IR_DATASETS_HOME/citation-rec/<name>/`` (the first if none is)."""
         folder = ir_datasets.util.home_path() / 'citation-rec' / self.name
         found = next((name for name in file_names if (folder / name).exists()), file_names[0])
         entry = f'{self.name}/{found}' if f'{self.name}/{found}' in _downloads('citation-rec') else self.layout.source
-        return locate('citation-rec', entry, f'{self.name}/{found}')
+        return Source('citation-rec', entry, f'{self.name}/{found}')
+
+    def path(self, *file_names: str) -> Path:
+        """The path of :meth:`source`, or the manual-placement error (with the checksum check of ``locate``)."""
+        return self.source(*file_names).locate()
 
     def papers(self) -> dict[str, NamedTuple]:
         """Papers by id, parsed once per file version."""
@@ -269,6 +274,23 @@ def datasets() -> dict[str, Dataset]:
                 docs, CitationQueries(collection, split), CitationQrels(collection, split),
                 Documentation('citation-rec', name, split=f'{split} split: the contexts listed in {file_name}'))
     return result
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count of ``entity`` records of a citation dataset, from the files in place,
+    counted once per version of the files: the papers file (docs), the split file (qrels), and the
+    split and contexts files (queries)."""
+    name, *split = dataset_id.split('/')[1:]
+    collection = _Collection(name)
+    layout = collection.layout
+    if entity == 'docs':
+        sources = [collection.source(*layout.papers_files)]
+    else:
+        sources = [collection.source(layout.split_files[split[0]])]
+        if entity == 'queries':
+            sources.append(collection.source(*layout.contexts_files))
+    paths = in_place(sources, f'counting the {entity} of {dataset_id}')
+    return cached_count('citation-rec', dataset_id, entity, paths, lambda: count_records(dataset, entity))
 
 
 CitingSource = Mapping[str, str] | str | Dataset

@@ -55,6 +55,10 @@ class Source:
         """Where the file is read from."""
         return ir_datasets.util.home_path() / self.collection / self.relative_path
 
+    def locate(self) -> Path:
+        """:func:`locate` of the file: its path, downloaded first if missing."""
+        return locate(self.collection, self.key, self.relative_path)
+
     def how_to_get(self) -> str:
         """Where the file comes from and where it goes, for a message naming it."""
         entry = downloads(self.collection)[self.key]
@@ -75,7 +79,7 @@ def locate_all(sources: Iterable[Source]) -> list[Path]:
     paths, failures = [], []
     for source in sources:
         try:
-            paths.append(locate(source.collection, source.key, source.relative_path))
+            paths.append(source.locate())
         except DownloadError as error:
             failures.append(str(error))
     if len(failures) == 1:

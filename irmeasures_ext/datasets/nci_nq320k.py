@@ -190,7 +190,16 @@ class NQ320k(BuiltCollection):
         return questions(paths)
 
 
+#: The collection (stateless: it finds its files when used).
+NQ = NQ320k()
+
+
 def datasets() -> dict[str, Dataset]:
     """``nci/nq320k`` (all docs, queries and qrels of both splits) and its splits."""
     relevant = 'the Wikipedia page the question was asked about (deduplicated by normalised title)'
-    return built_datasets(NQ320k(), relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+    return built_datasets(NQ, relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count, from the build in place (see ``BuiltCollection.count_in_place``)."""
+    return NQ.count_in_place(dataset_id, entity)

@@ -176,7 +176,16 @@ class TriviaQA(BuiltCollection):
         return build(writer, paths[0], titles.normaliser(normaliser, TITLE_TOKENS))
 
 
+#: The collection (stateless: it finds its files when used).
+TRIVIA_QA = TriviaQA()
+
+
 def datasets() -> dict[str, Dataset]:
     """``nci/trivia-qa`` (all docs, queries and qrels of both splits) and its splits."""
     relevant = "a Wikipedia page of the question's EntityPages (deduplicated by normalised title)"
-    return built_datasets(TriviaQA(), relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+    return built_datasets(TRIVIA_QA, relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count, from the build in place (see ``BuiltCollection.count_in_place``)."""
+    return TRIVIA_QA.count_in_place(dataset_id, entity)
