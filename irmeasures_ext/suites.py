@@ -21,9 +21,10 @@ NCI: list[Measure] = [irm.R @ 1, irm.R @ 10, irm.R @ 100, irm.RR @ 100, irm.Rpre
 
 #: What NCI's own scripts compute under the paper's names (main_metrics.py, ensemble notebooks): "recall@N"
 #: is a hit rate, Success@N (= R@N only with one relevant doc per query, as on NQ320k), MRR@100 is RR@100,
-#: and TriviaQA's "R-Precision" cell is the same hit rate (at 1). NQ320k: Success@1/10/100, RR@100;
-#: TriviaQA: Success@5/20/100 and Success@1.
-NCI_PAPER: list[Measure] = [*(irm.Success @ k for k in (1, 5, 10, 20, 100)), irm.RR @ 100]
+#: and TriviaQA's "R-Precision" cell is the same hit rate (at 1). The cutoffs are those main.py evaluates
+#: (``--recall_num`` 1, 5, 10, 20, 50, 100); the paper reports NQ320k's Success@1/10/100 and RR@100,
+#: TriviaQA's Success@5/20/100 and Success@1.
+NCI_PAPER: list[Measure] = [*(irm.Success @ k for k in (1, 5, 10, 20, 50, 100)), irm.RR @ 100]
 
 #: Local citation recommendation (Gu et al., 2022; SymTax, 2024): MRR, Recall@k and nDCG@k.
 CITATION: list[Measure] = [irm.RR, *(irm.R @ k for k in (5, 10, 20, 50, 300)),

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from ir_datasets.formats import GenericQrel
 
-from irmeasures_ext.datasets import register, remove_citing_papers, stream_contexts
+from irmeasures_ext.datasets import first_positives, register, remove_citing_papers, stream_contexts
 from irmeasures_ext.datasets.citation_rec import ArSyTaDoc, ArSyTaQuery, CitationDoc, CitationQuery
 from irmeasures_ext.errors import InputError
 
@@ -116,6 +116,23 @@ def test_qrels_feed_ir_measures(acl):
                         'score': [2.0, 1.0, 5.0, 1.0]})
     result = ir_measures.calc_aggregate([ir_measures.RR @ 100], ds.qrels_iter(), run)
     assert result[ir_measures.RR @ 100] == pytest.approx((0.5 + 1 + 1 + 0 + 0) / 5, abs=1e-12)
+
+
+def test_first_positives_give_the_mrr_of_a_script_that_ranks_only_the_first_listed_positive(acl):
+    # test.json lists C27's positives as P17, P3 (P3 twice); the others have one each (C25: P15 ... C29: P19).
+    run = pd.DataFrame([('C25', 'P0', 3.0), ('C25', 'P15', 2.0), ('C26', 'P16', 1.0),
+                        ('C27', 'P3', 3.0), ('C27', 'P9', 2.0), ('C27', 'P17', 1.0),
+                        ('C28', 'P1', 1.0), ('C29', 'P19', 1.0)], columns=['query_id', 'doc_id', 'score'])
+    first = first_positives('citation-rec/acl-200/test')
+    assert first.values.tolist() == [['C25', 'P15', 1], ['C26', 'P16', 1], ['C27', 'P17', 1], ['C28', 'P18', 1],
+                                     ['C29', 'P19', 1]]
+    # Reciprocal rank of the first-listed positive: 1/2, 1, 1/3 (P17 is third), 0 (P18 not retrieved), 1.
+    mrr_first = ir_measures.calc_aggregate([ir_measures.RR], first, run)[ir_measures.RR]
+    assert mrr_first == pytest.approx((1 / 2 + 1 + 1 / 3 + 0 + 1) / 5)
+    # RR (the citation suite) takes the best-ranked positive: C27's P3 is first.
+    qrels = ir_datasets.load('citation-rec/acl-200/test').qrels_iter()
+    assert ir_measures.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == pytest.approx(
+        (1 / 2 + 1 + 1 + 0 + 1) / 5)
 
 
 def test_the_citing_paper_stays_when_it_is_a_positive(acl):

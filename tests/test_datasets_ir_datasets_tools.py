@@ -1,9 +1,11 @@
 """Our datasets through ir_datasets' own tools: export and lookup (its command line), its metadata
 check, and registration from any import order, on fixture files in the upstream formats."""
 import contextlib
+import errno
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,12 +13,13 @@ from pathlib import Path
 import ir_datasets
 import pytest
 from ir_datasets.util.download import RequestsDownload
-from nci_fixtures import write_nq, write_trivia
+from nci_fixtures import NQ_TRAIN, nq_train_record, write_jsonl_gz, write_nq, write_trivia
 from test_datasets_citation import N_PAPERS, write_collection
 from test_datasets_quoter import TEST_LINES, write_quoter_file
 
 from irmeasures_ext.datasets import register, titles
 from irmeasures_ext.datasets.citation_rec import COLLECTIONS
+from irmeasures_ext.datasets.common import MissingFilesError
 from irmeasures_ext.datasets.metadata import CACHE_NAME, known_counts
 from irmeasures_ext.datasets.quoter import LANGUAGES
 
@@ -120,6 +123,8 @@ def test_the_plain_ir_datasets_command_sees_our_datasets(home):
 def test_metadata_check_of_ir_datasets_passes_on_our_ids(home):
     """ir_datasets' test/metadata.py: every entity a dataset has must have a count in its metadata."""
     (home / 'quoter' / CACHE_NAME).unlink(missing_ok=True)
+    for dataset_id in ('nci/nq320k', 'nci/trivia-qa'):
+        ir_datasets.load(dataset_id).docs_count()  # builds: metadata() reads NCI's counts from the builds
     for dataset_id in our_ids():
         dataset = ir_datasets.load(dataset_id)
         metadata = dataset.metadata()
@@ -129,7 +134,8 @@ def test_metadata_check_of_ir_datasets_passes_on_our_ids(home):
     # Counted from the files where not known offline, once, and kept beside them.
     assert ir_datasets.load('quoter/english/test').metadata()['queries'] == {'count': TEST_LINES}
     cached = json.loads((home / 'quoter' / CACHE_NAME).read_text())
-    assert cached['quoter/english/test'] == {'docs': 4, 'queries': TEST_LINES, 'qrels': TEST_LINES}
+    assert {entity: entry['count'] for entity, entry in cached['quoter/english/test'].items()} == {
+        'docs': 4, 'queries': TEST_LINES, 'qrels': TEST_LINES}
     assert ir_datasets.load('citation-rec/refseer/test').metadata() == {
         'docs': {'count': N_PAPERS}, 'queries': {'count': 5}, 'qrels': {'count': 6}}
 
@@ -142,6 +148,121 @@ def test_counts_known_offline_need_no_file(tmp_path, monkeypatch):
         'docs': {'count': 19776}, 'queries': {'count': 9585}, 'qrels': {'count': 9585}}
     assert not list(tmp_path.iterdir())  # nothing read, downloaded or written
     assert all(entry['source'] for counts in known_counts().values() for entry in counts.values())
+
+
+# --- metadata(): never a download or a build; counts kept by the files they were counted from ---------------
+
+def test_metadata_with_no_files_answers_from_shipped_counts_or_names_the_files(tmp_path, monkeypatch):
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    monkeypatch.setenv(titles.ENVIRONMENT, 'basic')
+    register()
+    for dataset_id in our_ids():
+        dataset = ir_datasets.load(dataset_id)
+        for entity in ENTITIES:
+            if not dataset.has(entity):
+                continue
+            known = known_counts().get(dataset_id, {}).get(entity)
+            if known is not None:
+                assert getattr(dataset, f'{entity}_metadata')() == {'count': known['count']}, (dataset_id, entity)
+            else:
+                with pytest.raises(MissingFilesError, match='not in place, and does not download them'):
+                    getattr(dataset, f'{entity}_metadata')()
+    assert not list(tmp_path.iterdir())  # nothing downloaded, built or written
+    with pytest.raises(MissingFilesError) as raised:
+        ir_datasets.load('nci/nq320k/dev').metadata()
+    nq, dev = tmp_path / 'nci' / 'nq320k', 'https://storage.googleapis.com/natural_questions/v1.0/dev/'
+    message = str(raised.value)
+    assert message.startswith('counting nci/nq320k (in its build: the counts depend on the title normaliser) needs 6 '
+                              'file(s) that are not in place')
+    assert f'download https://storage.googleapis.com/natural_questions/v1.0-simplified/simplified-nq-train.jsonl.gz ' \
+           f'and place it at {nq / "simplified-nq-train.jsonl.gz"}' in message
+    assert all(f'download {dev}nq-dev-0{i}.jsonl.gz and place it at {nq}/nq-dev-0{i}.jsonl.gz' in message
+               for i in range(5))
+    with pytest.raises(MissingFilesError, match=rf'quoter/english/test needs 1 file\(s\).*place it at '
+                                                rf'{re.escape(str(tmp_path / "quoter" / "english.txt"))}'):
+        ir_datasets.load('quoter/english/test').metadata()
+    with pytest.raises(MissingFilesError, match=r'Gu et al.*refseer/papers\.json'):
+        ir_datasets.load('citation-rec/refseer/val').metadata()
+
+
+def test_metadata_never_builds(tmp_path, monkeypatch):
+    write_nq(tmp_path)
+    write_trivia(tmp_path)
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    monkeypatch.setenv(titles.ENVIRONMENT, 'basic')
+    register()
+    for dataset_id, collection in (('nci/nq320k/dev', 'nci/nq320k'), ('nci/trivia-qa', 'nci/trivia-qa')):
+        with pytest.raises(MissingFilesError, match=rf"metadata\(\) does not build it: ir_datasets.load\('{collection}'"
+                                                    r'\).docs_count\(\) builds it once'):
+            ir_datasets.load(dataset_id).metadata()
+    assert not list((tmp_path / 'nci' / 'nq320k').glob('*built*'))
+    assert not list((tmp_path / 'nci' / 'trivia-qa').glob('*built*'))
+    assert ir_datasets.load('nci/nq320k/dev').queries_metadata() == {'count': 7830}  # shipped
+    assert ir_datasets.load('nci/nq320k').docs_count() == 5  # builds
+    assert ir_datasets.load('nci/nq320k/dev').metadata() == {'docs': {'count': 5}, 'queries': {'count': 7830},
+                                                             'qrels': {'count': 7830}}
+    assert ir_datasets.load('nci/trivia-qa').docs_count() == 4
+    assert ir_datasets.load('nci/trivia-qa/train').metadata() == {'docs': {'count': 4}, 'queries': {'count': 61888},
+                                                                  'qrels': {'count': 4}}
+
+
+def test_counts_follow_the_files_they_were_counted_from(tmp_path, monkeypatch):
+    collection = write_nq(tmp_path)
+    write_quoter_file(tmp_path / 'quoter' / LANGUAGES['english'].file_name, 'english')
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    monkeypatch.setenv(titles.ENVIRONMENT, 'basic')
+    register()
+    assert ir_datasets.load('nci/nq320k').docs_count() == 5
+    assert ir_datasets.load('nci/nq320k').docs_metadata() == {'count': 5}
+    # Other sources: train holds only 101 (Python); dev adds Cafe society, New York City and Heroes: 4 docs.
+    write_jsonl_gz(collection / 'simplified-nq-train.jsonl.gz', [nq_train_record(*NQ_TRAIN[0])])
+    assert ir_datasets.load('nci/nq320k').docs_count() == 4  # rebuilt
+    assert ir_datasets.load('nci/nq320k').docs_metadata() == {'count': 4}
+    test = ir_datasets.load('quoter/english/test')
+    assert test.queries_metadata() == {'count': TEST_LINES}
+    english = tmp_path / 'quoter' / LANGUAGES['english'].file_name
+    with english.open('a', encoding='utf-8') as more:
+        more.write('left\tA new quote\tright\n' * 3)
+    assert test.queries_metadata() == {'count': TEST_LINES + 3}
+    assert test.docs_metadata() == {'count': 5}  # the 4 quotes (lowercased) and the new one
+    cached = json.loads((tmp_path / 'quoter' / CACHE_NAME).read_text())
+    assert cached['quoter/english/test']['queries'] == {
+        'count': TEST_LINES + 3, 'sources': {'english.txt': [english.stat().st_size, english.stat().st_mtime_ns]}}
+
+
+def quoter_home_without_counts(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / 'quoter'
+    write_quoter_file(folder / LANGUAGES['modern-chinese'].file_name, 'modern-chinese')
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    register()
+    return folder
+
+
+def test_a_full_disk_does_not_fail_metadata_nor_leave_a_temporary_file(tmp_path, monkeypatch):
+    folder = quoter_home_without_counts(tmp_path, monkeypatch)
+
+    def full_disk(counts, out, **options):
+        out.write('{"quoter/modern-ch')
+        out.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(json, 'dump', full_disk)
+    assert ir_datasets.load('quoter/modern-chinese/test').metadata() == {
+        'docs': {'count': 4}, 'queries': {'count': TEST_LINES}, 'qrels': {'count': TEST_LINES}}
+    assert [path.name for path in folder.iterdir()] == ['modern_chinese.txt']
+
+
+def test_a_read_only_home_does_not_fail_metadata(tmp_path, monkeypatch):
+    folder = quoter_home_without_counts(tmp_path, monkeypatch)
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):  # (chmod does not stop root, who runs the tests)
+        if flags & os.O_CREAT and Path(path).parent == folder:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return real_open(path, flags, *args, **kwargs)
+    monkeypatch.setattr(os, 'open', read_only)
+    assert ir_datasets.load('quoter/modern-chinese/test').metadata() == {
+        'docs': {'count': 4}, 'queries': {'count': TEST_LINES}, 'qrels': {'count': TEST_LINES}}
+    assert [path.name for path in folder.iterdir()] == ['modern_chinese.txt']
 
 
 IMPORT_ORDERS = {

@@ -1,12 +1,18 @@
 """nci/nq320k and nci/trivia-qa built from tiny sources in the upstream formats (tests/nci_fixtures.py),
 against values worked out by hand from NCI's rules; the title normalisers against an independent
 implementation of BERT's basic tokenisation (the ``tokenizers`` library)."""
+import concurrent.futures
 import contextlib
+import errno
 import gzip
 import io
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
+import threading
 import time
 import unicodedata
 from pathlib import Path
@@ -149,7 +155,7 @@ def test_trivia_qa_archive_problems_are_named(home):
 
 def test_the_build_is_reused_and_redone_when_a_source_changes(home):
     built = home / 'nci' / 'nq320k' / 'built-basic'
-    list(ir_datasets.load('nci/nq320k/dev').queries_iter())
+    list(ir_datasets.load('nci/nq320k/dev').qrels_iter())
     stamp = (built / 'manifest.json').stat().st_mtime_ns
     assert len(list(ir_datasets.load('nci/nq320k/train').qrels_iter())) == 5
     assert (built / 'manifest.json').stat().st_mtime_ns == stamp  # reused
@@ -170,6 +176,131 @@ def test_each_normaliser_has_its_own_build(home, monkeypatch):
     assert (home / 'nci' / 'nq320k' / 'built-bert').is_dir() and not (home / 'nci' / 'nq320k' / 'built-basic').exists()
 
 
+# --- rebuilding: only what is ours is removed or replaced --------------------------------------------------
+
+def touch(path: Path) -> None:
+    """A new mtime: the build made from the file is out of date."""
+    os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns + 10**9))
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith('.'))
+
+
+def test_a_rebuild_removes_only_the_files_of_the_old_build(home):
+    collection = home / 'nci' / 'nq320k'
+    assert list(ir_datasets.load('nci/nq320k').docs_iter()) == NQ_DOCS
+    (collection / 'built-basic' / 'my-notes.txt').write_text('mine')
+    (collection / 'built-basic' / 'queries-test.jsonl').write_text('mine too')
+    touch(collection / 'simplified-nq-train.jsonl.gz')
+    assert list(ir_datasets.load('nci/nq320k').docs_iter()) == NQ_DOCS  # rebuilt
+    assert (collection / 'built-basic' / 'my-notes.txt').read_text() == 'mine'
+    assert (collection / 'built-basic' / 'queries-test.jsonl').read_text() == 'mine too'
+    assert qrels('nci/nq320k/dev') == NQ_DEV_QRELS and leftovers(collection) == []
+    manifest = json.loads((collection / 'built-basic' / 'manifest.json').read_text())
+    assert 'my-notes.txt' not in manifest['files'] and 'docs.jsonl' in manifest['files']
+    touch(collection / 'simplified-nq-train.jsonl.gz')  # a rebuild over a build holding only its own files
+    assert len(qrels('nci/nq320k/train')) == 5
+    assert (collection / 'built-basic' / 'my-notes.txt').read_text() == 'mine' and leftovers(collection) == []
+
+
+@pytest.mark.parametrize('content', [{}, {'mine.txt': 'mine'}, {'manifest.json': '{"name": "my own manifest"}'}])
+def test_a_folder_without_our_manifest_is_refused_and_left_alone(home, content):
+    folder = home / 'nci' / 'nq320k' / 'built-basic'
+    folder.mkdir()
+    for name, text in content.items():
+        (folder / name).write_text(text)
+    with pytest.raises(FileExistsError, match=f'{folder} exists but was not made by irmeasures_ext'):
+        list(ir_datasets.load('nci/nq320k/dev').qrels_iter())
+    assert {p.name: p.read_text() for p in folder.iterdir()} == content
+    assert leftovers(folder.parent) == []
+
+
+@pytest.mark.parametrize('signal_name', ['SIGKILL', 'SIGTERM'])
+def test_what_a_killed_builder_left_is_swept_by_the_next(home, signal_name):
+    script = ('import os, signal, ir_datasets\n'
+              'from irmeasures_ext.datasets import nci_nq320k\n'
+              'def dying(writer, *args):\n'
+              '    writer.doc({"title": "t", "text": "x", "title_key": "t", "example_id": "1"})\n'
+              f'    os.kill(os.getpid(), signal.{signal_name})\n'
+              'nci_nq320k.build = dying\n'
+              'ir_datasets.load("nci/nq320k").docs_count()\n')
+    env = {**os.environ, 'IR_DATASETS_HOME': str(home), titles.ENVIRONMENT: 'basic'}
+    killed = subprocess.run([sys.executable, '-c', script], env=env, capture_output=True, timeout=120)
+    collection = home / 'nci' / 'nq320k'
+    assert killed.returncode < 0 and leftovers(collection), killed.stderr  # it died mid-build, leaving its folder
+    assert list(ir_datasets.load('nci/nq320k').docs_iter()) == NQ_DOCS
+    assert leftovers(collection) == []
+
+
+def test_two_builders_finishing_together_share_one_build(home, monkeypatch):
+    """The other builder's build comes into place just before ours is renamed there."""
+    real_replace = os.replace
+
+    def another_builder_first(source, target):
+        if Path(target).name == 'built-basic' and not Path(target).exists():
+            shutil.copytree(source, target)  # what the other builder (same sources) renamed into place
+        real_replace(source, target)
+    monkeypatch.setattr(os, 'replace', another_builder_first)
+    assert ir_datasets.load('nci/nq320k').docs_count() == len(NQ_DOCS)
+    assert list(ir_datasets.load('nci/nq320k').docs_iter()) == NQ_DOCS
+    assert leftovers(home / 'nci' / 'nq320k') == []
+
+
+def test_two_builders_at_once_in_threads(home, monkeypatch):
+    from irmeasures_ext.datasets import nci_nq320k
+    both_building = threading.Barrier(2, timeout=60)
+    real_build = nci_nq320k.build
+
+    def build_together(*args):
+        both_building.wait()  # both found no build and are building it
+        return real_build(*args)
+    monkeypatch.setattr(nci_nq320k, 'build', build_together)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counts = list(pool.map(lambda _: ir_datasets.load('nci/nq320k').docs_count(), range(2)))
+    assert counts == [len(NQ_DOCS)] * 2 and list(ir_datasets.load('nci/nq320k').docs_iter()) == NQ_DOCS
+    assert leftovers(home / 'nci' / 'nq320k') == []
+
+
+class FullDisk:
+    """A file on a full disk: nothing can be written to it."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self._handle.close()
+
+
+@pytest.mark.parametrize('dataset_id, file_name', [
+    ('nci/nq320k', 'docs.jsonl'), ('nci/nq320k', 'docs.offsets.npy'), ('nci/nq320k', 'qrels-dev.tsv'),
+    ('nci/nq320k', 'manifest.json'), ('nci/trivia-qa', 'bodies.tmp'), ('nci/trivia-qa', 'queries-train.jsonl')])
+def test_a_full_disk_says_so_and_names_the_file(home, monkeypatch, dataset_id, file_name):
+    real_open = Path.open
+
+    def open_on_a_full_disk(path, mode='r', *args, **kwargs):
+        handle = real_open(path, mode, *args, **kwargs)
+        return FullDisk(handle) if path.name == file_name and path.parent.name.startswith('.built-') else handle
+    monkeypatch.setattr(Path, 'open', open_on_a_full_disk)
+    with pytest.raises(OSError) as raised:
+        list(ir_datasets.load(dataset_id).docs_iter())
+    collection = home / dataset_id
+    assert re.fullmatch(rf'cannot write {re.escape(str(collection))}/\.built-basic\.\w+/{re.escape(file_name)}: '
+                        r'the disk is full \(No space left on device\); the partial build was removed and nothing '
+                        r'else changed', str(raised.value)), str(raised.value)
+    assert raised.value.errno == errno.ENOSPC
+    assert not (collection / 'built-basic').exists() and leftovers(collection) == []
+
+
 def test_a_missing_source_names_the_url_and_the_target(home, monkeypatch):
     (home / 'nci' / 'nq320k' / 'nq-dev-02.jsonl.gz').unlink()
 
@@ -184,6 +315,71 @@ def test_a_missing_source_names_the_url_and_the_target(home, monkeypatch):
     (home / 'nci' / 'trivia-qa' / 'triviaqa-rc.tar.gz').unlink()
     with pytest.raises(DownloadError, match='https://nlp.cs.washington.edu/triviaqa/data/triviaqa-rc.tar.gz'):
         list(ir_datasets.load('nci/trivia-qa').docs_iter())
+
+
+NQ_QUERIES = {'train': [GenericQuery('101', 'what is python'), GenericQuery('102', 'who made python'),
+                         GenericQuery('103', 'where is cafe society'), GenericQuery('104', 'who sang heroes'),
+                         GenericQuery('105', 'what is untitled')],
+              'dev': [GenericQuery('201', 'python release date'), GenericQuery('202', 'cafe society members'),
+                      GenericQuery('203', 'how big is new york'), GenericQuery('204', 'heroes bowie year')]}
+
+
+def exported(*argv: str) -> list[dict]:
+    """``ir_datasets export ... --format jsonl``, ir_datasets' own command line, in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ir_datasets.main(['export', *argv, '--format', 'jsonl'])
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize('dev_all', [False, True])
+def test_dev_queries_need_only_the_dev_files_and_no_build(tmp_path, monkeypatch, dev_all):
+    collection = write_nq(tmp_path, dev_all=dev_all)
+    (collection / 'simplified-nq-train.jsonl.gz').unlink()  # multi-GB; the dev queries do not need it
+    monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
+    assert exported('nci/nq320k/dev', 'queries') == [q._asdict() for q in NQ_QUERIES['dev']]
+    assert ir_datasets.load('nci/nq320k/dev').queries_store().get('203') == NQ_QUERIES['dev'][2]
+    assert sorted(p.name for p in collection.iterdir() if p.name.startswith(('built', '.'))) == []  # nothing built
+
+
+def test_queries_read_from_the_sources_equal_those_of_the_build(home):
+    for dataset_id, expected in (('nci/nq320k/train', NQ_QUERIES['train']), ('nci/nq320k/dev', NQ_QUERIES['dev']),
+                                 ('nci/nq320k', NQ_QUERIES['train'] + NQ_QUERIES['dev'])):
+        assert list(ir_datasets.load(dataset_id).queries_iter()) == expected  # not built: from the sources
+    assert not (home / 'nci' / 'nq320k' / 'built-basic').exists()
+    assert ir_datasets.load('nci/nq320k').docs_count() == len(NQ_DOCS)  # built
+    for dataset_id, expected in (('nci/nq320k/train', NQ_QUERIES['train']), ('nci/nq320k/dev', NQ_QUERIES['dev'])):
+        assert list(ir_datasets.load(dataset_id).queries_iter()) == expected  # from the build
+    with open(home / 'nci' / 'nq320k' / 'built-basic' / 'queries-dev.jsonl') as built:
+        assert [json.loads(line) for line in built] == [q._asdict() for q in NQ_QUERIES['dev']]
+
+
+def test_every_missing_file_is_named_at_once_and_only_those_the_request_needs(home, monkeypatch):
+    collection = home / 'nci' / 'nq320k'
+    for name in ('simplified-nq-train.jsonl.gz', 'nq-dev-01.jsonl.gz', 'nq-dev-03.jsonl.gz'):
+        (collection / name).unlink()
+    tried = []
+
+    def offline(self):
+        tried.append(self.url)
+        raise ConnectionError('offline')
+    monkeypatch.setattr(RequestsDownload, '__iter__', offline)
+    dev = 'https://storage.googleapis.com/natural_questions/v1.0/dev/'
+    train = 'https://storage.googleapis.com/natural_questions/v1.0-simplified/simplified-nq-train.jsonl.gz'
+    with pytest.raises(DownloadError) as raised:
+        exported('nci/nq320k/dev', 'queries')  # the dev shards only
+    assert tried == [f'{dev}nq-dev-01.jsonl.gz', f'{dev}nq-dev-03.jsonl.gz']
+    lines = str(raised.value).splitlines()
+    assert lines[0] == '2 files could not be downloaded:'
+    assert [line.split(' (')[0] for line in lines[1:]] == [f'- could not download {name} from {dev}{name}'
+                                                        for name in ('nq-dev-01.jsonl.gz', 'nq-dev-03.jsonl.gz')]
+    assert str(collection / 'nq-dev-01.jsonl.gz') in lines[1] and str(collection / 'nq-dev-03.jsonl.gz') in lines[2]
+    tried.clear()
+    with pytest.raises(DownloadError) as raised:
+        list(ir_datasets.load('nci/nq320k/dev').qrels_iter())  # doc ids: the build, from every source
+    assert tried == [train, f'{dev}nq-dev-01.jsonl.gz', f'{dev}nq-dev-03.jsonl.gz']
+    assert str(raised.value).startswith('3 files could not be downloaded:')
+    assert all(str(collection / Path(url).name) in str(raised.value) for url in tried)
 
 
 def test_a_malformed_nq_line_is_named(home):

@@ -27,7 +27,7 @@ def test_quoter_suite_on_a_hand_worked_example():
     }
 
 
-TREC_NAMES = {'R': 'recall', 'nDCG': 'ndcg_cut', 'RR': 'recip_rank', 'Rprec': 'Rprec'}
+TREC_NAMES = {'R': 'recall', 'nDCG': 'ndcg_cut', 'RR': 'recip_rank', 'Rprec': 'Rprec', 'Success': 'success'}
 
 
 def pytrec_eval_aggregate(measure) -> float:
@@ -42,10 +42,17 @@ def pytrec_eval_aggregate(measure) -> float:
     return sum(values[q][key] if q in values else 0.0 for q in qrels) / len(qrels)
 
 
-@pytest.mark.parametrize('name', ['nci', 'citation'])
+@pytest.mark.parametrize('name', ['nci', 'nci-paper', 'citation'])
 def test_trec_eval_suites_equal_pytrec_eval(name, capsys):
     expected = {str(m): pytest.approx(pytrec_eval_aggregate(m), abs=1e-9) for m in SUITES[name]}
     assert {str(m): v for m, v in OURS.calc_aggregate(SUITES[name], QRELS, RUN).items()} == expected
     assert main([str(QRELS), str(RUN), '--suite', name, '-p', '-1']) == 0
     lines = capsys.readouterr().out.splitlines()
     assert {m: float(v) for m, v in (line.split('\t') for line in lines)} == expected
+
+
+def test_nci_paper_suite_has_every_cutoff_of_ncis_scripts():
+    # NCI_model/main.py: --recall_num default [1, 5, 10, 20, 50, 100], each printed as "recall@N" (a hit
+    # rate: Success@N); MRR100 is RR@100.
+    assert [str(m) for m in SUITES['nci-paper']] == ['Success@1', 'Success@5', 'Success@10', 'Success@20',
+                                                     'Success@50', 'Success@100', 'RR@100']

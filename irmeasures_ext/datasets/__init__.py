@@ -20,7 +20,12 @@ reads and downloads nothing.
 # imports the dataset modules below; importing it from inside one of them, half-initialised, cannot.
 import ir_datasets  # noqa: F401, I001
 
-from irmeasures_ext.datasets.citation_rec import citing_paper_filter, remove_citing_papers, stream_contexts
+from irmeasures_ext.datasets.citation_rec import (
+    citing_paper_filter,
+    first_positives,
+    remove_citing_papers,
+    stream_contexts,
+)
 from irmeasures_ext.datasets.registry import register
 
-__all__ = ['register', 'remove_citing_papers', 'citing_paper_filter', 'stream_contexts']
+__all__ = ['register', 'remove_citing_papers', 'citing_paper_filter', 'first_positives', 'stream_contexts']

@@ -25,14 +25,16 @@ from ir_datasets.formats import BaseQrels, BaseQueries, GenericQrel
 from irmeasures_ext.datasets.common import (
     DictDocs,
     Documentation,
+    Source,
     StreamedQueryStore,
+    in_place,
     iter_json,
     load_once,
-    locate,
 )
 from irmeasures_ext.datasets.common import (
     downloads as _downloads,
 )
+from irmeasures_ext.datasets.metadata import cached_count, count_records
 from irmeasures_ext.errors import InputError
 
 if TYPE_CHECKING:
@@ -187,13 +189,16 @@ class _Collection:
         self.name = name
         self.layout = COLLECTIONS[name]
 
-    def path(self, *file_names: str) -> Path:
-        """``$IR_DATASETS_HOME/citation-rec/<name>/<file_name>`` for the first of ``file_names`` in place,
-        or the manual-placement error for the first (with the checksum check of ``locate``)."""
+    def source(self, *file_names: str) -> Source:
+        """The first of ``file_names`` in ``$IR_DATASETS_HOME/citation-rec/<name>/`` (the first if none is)."""
         folder = ir_datasets.util.home_path() / 'citation-rec' / self.name
         found = next((name for name in file_names if (folder / name).exists()), file_names[0])
         entry = f'{self.name}/{found}' if f'{self.name}/{found}' in _downloads('citation-rec') else self.layout.source
-        return locate('citation-rec', entry, f'{self.name}/{found}')
+        return Source('citation-rec', entry, f'{self.name}/{found}')
+
+    def path(self, *file_names: str) -> Path:
+        """The path of :meth:`source`, or the manual-placement error (with the checksum check of ``locate``)."""
+        return self.source(*file_names).locate()
 
     def papers(self) -> dict[str, NamedTuple]:
         """Papers by id, parsed once per file version."""
@@ -271,6 +276,23 @@ def datasets() -> dict[str, Dataset]:
     return result
 
 
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count of ``entity`` records of a citation dataset, from the files in place,
+    counted once per version of the files: the papers file (docs), the split file (qrels), and the
+    split and contexts files (queries)."""
+    name, *split = dataset_id.split('/')[1:]
+    collection = _Collection(name)
+    layout = collection.layout
+    if entity == 'docs':
+        sources = [collection.source(*layout.papers_files)]
+    else:
+        sources = [collection.source(layout.split_files[split[0]])]
+        if entity == 'queries':
+            sources.append(collection.source(*layout.contexts_files))
+    paths = in_place(sources, f'counting the {entity} of {dataset_id}')
+    return cached_count('citation-rec', dataset_id, entity, paths, lambda: count_records(dataset, entity))
+
+
 CitingSource = Mapping[str, str] | str | Dataset
 
 
@@ -286,6 +308,23 @@ def positive_ids(dataset_or_mapping: CitingSource) -> set[tuple[str, str]]:
     if isinstance(dataset_or_mapping, Mapping):
         return set()
     return {(qrel.query_id, qrel.doc_id) for qrel in _dataset(dataset_or_mapping).qrels_iter() if qrel.relevance > 0}
+
+
+def first_positives(dataset_or_id: str | Dataset) -> 'pd.DataFrame':
+    """The qrels of a citation dataset keeping only each query's first-listed positive
+    (``positive_ids[0]``), as ``query_id``, ``doc_id``, ``relevance`` columns.
+
+    ``RR`` against them is the MRR of an evaluation that ranks only ``relevant_docs[0]``: with
+    several positives it is lower than ``RR`` against all of them (the ``citation`` suite, where the
+    best-ranked positive counts); with one positive per query (ACL-200) the two are equal.
+    """
+    import pandas as pd
+
+    first: dict[str, str] = {}
+    for qrel in _dataset(dataset_or_id).qrels_iter():
+        if qrel.relevance > 0:
+            first.setdefault(qrel.query_id, qrel.doc_id)
+    return pd.DataFrame({'query_id': list(first), 'doc_id': list(first.values()), 'relevance': 1})
 
 
 def _dataset(dataset_or_id: str | Dataset) -> Dataset:

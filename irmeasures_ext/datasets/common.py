@@ -8,6 +8,7 @@ import json
 import pkgutil
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -34,6 +35,69 @@ def downloads(collection: str) -> dict[str, dict]:
 
 class DownloadError(OSError):
     """A file could not be downloaded, or what came did not match its pinned checksum."""
+
+
+class MissingFilesError(FileNotFoundError):
+    """Files a request needs are not in place, and the request does not download or build them
+    (``metadata()``): the message names each, with where it comes from."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file a dataset reads, ``$IR_DATASETS_HOME/<collection>/<relative_path>``, and its entry in
+    ``downloads.json`` (``key``)."""
+
+    collection: str
+    key: str
+    relative_path: str
+
+    def path(self) -> Path:
+        """Where the file is read from."""
+        return ir_datasets.util.home_path() / self.collection / self.relative_path
+
+    def locate(self) -> Path:
+        """:func:`locate` of the file: its path, downloaded first if missing."""
+        return locate(self.collection, self.key, self.relative_path)
+
+    def how_to_get(self) -> str:
+        """Where the file comes from and where it goes, for a message naming it."""
+        entry = downloads(self.collection)[self.key]
+        if 'url' in entry:
+            return f'download {entry["url"]} and place it at {self.path()}'
+        return entry['instructions'].format(path=self.path())
+
+
+def source_signature(paths: Iterable[Path]) -> dict[str, list[int]]:
+    """Each file's size and mtime: what was made from the files is reused while these stay the same."""
+    return {path.name: [path.stat().st_size, path.stat().st_mtime_ns] for path in paths}
+
+
+def locate_all(sources: Iterable[Source]) -> list[Path]:
+    """Each source's path, as :func:`locate` gives it (missing files downloaded, in turn). The files
+    that could not be downloaded are named together, each with its URL and target path, in one
+    :class:`DownloadError` (those that came are kept)."""
+    paths, failures = [], []
+    for source in sources:
+        try:
+            paths.append(source.locate())
+        except DownloadError as error:
+            failures.append(str(error))
+    if len(failures) == 1:
+        raise DownloadError(failures[0])
+    if failures:
+        raise DownloadError(f'{len(failures)} files could not be downloaded:\n' + '\n'.join(f'- {f}' for f in failures))
+    return paths
+
+
+def in_place(sources: Iterable[Source], needed_by: str) -> list[Path]:
+    """Each source's path, nothing downloaded: :class:`MissingFilesError` names every missing one,
+    with where it comes from (``needed_by``: what needs them, to start the message)."""
+    sources = list(sources)
+    missing = [source for source in sources if not source.path().exists()]
+    if missing:
+        raise MissingFilesError(f'{needed_by} needs {len(missing)} file(s) that are not in place, and does not '
+                                'download them: ' + '; '.join(source.how_to_get() for source in missing))
+    return [source.path() for source in sources]
 
 
 def locate(collection: str, key: str, relative_path: str) -> Path:

@@ -18,15 +18,15 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import GenericQuery
 
 from irmeasures_ext.datasets import titles
-from irmeasures_ext.datasets.built import BuiltCollection, Writer, built_datasets, ensure_titled_build
-from irmeasures_ext.datasets.common import Documentation, locate
+from irmeasures_ext.datasets.built import BuiltCollection, Writer, built_datasets
+from irmeasures_ext.datasets.common import Documentation, Source
 from irmeasures_ext.errors import InputError
 
 # (No ``from __future__ import annotations``: ir_datasets' export reads the record classes' annotations as types.)
@@ -107,10 +107,18 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
         raise InputError(f'{path}: not a readable gzip file ({error})') from None
 
 
-def _field(path: Path, line_no: int, item: dict, name: str):
+def _field(path: Path, line_no: int, item: dict, name: str) -> Any:
     if name not in item:
         raise InputError(f'{path}, line {line_no}: no {name!r} field (is it the right Natural Questions file?)')
     return item[name]
+
+
+def questions(paths: list[Path]) -> Iterator[GenericQuery]:
+    """The questions of NQ files of either format, in file order: what the build writes as queries."""
+    for path in paths:
+        for line_no, item in _json_lines(path):
+            yield GenericQuery(str(_field(path, line_no, item, 'example_id')),
+                               _field(path, line_no, item, 'question_text'))
 
 
 def train_examples(path: Path) -> Iterator[Example]:
@@ -153,25 +161,45 @@ def build(writer: Writer, train: Path, dev: list[Path], normalise: Callable[[str
     return {}
 
 
-def _sources() -> tuple[Path, list[Path]]:
-    """The train file and the dev file(s), downloaded when missing (dev: as shards)."""
-    train = locate(COLLECTION, 'nq320k-train', f'{DIRECTORY}/{TRAIN_FILE}')
-    dev_all = ir_datasets.util.home_path() / COLLECTION / DIRECTORY / DEV_FILE
-    if dev_all.exists():
-        return train, [dev_all]
-    return train, [locate(COLLECTION, f'nq320k-{name.split(".")[0]}', f'{DIRECTORY}/{name}') for name in DEV_SHARDS]
+class NQ320k(BuiltCollection):
+    """NQ320k's sources and build. A split's queries are read from the split's own files while the
+    collection is not built, so that they need neither the other split's files nor a build."""
+
+    def __init__(self) -> None:
+        super().__init__(COLLECTION, DIRECTORY, SPLITS, BUILD_VERSION, NQ320kDoc, GenericQuery, 'en')
+
+    def query_sources(self, split: str) -> list[Source]:
+        """Train: the simplified train file; dev: nq-dev-all.jsonl.gz when placed by hand, else the five shards."""
+        if split == 'train':
+            return [Source(COLLECTION, 'nq320k-train', f'{DIRECTORY}/{TRAIN_FILE}')]
+        dev_all = Source(COLLECTION, 'nq320k-dev-all', f'{DIRECTORY}/{DEV_FILE}')
+        if dev_all.path().exists():
+            return [dev_all]
+        return [Source(COLLECTION, f'nq320k-{name.split(".")[0]}', f'{DIRECTORY}/{name}') for name in DEV_SHARDS]
+
+    def sources(self) -> list[Source]:
+        """The train file, then the dev file(s)."""
+        return [source for split in SPLITS for source in self.query_sources(split)]
+
+    def build(self, writer: Writer, paths: list[Path], normaliser: str) -> dict[str, Any]:
+        """See :func:`build`."""
+        return build(writer, paths[0], paths[1:], titles.normaliser(normaliser))
+
+    def read_queries(self, split: str, paths: list[Path]) -> Iterator[GenericQuery]:
+        """See :func:`questions`."""
+        return questions(paths)
 
 
-def ensure() -> Path:
-    """The built collection's directory (built on first use)."""
-    train, dev = _sources()
-    return ensure_titled_build(ir_datasets.util.home_path() / COLLECTION / DIRECTORY, [train, *dev], BUILD_VERSION,
-                               SPLITS, lambda writer, name: build(writer, train, dev, titles.normaliser(name)))
+#: The collection (stateless: it finds its files when used).
+NQ = NQ320k()
 
 
 def datasets() -> dict[str, Dataset]:
     """``nci/nq320k`` (all docs, queries and qrels of both splits) and its splits."""
-    collection = BuiltCollection(ensure, NQ320kDoc, GenericQuery, 'en', 'nci/nq320k')
     relevant = 'the Wikipedia page the question was asked about (deduplicated by normalised title)'
-    return built_datasets(collection, SPLITS, relevant,
-                          functools.partial(Documentation, COLLECTION, DIRECTORY))
+    return built_datasets(NQ, relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count, from the build in place (see ``BuiltCollection.count_in_place``)."""
+    return NQ.count_in_place(dataset_id, entity)

@@ -20,7 +20,7 @@ import tarfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import ijson
 import ir_datasets
@@ -28,8 +28,8 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import GenericQuery
 
 from irmeasures_ext.datasets import titles
-from irmeasures_ext.datasets.built import BuiltCollection, Writer, built_datasets, ensure_titled_build
-from irmeasures_ext.datasets.common import Documentation, locate
+from irmeasures_ext.datasets.built import BuildFile, BuiltCollection, WriteError, Writer, built_datasets
+from irmeasures_ext.datasets.common import Documentation, Source
 from irmeasures_ext.errors import InputError
 
 # (No ``from __future__ import annotations``: ir_datasets' export reads the record classes' annotations as types.)
@@ -90,8 +90,8 @@ def questions_of(stream: IO[bytes], where: str) -> Iterator[tuple[str, Question]
         raise InputError(f'{where}: invalid JSON ({str(error).strip() or type(error).__name__})') from None
 
 
-def read_archive(path: Path, bodies: IO[bytes]) -> tuple[list[tuple[str, int, int]], dict[str, dict[str, Question]],
-                                                         dict[str, int]]:
+def read_archive(path: Path, bodies: BuildFile[bytes]) -> tuple[list[tuple[str, int, int]],
+                                                               dict[str, dict[str, Question]], dict[str, int]]:
     """One streaming pass over the archive: each evidence page's (file name, offset, length) of its
     text written to ``bodies``, each split's questions by text (skipping those with a newline,
     the last of identical texts kept at the first one's place), and what was skipped or merged."""
@@ -119,6 +119,8 @@ def read_archive(path: Path, bodies: IO[bytes]) -> tuple[list[tuple[str, int, in
                             continue
                         notes[f'merged_identical-{split}'] += text in found
                         found[text] = question
+    except WriteError:  # (an OSError, but of the scratch file, not of the archive)
+        raise
     except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
         raise InputError(f'{path}: not a readable tar.gz archive ({error})') from None
     except UnicodeDecodeError as error:
@@ -133,7 +135,7 @@ def read_archive(path: Path, bodies: IO[bytes]) -> tuple[list[tuple[str, int, in
 def build(writer: Writer, archive: Path, normalise: Callable[[str], str]) -> dict:
     """Reads the archive once, then writes the deduplicated docs in sorted file-name order, the
     queries and their qrels."""
-    with open(writer.directory / 'bodies.tmp', 'w+b') as bodies:
+    with writer.scratch('bodies.tmp') as bodies:
         pages, questions, notes = read_archive(archive, bodies)
         doc_of_key: dict[str, str] = {}
         doc_of_file: dict[str, str] = {}
@@ -159,16 +161,31 @@ def build(writer: Writer, archive: Path, normalise: Callable[[str], str]) -> dic
     return notes
 
 
-def ensure() -> Path:
-    """The built collection's directory (built on first use)."""
-    archive = locate(COLLECTION, 'trivia-qa', f'{DIRECTORY}/{ARCHIVE}')
-    return ensure_titled_build(ir_datasets.util.home_path() / COLLECTION / DIRECTORY, [archive], BUILD_VERSION, SPLITS,
-                               lambda writer, name: build(writer, archive, titles.normaliser(name, TITLE_TOKENS)))
+class TriviaQA(BuiltCollection):
+    """TriviaQA's source (the one archive) and build."""
+
+    def __init__(self) -> None:
+        super().__init__(COLLECTION, DIRECTORY, SPLITS, BUILD_VERSION, TriviaQADoc, GenericQuery, 'en')
+
+    def sources(self) -> list[Source]:
+        """``triviaqa-rc.tar.gz``."""
+        return [Source(COLLECTION, 'trivia-qa', f'{DIRECTORY}/{ARCHIVE}')]
+
+    def build(self, writer: Writer, paths: list[Path], normaliser: str) -> dict[str, Any]:
+        """See :func:`build`."""
+        return build(writer, paths[0], titles.normaliser(normaliser, TITLE_TOKENS))
+
+
+#: The collection (stateless: it finds its files when used).
+TRIVIA_QA = TriviaQA()
 
 
 def datasets() -> dict[str, Dataset]:
     """``nci/trivia-qa`` (all docs, queries and qrels of both splits) and its splits."""
-    collection = BuiltCollection(ensure, TriviaQADoc, GenericQuery, 'en', 'nci/trivia-qa')
     relevant = "a Wikipedia page of the question's EntityPages (deduplicated by normalised title)"
-    return built_datasets(collection, SPLITS, relevant,
-                          functools.partial(Documentation, COLLECTION, DIRECTORY))
+    return built_datasets(TRIVIA_QA, relevant, functools.partial(Documentation, COLLECTION, DIRECTORY))
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count, from the build in place (see ``BuiltCollection.count_in_place``)."""
+    return TRIVIA_QA.count_in_place(dataset_id, entity)

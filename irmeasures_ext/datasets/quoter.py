@@ -16,7 +16,8 @@ from typing import NamedTuple
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQrels, BaseQueries, GenericDoc, GenericQrel
 
-from irmeasures_ext.datasets.common import DictDocs, DictDocstore, Documentation, load_once, locate
+from irmeasures_ext.datasets.common import DictDocs, DictDocstore, Documentation, Source, in_place, load_once
+from irmeasures_ext.datasets.metadata import cached_count, count_records
 from irmeasures_ext.errors import InputError
 
 # (No ``from __future__ import annotations`` in this module: ir_datasets' export reads the record
@@ -92,9 +93,13 @@ class _Source:
         self.name = name
         self.language = LANGUAGES[name]
 
+    def source(self) -> Source:
+        """The file."""
+        return Source('quoter', self.name, self.language.file_name)
+
     def load(self) -> QuoteRFile:
         """The parsed file; ``InputError`` if it is too short for the official splits."""
-        path = locate('quoter', self.name, self.language.file_name)
+        path = self.source().locate()
         data = load_once(read_quoter, path, self.language.lowercase)
         if len(data.samples) <= self.language.test_start:
             raise InputError(f'{path} has {len(data.samples)} lines; the official test split starts '
@@ -172,3 +177,10 @@ def datasets() -> dict[str, Dataset]:
             result[f'quoter/{name}/{split}'] = Dataset(
                 docs, QuoteRQueries(source, rows), QuoteRQrels(source, rows), Documentation('quoter', name, split=note))
     return result
+
+
+def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
+    """``metadata()``'s count of ``entity`` records of a QuoteR dataset, from its file in place (never
+    downloaded), counted once per version of the file."""
+    paths = in_place([_Source(dataset_id.split('/')[1]).source()], f'counting the {entity} of {dataset_id}')
+    return cached_count('quoter', dataset_id, entity, paths, lambda: count_records(dataset, entity))
