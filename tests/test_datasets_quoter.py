@@ -156,9 +156,9 @@ def serve(monkeypatch, payload: bytes | Exception) -> list[str]:
 def pin(monkeypatch, name: str, payload: bytes) -> None:
     """Pin the git blob SHA-1 of ``payload`` for ``name`` (the fixture stands in for the real file)."""
     from irmeasures_ext.datasets import common
-    entries = json.loads(common._package_data('downloads.json'))
+    entries = json.loads(common.package_data('downloads.json'))
     entries['quoter'][name]['git_blob_sha1'] = hashlib.sha1(b'blob %d\0' % len(payload) + payload).hexdigest()
-    monkeypatch.setattr(common, '_package_data', lambda file: json.dumps(entries).encode())
+    monkeypatch.setattr(common, 'package_data', lambda file: json.dumps(entries).encode())
 
 
 def test_missing_file_is_downloaded_from_the_pinned_commit_and_checked(quoter_home, tmp_path, monkeypatch):

@@ -396,12 +396,15 @@ class BuiltCollection(ABC):
     def ensure(self) -> Path:
         """The build's folder, built first if needed (missing sources downloaded first; those that
         cannot be are named together)."""
+        return self._ensure_manifest()[0]
+
+    def _ensure_manifest(self) -> tuple[Path, dict[str, Any]]:
+        """The build's folder and manifest, built first if needed (see :meth:`ensure`)."""
         paths = locate_all(self.sources())
         normaliser = titles.chosen()
         target = self._target(normaliser)
-        ensure_built(target, paths, self._parameters(normaliser), self.splits,
-                     lambda writer: self.build(writer, paths, normaliser))
-        return target
+        return target, ensure_built(target, paths, self._parameters(normaliser), self.splits,
+                                    lambda writer: self.build(writer, paths, normaliser))
 
     def current(self) -> Path | None:
         """The build's folder if it is in place and made from the sources as they are, else ``None``
@@ -415,7 +418,7 @@ class BuiltCollection(ABC):
 
     def counts(self) -> dict[str, int]:
         """The build's counts (``docs``, ``queries-<split>``, ``qrels-<split>``), from its manifest."""
-        return _read_manifest(self.ensure())['counts']
+        return self._ensure_manifest()[1]['counts']
 
     def count_in_place(self, dataset_id: str, entity: str) -> int:
         """The number of ``entity`` records of dataset ``dataset_id`` (the collection or a split), from
@@ -516,7 +519,8 @@ class BuiltQueries(BaseQueries):
 
     def queries_store(self) -> DictDocstore:
         """Lookup by query_id (``ir_datasets lookup --qid``)."""
-        return DictDocstore({q.query_id: q for q in self.queries_iter()}, self._collection.query_cls, 'query_id')
+        queries: Iterator[Any] = self.queries_iter()  # (namedtuples with a query_id)
+        return DictDocstore({q.query_id: q for q in queries}, self._collection.query_cls, 'query_id')
 
     def queries_cls(self) -> type:
         """The queries' namedtuple class."""

@@ -16,7 +16,7 @@ candidate list, see ``remove_citing_papers``. Full description:
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Tuple  # noqa: UP035
+from typing import TYPE_CHECKING, Any, NamedTuple, Tuple, TypeAlias  # noqa: UP035
 
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
@@ -116,13 +116,17 @@ class ArSyTaQuery(NamedTuple):
         return cls(context_id, record['masked_text'], record['citing_id'], record['heading'])
 
 
+DocClass: TypeAlias = type[CitationDoc] | type[ArSyTaDoc]
+QueryClass: TypeAlias = type[CitationQuery] | type[ArSyTaQuery]
+
+
 @dataclass(frozen=True)
 class Layout:
     """A release: its ``downloads.json`` entries, record classes and file names (several accepted
     names per file: the first one found is read)."""
     source: str
-    doc_cls: type
-    query_cls: type
+    doc_cls: DocClass
+    query_cls: QueryClass
     split_files: Mapping[str, str]
     contexts_files: Tuple[str, ...] = ('contexts.json',)  # noqa: UP006
     papers_files: Tuple[str, ...] = ('papers.json',)  # noqa: UP006
@@ -136,7 +140,7 @@ ARSYTA = Layout('arsyta', ArSyTaDoc, ArSyTaQuery,
 COLLECTIONS = {'acl-200': GU, 'fulltextpeerread': GU, 'refseer': GU, 'arxiv': GU, 'arsyta': ARSYTA}
 
 
-def _build(cls: type, path: Path, key: str, record: Any) -> NamedTuple:
+def _build(cls: DocClass | QueryClass, path: Path, key: str, record: Any) -> NamedTuple:
     if not isinstance(record, dict):
         raise InputError(f'{path}: record {key!r} is not a JSON object')
     try:
@@ -145,13 +149,13 @@ def _build(cls: type, path: Path, key: str, record: Any) -> NamedTuple:
         raise InputError(f'{path}: record {key!r} lacks field {e}') from e
 
 
-def read_papers(path: Path, doc_cls: type) -> dict[str, NamedTuple]:
+def read_papers(path: Path, doc_cls: DocClass) -> dict[str, NamedTuple]:
     """``{paper_id: doc}`` of a ``papers.json``, parsed as a stream."""
     return {key: _build(doc_cls, path, key, record) for key, record in iter_json(path, '{')}
 
 
 def stream_contexts(path: Path, context_ids: Collection[str] | None = None,
-                    query_cls: type = ArSyTaQuery, all_present: bool = True) -> Iterator[NamedTuple]:
+                    query_cls: QueryClass = ArSyTaQuery, all_present: bool = True) -> Iterator[NamedTuple]:
     """Stream the citation contexts of a contexts file as ``query_cls`` records, in file order,
     keeping those of ``context_ids`` (all when ``None``).
 
@@ -293,7 +297,7 @@ def count(dataset_id: str, entity: str, dataset: Dataset) -> int:
     return cached_count('citation-rec', dataset_id, entity, paths, lambda: count_records(dataset, entity))
 
 
-CitingSource = Mapping[str, str] | str | Dataset
+CitingSource: TypeAlias = Mapping[str, str] | str | Dataset
 
 
 def citing_ids(dataset_or_mapping: CitingSource) -> Mapping[str, str]:

@@ -24,13 +24,17 @@ T = TypeVar('T')
 
 
 @functools.cache
-def _package_data(name: str) -> bytes:
-    return pkgutil.get_data(__package__, name)
+def package_data(name: str) -> bytes:
+    """The bytes of a data file of this package (downloads.json, metadata.json, docs/*.yaml)."""
+    data = pkgutil.get_data(__package__, name)
+    if data is None:  # (only for loaders that cannot read files)
+        raise FileNotFoundError(f'{__package__}/{name} is not installed')
+    return data
 
 
 def downloads(collection: str) -> dict[str, dict]:
     """The ``downloads.json`` entries of a collection, by key."""
-    return json.loads(_package_data('downloads.json'))[collection]
+    return json.loads(package_data('downloads.json'))[collection]
 
 
 class DownloadError(OSError):
@@ -256,14 +260,14 @@ class DictDocs(BaseDocs):
 @functools.cache
 def _documentation_file(collection: str) -> dict[str, dict[str, str]]:
     yaml = ir_datasets.lazy_libs.yaml()
-    return yaml.safe_load(_package_data(f'docs/{collection}.yaml'))
+    return yaml.safe_load(package_data(f'docs/{collection}.yaml'))
 
 
 class StreamedQueryStore(Docstore):
     """Lookup by query_id over queries read on demand, one pass per lookup (``ir_datasets lookup --qid``):
     for splits too large to hold, such as ArSyTa's."""
 
-    def __init__(self, queries: Callable[[Iterable[str]], Iterator[NamedTuple]], query_cls: type):
+    def __init__(self, queries: Callable[[set[str]], Iterator[NamedTuple]], query_cls: type):
         super().__init__(query_cls, 'query_id')
         self._queries = queries
 

@@ -11,7 +11,6 @@ place. A count whose files are not in place raises one ``MissingFilesError`` nam
 import functools
 import json
 import os
-import pkgutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 
-from irmeasures_ext.datasets.common import source_signature
+from irmeasures_ext.datasets.common import package_data, source_signature
 
 CACHE_NAME = 'irmeasures_ext-counts.json'
 
@@ -32,7 +31,7 @@ Counter = Callable[[str, str], int]
 @functools.cache
 def known_counts() -> dict[str, dict[str, dict[str, Any]]]:
     """The counts of metadata.json, by dataset id and entity type (``{'count': n, 'source': ...}``)."""
-    return json.loads(pkgutil.get_data(__package__, 'metadata.json'))['datasets']
+    return json.loads(package_data('metadata.json'))['datasets']
 
 
 class CountsProvider:

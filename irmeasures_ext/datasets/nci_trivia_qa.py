@@ -90,6 +90,14 @@ def questions_of(stream: IO[bytes], where: str) -> Iterator[tuple[str, Question]
         raise InputError(f'{where}: invalid JSON ({str(error).strip() or type(error).__name__})') from None
 
 
+def _member_file(archive: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> IO[bytes]:
+    """The contents of a regular file of ``archive`` (read from ``path``)."""
+    stream = archive.extractfile(member)
+    if stream is None:  # (extractfile gives None for members that are not files; read_archive asks for files)
+        raise InputError(f'{path}: {member.name} is not a regular file')
+    return stream
+
+
 def read_archive(path: Path, bodies: BuildFile[bytes]) -> tuple[list[tuple[str, int, int]],
                                                                dict[str, dict[str, Question]], dict[str, int]]:
     """One streaming pass over the archive: each evidence page's (file name, offset, length) of its
@@ -106,14 +114,14 @@ def read_archive(path: Path, bodies: BuildFile[bytes]) -> tuple[list[tuple[str, 
                 if not member.isfile():
                     continue
                 if member.name.startswith(EVIDENCE) and member.name.endswith('.txt'):
-                    text = body_of(archive.extractfile(member).read()).encode('utf-8')
-                    pages.append((member.name[len(EVIDENCE):], bodies.tell(), len(text)))
-                    bodies.write(text)
+                    body = body_of(_member_file(archive, member, path).read()).encode('utf-8')
+                    pages.append((member.name[len(EVIDENCE):], bodies.tell(), len(body)))
+                    bodies.write(body)
                 elif member.name in QUESTION_FILES:
                     seen.add(member.name)
                     split = QUESTION_FILES[member.name]
                     found = questions[split]
-                    for text, question in questions_of(archive.extractfile(member), f'{path}: {member.name}'):
+                    for text, question in questions_of(_member_file(archive, member, path), f'{path}: {member.name}'):
                         if '\n' in text:
                             notes[f'skipped_multiline-{split}'] += 1
                             continue

@@ -3,6 +3,9 @@
 A module of its own, not the package's ``__init__``: the registration runs as soon as ir_datasets
 is imported, which may be while ``irmeasures_ext.datasets`` itself is still being imported.
 """
+import functools
+from types import ModuleType
+
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.util.metadata import MetadataComponent
 
@@ -21,9 +24,13 @@ def register() -> None:
     registered = set(ir_datasets.registry)
     for module in MODULES:
         datasets = module.datasets()
-        provider = CountsProvider(lambda dataset_id, entity, found=datasets, module=module: module.count(
-            dataset_id, entity, found[dataset_id]))
+        provider = CountsProvider(functools.partial(_count_in_place, module, datasets))
         for dataset_id, dataset in datasets.items():
             if dataset_id not in registered:
                 ir_datasets.registry.register(dataset_id, Dataset(MetadataComponent(dataset_id, dataset, provider),
                                                                   dataset))
+
+
+def _count_in_place(module: ModuleType, datasets: dict[str, Dataset], dataset_id: str, entity: str) -> int:
+    """``module``'s count of ``entity`` for one of its ``datasets``."""
+    return module.count(dataset_id, entity, datasets[dataset_id])

@@ -80,7 +80,7 @@ def basic_tokens(text: str) -> list[str]:
     tokens = []
     for word in _cleaned(text).split():
         word = ''.join(c for c in unicodedata.normalize('NFD', word.lower()) if unicodedata.category(c) != 'Mn')
-        piece = []
+        piece: list[str] = []
         for char in word:
             if _is_punctuation(char):
                 if piece:
