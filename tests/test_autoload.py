@@ -71,7 +71,8 @@ def test_submodules_are_attributes_imported_on_first_use():
     import sys
     script = ('import sys, irmeasures_ext; loaded = {"frames", "datasets"} & {m.split(".")[1] for m in sys.modules '
               'if m.startswith("irmeasures_ext.")}; print(sorted(loaded)); '
-              'print(irmeasures_ext.frames.evaluate_frame.__name__, irmeasures_ext.datasets.remove_citing_papers.__name__); '
+              'print(irmeasures_ext.frames.evaluate_frame.__name__, '
+              '      irmeasures_ext.datasets.remove_citing_papers.__name__); '
               'print("frames" in dir(irmeasures_ext)); irmeasures_ext.nonexistent')
     result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
     assert result.stdout.splitlines() == ['[]', 'evaluate_frame remove_citing_papers', 'True']

@@ -122,7 +122,7 @@ def shell_commands(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize('block', [b for b in BLOCKS if b.language == 'python'],
-                         ids=[i for b, i in zip(BLOCKS, ids) if b.language == 'python'])
+                         ids=[i for b, i in zip(BLOCKS, ids, strict=True) if b.language == 'python'])
 def test_python_block_runs(block, workspace):
     folder, env = workspace
     script = PREAMBLE + SECTION_PREAMBLES.get(block.section, '') + textwrap.dedent(block.text)
@@ -132,7 +132,7 @@ def test_python_block_runs(block, workspace):
 
 
 @pytest.mark.parametrize('block', [b for b in BLOCKS if b.language == 'bash'],
-                         ids=[i for b, i in zip(BLOCKS, ids) if b.language == 'bash'])
+                         ids=[i for b, i in zip(BLOCKS, ids, strict=True) if b.language == 'bash'])
 def test_shell_block_runs(block, workspace):
     folder, env = workspace
     commands = shell_commands(block.text)

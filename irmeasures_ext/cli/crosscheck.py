@@ -65,8 +65,9 @@ def run(argv: list[str]) -> int:
     qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
     ours = per_query(evaluate(measures, qrels, run, ext_provider.NAME))  # checks the inputs, naming their lines
     left_out = _queries_pytrec_eval_cannot_evaluate(qrels.table, run.table)
-    judged = (_without(qrels.table, left_out), _without(run.table, left_out)) if left_out else (qrels, run)
-    theirs = per_query(evaluate(measures, *judged, reference))
+    judged_qrels, judged_run = (_without(qrels.table, left_out), _without(run.table, left_out)) if left_out else (
+        qrels.table, run.table)
+    theirs = per_query(evaluate(measures, judged_qrels, judged_run, reference))
     for values in ours.values():
         for query_id in left_out:
             values.pop(query_id, None)

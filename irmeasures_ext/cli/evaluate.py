@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 
 import ir_measures
 
@@ -67,7 +68,7 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     from irmeasures_ext.readers.inputs import read_input
     compute, needs_citing = PROTOCOLS[args.protocol]
     qrels, run = load(args.qrels, args.run)
-    citing = {}
+    citing: Mapping[str, str] = {}
     if needs_citing:
         from irmeasures_ext.datasets.citation_rec import citing_ids
         try:

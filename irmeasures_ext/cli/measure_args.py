@@ -96,12 +96,13 @@ def _parse_literals(text: str) -> Measure:
         cutoff, node = node.right, node.left
     if isinstance(node, ast.Call) and not node.args:
         keywords, node = node.keywords, node.func
-    if not isinstance(node, ast.Name) or any(keyword.arg is None for keyword in keywords):  # None: **mapping
+    named = [(keyword.arg, keyword.value) for keyword in keywords if keyword.arg is not None]  # None: **mapping
+    if not isinstance(node, ast.Name) or len(named) < len(keywords):
         raise _syntax_error(text)
     if node.id not in ir_measures.measures.registry:
         _trec_measures(node.id)  # raises "unknown measure" with suggestions
     prototype = ir_measures.measures.registry[node.id]
-    params = {keyword.arg: _param_value(prototype, keyword.arg, keyword.value, text) for keyword in keywords}
+    params = {name: _param_value(prototype, name, value, text) for name, value in named}
     if cutoff is not None:
         params[prototype.AT_PARAM] = _param_value(prototype, prototype.AT_PARAM, cutoff, text)
     try:

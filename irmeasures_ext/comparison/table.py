@@ -24,7 +24,8 @@ from irmeasures_ext.plugin import provider as ext_provider
 COLUMNS = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'baseline', 'diff', 'p_value', 'p_adjusted',
            'effect_size', 'wins', 'losses', 'ties']
 COMPRESSED = ('.gz', '.bz2', '.xz', '.zst')
-AGGREGATES = {MeanAgg: np.mean, MedianAgg: np.median, VarianceAgg: np.var, SumAgg: np.sum}
+AGGREGATES: dict[type, Callable[..., Any]] = {MeanAgg: np.mean, MedianAgg: np.median, VarianceAgg: np.var,
+                                             SumAgg: np.sum}
 AGGREGATE_NAMES = {np.median: 'median', np.var: 'variance', np.sum: 'sum'}
 #: Runs evaluated at once by default. Arrow's reader already uses every core; a second run at once
 #: saved ~5% of the time of 20 1M-line runs on 2 cores and cost 50% more peak memory.
@@ -90,13 +91,13 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Ite
     if evaluation.built is None or not len(evaluation.built.qrel_qids):
         raise ComparisonError('the qrels hold no query: nothing to compare')
 
-    def results(run: Any) -> Results:
+    def results_of(run: Any) -> Results:
         try:
             return evaluation.results(run)
         finally:
             release_freed_memory()
     with ThreadPoolExecutor(workers or WORKERS) as pool:
-        results = list(pool.map(results, runs))
+        results = list(pool.map(results_of, runs))
     values = {m: np.column_stack([r.values[m].astype(np.float64) for r in results]) for m in evaluation.measures}
     return RunValues(names, evaluation.measures, results[0].query_ids.to_pylist(), values)
 
@@ -154,7 +155,7 @@ def p_values(values: np.ndarray, pairs: list[tuple[int, int]], differences: np.n
     return stats.randomization(differences, samples, seed)
 
 
-def aggregate_function(measure: Measure) -> Callable[..., np.ndarray]:
+def aggregate_function(measure: Measure) -> Callable[..., Any]:
     """The numpy function (of an array and ``axis``) of the measure's own aggregator: ``np.mean``
     for most, ``np.median`` for MedianRank, ``np.var`` for RankVariance, ``np.sum`` for NumRet/NumRel."""
     aggregator = type(measure.aggregator())

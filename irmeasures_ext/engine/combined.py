@@ -94,10 +94,11 @@ class Evaluation:
                          if next(p for p in providers if p.is_available() and p.supports(m)).NAME == 'pytrec_eval']
         crashing = queries_trec_eval_cannot_evaluate(self.built.qrels, run) if via_trec_eval else []
         if crashing:
-            raise InputError(f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= {TREC_EVAL_CRASHING_LABEL}, which '
-                             f'pytrec_eval (computing {" ".join(via_trec_eval)} here) cannot evaluate: trec_eval '
-                             f'sizes its label counts by the largest label + 1 and crashes; leave those queries '
-                             f'out, or ask only for measures the {ext_provider.NAME} provider computes')
+            raise InputError(
+                f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= '
+                f'{TREC_EVAL_CRASHING_LABEL}, which pytrec_eval (computing {" ".join(via_trec_eval)} here) cannot '
+                'evaluate: trec_eval sizes its label counts by the largest label + 1 and crashes; leave those '
+                f'queries out, or ask only for measures the {ext_provider.NAME} provider computes')
 
 
 def queries_trec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
