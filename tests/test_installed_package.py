@@ -52,7 +52,7 @@ def test_the_package_is_imported_from_its_install():
     else:
         installed = Path(importlib.metadata.distribution('irmeasures-ext').locate_file(f'{PACKAGE}/__init__.py'))
         assert imported == installed.resolve()
-        assert not imported.is_relative_to(ROOT), f'{PACKAGE} imported from the checkout, not from its install'
+        assert not imported.is_relative_to(ROOT / PACKAGE), f'{PACKAGE} imported from the checkout, not its install'
 
 
 def test_every_tracked_package_file_is_installed():
