@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 import irmeasures_ext
 from irmeasures_ext import InputError, MeanRank, MeasureParamError, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext.measures import DECLARED
+from irmeasures_ext.measures.base import REL_PARAM, SCORE_PRECISIONS, TIE_POLICIES, ExtMeasure
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
 
@@ -171,6 +173,55 @@ def test_measures_choose_their_own_policy():
     values = irmeasures_ext.provider.calc_aggregate(
         [MeanRank, MeanRank(ties='optimistic'), MeanRank(ties='pessimistic'), MeanRank(ties='expected')], qrels, run)
     assert list(values.values()) == [3.0, 1.0, 3.0, 2.0]  # doc_id descending puts a last; expected: (1+2+3)/3
+
+
+#: One query, one relevant doc a (label 1) tied with two unjudged docs: b scores 1.00000001 (a tie as
+#: float32, strictly first as float64), c 1.0; the rank column ranks b, a, c. The positions a can take
+#: under each (policy, precision), by hand (doc_id descending puts c, b, a):
+TIED = pd.DataFrame({'query_id': ['q'] * 3, 'doc_id': ['a', 'b', 'c'], 'score': [1.0, 1.00000001, 1.0],
+                     'rank': [2, 1, 3]})
+POSITIONS_OF_A = {('trec_eval', 'float32'): [3], ('optimistic', 'float32'): [1], ('pessimistic', 'float32'): [3],
+                  ('expected', 'float32'): [1, 2, 3], ('rank', 'float32'): [2],
+                  ('trec_eval', 'float64'): [3], ('optimistic', 'float64'): [2], ('pessimistic', 'float64'): [3],
+                  ('expected', 'float64'): [2, 3], ('rank', 'float64'): [2]}
+#: Each declared measure (@3 where it takes a cutoff) as a function of a's position p, by hand (R = 1).
+VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β = 1
+            'nDCG_Z1': lambda p: 1 / math.log2(p + 1),  # gain 2^1 - 1
+            'MSnDCG': lambda p: 1 / math.log2(p + 1),  # ideal DCG 1
+            'nDCG_JK': lambda p: 1 / max(1.0, math.log2(p)),
+            'nERR': lambda p: 1 / p,  # stop probability 1/(1 + 1): ERR 1/(2p), ideal 1/2
+            'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
+
+
+@pytest.mark.parametrize('name', sorted(DECLARED))
+def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
+    """Each declared measure, built with ties= and score_precision=, ranks by them (nERR alone is refused
+    under expected, by design): its value on the tied query is the hand-computed one."""
+    assert set(VALUE_AT) == set(DECLARED)  # a new measure needs its row here
+    prototype = DECLARED[name]
+    for policy, precision in itertools.product(TIE_POLICIES, SCORE_PRECISIONS):
+        measure = prototype(ties=policy, score_precision=precision)
+        if 'cutoff' in measure.SUPPORTED_PARAMS:
+            measure = measure @ 3
+        if name == 'nERR' and policy == 'expected':
+            with pytest.raises(MeasureParamError, match='not supported under ties=expected'):
+                irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)
+            continue
+        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)]
+        want = statistics.fmean(map(VALUE_AT[name], POSITIONS_OF_A[policy, precision]))
+        assert got == pytest.approx(want, abs=1e-12), (str(measure), policy, precision)
+
+
+def test_a_new_measure_takes_the_ranking_parameters_without_declaring_them():
+    class _Probe(ExtMeasure):
+        NAME = 'Probe'
+        SUPPORTED_PARAMS = {'rel': REL_PARAM}
+
+    assert _Probe(ties='optimistic', score_precision='float64').params == {'ties': 'optimistic',
+                                                                           'score_precision': 'float64'}
+    assert sorted(_Probe.SUPPORTED_PARAMS) == ['rel', 'score_precision', 'ties']
+    with pytest.raises(MeasureParamError, match="ties must be one of"):
+        _Probe(ties='random')
 
 
 def test_expected_refuses_nerr_by_name():

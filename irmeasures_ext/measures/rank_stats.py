@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import RANKING_PARAMS, REL_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, declare
 
 
 class _CollectingAgg(irm.base.Agg):
@@ -42,10 +42,7 @@ class VarianceAgg(_CollectingAgg):
 
 class _FirstRelevantRank(ExtMeasure):
     LOWER_IS_BETTER = True
-    SUPPORTED_PARAMS = {
-        'rel': REL_PARAM,
-        **RANKING_PARAMS,
-    }
+    SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
 class _MeanRank(_FirstRelevantRank):
