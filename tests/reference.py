@@ -83,14 +83,19 @@ def ndcg_z1(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = 
 
 def first_relevant_rank(ranking: Sequence[str], judged: Judged, run_depth: int, rel: int = 1) -> float:
     """Rank of the first relevant doc; none retrieved: len(ranking) + 1; query not in the run
-    (no docs): run_depth + 1, with run_depth the most docs any query of the run retrieved, and
-    NaN if the run retrieves nothing at all (0 would make run_depth + 1 the best rank)."""
+    (no docs): run_depth + 1, with run_depth the most docs any qrels query retrieved (queries only
+    in the run do not count), and NaN if that is 0 (0 would make run_depth + 1 the best rank)."""
     for rank, doc in enumerate(ranking, start=1):
         if is_relevant(doc, judged, rel):
             return float(rank)
     if not ranking and not run_depth:
         return math.nan
     return float((len(ranking) if ranking else run_depth) + 1)
+
+
+def run_depth(qrels: Mapping[str, Judged], run: Mapping[str, Mapping[str, float]]) -> int:
+    """The most docs any query of the qrels retrieved (``first_relevant_rank``'s ``run_depth``)."""
+    return max((len(run[query_id]) for query_id in qrels if query_id in run), default=0)
 
 
 def median(values: Iterable[float]) -> float:

@@ -86,7 +86,7 @@ def per_query(provider, measures, qrels, run):
 def test_expected_is_the_exact_mean_over_all_orderings(data):
     qrels, run = data
     ours = per_query(irmeasures_ext.provider.configured(ties='expected'), MEASURES, qrels, run)
-    depth = max((len(docs) for docs in run.values()), default=0)
+    depth = reference.run_depth(qrels, run)
     for measure, function in CASES:
         for qid, judged in qrels.items():
             values = [function(ranking, judged, depth) for ranking in orderings(run.get(qid, {}))]
@@ -108,7 +108,7 @@ def policy_ranking(scores: dict[str, float], judged: dict[str, int], policy: str
 def test_optimistic_and_pessimistic_are_the_orderings_they_define(data, policy):
     qrels, run = data
     ours = per_query(irmeasures_ext.provider.configured(ties=policy), MEASURES, qrels, run)
-    depth = max((len(docs) for docs in run.values()), default=0)
+    depth = reference.run_depth(qrels, run)
     for measure, function in CASES:
         for qid, judged in qrels.items():
             want = function(policy_ranking(run.get(qid, {}), judged, policy), judged, depth)
