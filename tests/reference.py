@@ -200,10 +200,14 @@ def r_precision(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
     return sum(is_relevant(doc, judged, rel) for doc in ranking[:count]) / count if count else 0.0
 
 
-def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
-    """trec_eval's ndcg(_cut): gain = label (negatives 0), discount log2(rank + 1), ideal from all judged docs."""
-    def dcg(gains: Sequence[float]) -> float:
-        return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None, gains: Gains = None) -> float:
+    """trec_eval's ndcg(_cut): gain = label, or ``gains[label]`` (negatives 0), discount log2(rank + 1), ideal
+    from all judged docs."""
+    def gain(label: int) -> float:
+        return max(gains[label] if gains is not None and label in gains else label, 0)
 
-    best = dcg(sorted((max(label, 0) for label in judged.values()), reverse=True))
-    return dcg([max(judged.get(doc, 0), 0) for doc in ranking]) / best if best else 0.0
+    def dcg(gain_list: Sequence[float]) -> float:
+        return sum(value / math.log2(rank + 1) for rank, value in enumerate(gain_list[:cutoff], start=1))
+
+    best = dcg(sorted((gain(label) for label in judged.values()), reverse=True))
+    return dcg([gain(judged[doc]) if doc in judged else 0 for doc in ranking]) / best if best else 0.0
