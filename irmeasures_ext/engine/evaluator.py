@@ -118,7 +118,7 @@ def label_ranks(measure: Measure, ranking: Ranking, judgments: Judgments) -> tup
         return None
     labels = qrels_labels(judgments)
     with np.errstate(all='ignore'):  # (a gain that overflows is the kernel's error to report)
-        return rank_labels_by_credit(labels, credit(measure, labels))
+        return rank_labels_by_credit(credit(measure, labels))
 
 
 def _tie_ordered(ranked: RankedRun, ties: str, ranks: tuple[int, ...] | None) -> RankedRun:

@@ -50,10 +50,11 @@ def qrels_labels(judgments: Judgments) -> np.ndarray:
     return judgments.cached('qrels labels', lambda: _distinct(judgments.label))
 
 
-def rank_labels_by_credit(labels: np.ndarray, credit: np.ndarray) -> tuple[int, ...] | None:
+def rank_labels_by_credit(credit: np.ndarray) -> tuple[int, ...] | None:
     """How a measure needs tied documents ordered, from its ``credit`` for each of the qrels' distinct
-    ``labels`` (ascending): each label's rank by credit (0 the lowest, equal credits equal ranks), or
-    None when the credit never decreases as the label grows, so that the label order serves."""
+    labels (:func:`qrels_labels`, ascending): each label's rank by credit (0 the lowest, equal credits
+    equal ranks), or None when the credit never decreases as the label grows, so that the label order
+    serves."""
     if np.all(credit[1:] >= credit[:-1]):
         return None
     return tuple(np.searchsorted(_distinct(credit), credit).tolist())
