@@ -83,14 +83,19 @@ def ndcg_z1(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = 
 
 def first_relevant_rank(ranking: Sequence[str], judged: Judged, run_depth: int, rel: int = 1) -> float:
     """Rank of the first relevant doc; none retrieved: len(ranking) + 1; query not in the run
-    (no docs): run_depth + 1, with run_depth the most docs any query of the run retrieved, and
-    NaN if the run retrieves nothing at all (0 would make run_depth + 1 the best rank)."""
+    (no docs): run_depth + 1, with run_depth the most docs any qrels query retrieved (queries only
+    in the run do not count), and NaN if that is 0 (0 would make run_depth + 1 the best rank)."""
     for rank, doc in enumerate(ranking, start=1):
         if is_relevant(doc, judged, rel):
             return float(rank)
     if not ranking and not run_depth:
         return math.nan
     return float((len(ranking) if ranking else run_depth) + 1)
+
+
+def run_depth(qrels: Mapping[str, Judged], run: Mapping[str, Mapping[str, float]]) -> int:
+    """The most docs any query of the qrels retrieved (``first_relevant_rank``'s ``run_depth``)."""
+    return max((len(run[query_id]) for query_id in qrels if query_id in run), default=0)
 
 
 def median(values: Iterable[float]) -> float:
@@ -195,10 +200,14 @@ def r_precision(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
     return sum(is_relevant(doc, judged, rel) for doc in ranking[:count]) / count if count else 0.0
 
 
-def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
-    """trec_eval's ndcg(_cut): gain = label (negatives 0), discount log2(rank + 1), ideal from all judged docs."""
-    def dcg(gains: Sequence[float]) -> float:
-        return sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None, gains: Gains = None) -> float:
+    """trec_eval's ndcg(_cut): gain = label, or ``gains[label]`` (negatives 0), discount log2(rank + 1), ideal
+    from all judged docs."""
+    def gain(label: int) -> float:
+        return max(gains[label] if gains is not None and label in gains else label, 0)
 
-    best = dcg(sorted((max(label, 0) for label in judged.values()), reverse=True))
-    return dcg([max(judged.get(doc, 0), 0) for doc in ranking]) / best if best else 0.0
+    def dcg(gain_list: Sequence[float]) -> float:
+        return sum(value / math.log2(rank + 1) for rank, value in enumerate(gain_list[:cutoff], start=1))
+
+    best = dcg(sorted((gain(label) for label in judged.values()), reverse=True))
+    return dcg([gain(judged[doc]) if doc in judged else 0 for doc in ranking]) / best if best else 0.0

@@ -31,7 +31,10 @@ MEASURES = [ir_measures.parse_measure(text) for text in [
 
 
 def per_query(qrels, run) -> dict:
-    return {(str(m.measure), m.query_id): m.value for m in PROVIDER.iter_calc(MEASURES, qrels, run)}
+    """Values by (measure, query); NaN (MeanRank of a run answering no qrels query) as 'NaN', so that
+    ``==`` compares it."""
+    return {(str(m.measure), m.query_id): 'NaN' if m.value != m.value else m.value
+            for m in PROVIDER.iter_calc(MEASURES, qrels, run)}
 
 
 def records(qrels: dict, run: dict) -> tuple[list, list]:

@@ -4,21 +4,24 @@ trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
 from __future__ import annotations
 
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 import pytrec_eval
 import reference
 
 import irmeasures_ext
-from irmeasures_ext.engine import ranking
+from irmeasures_ext.engine import combined, ranking
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext import MeanRank
+from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NoOverlapWarning
 
 FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
 
@@ -228,3 +231,46 @@ def test_query_starts_are_the_rows_whose_query_differs_from_the_row_before(chunk
                 starts = ranking._query_starts(column, helper)
                 assert starts.dtype == np.int64
                 assert starts.tolist() == [i for i in range(n) if i == 0 or ids[i] != ids[i - 1]]
+
+
+def test_an_evaluator_reads_a_run_it_is_given_as_a_run_with_its_rank_column(tmp_path):
+    """The evaluator's own read (not the provider's): the rank column when a measure ranks by it, and
+    errors naming the run."""
+    (tmp_path / 'qrels').write_text('q 0 a 1\n')
+    (tmp_path / 'run').write_text('q Q0 a 2 9 t\nq Q0 b 1 1 t\n')  # a first by score, second by rank
+    evaluator = irmeasures_ext.provider.evaluator([MeanRank(ties='rank'), MeanRank], str(tmp_path / 'qrels'))
+    assert evaluator.calc_aggregate(str(tmp_path / 'run')) == {MeanRank(ties='rank'): 2.0, MeanRank: 1.0}
+    with pytest.raises(InputError, match='^a run as dict-of-dict has no rank column'):
+        evaluator.calc_aggregate({'q': {'a': 1.0}})
+    repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
+    with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
+        irmeasures_ext.provider.evaluator([MeanRank], {'q': {'a': 1}}).calc_aggregate(repeated)
+
+
+def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', NoOverlapWarning)
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
+    with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
+
+
+def test_rank_policy_compares_ranks_beyond_float32_precision():
+    """Ranks 2**24 and 2**24 + 1 are equal as float32: the rank policy must rank by them as float64 (a
+    tie would put b first, doc_id descending)."""
+    run = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'b'], 'score': [0.0, 0.0],
+                        'rank': [2 ** 24, 2 ** 24 + 1]})
+    ranked = irmeasures_ext.provider.configured(ties='rank')
+    assert ranked.calc_aggregate([ir_measures.RR], {'q': {'a': 1}}, run) == {ir_measures.RR: 1.0}
+
+
+def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_on():
+    """Judged@2 goes to ir_measures' pipeline, which gets the qrels as our evaluator read them; our
+    evaluator, with no measure, still checks the run."""
+    qrels, run = {'q': {'a': 1, 'b': 0}}, {'q': {'a': 2.0, 'b': 1.0, 'x': 0.5}}
+    judged = ir_measures.Judged @ 2
+    assert combined.evaluate([judged], qrels, run).aggregates() == {judged: 1.0}
+    repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
+    with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
+        combined.evaluate([judged], qrels, repeated)

@@ -10,7 +10,7 @@ import pytest
 import reference
 
 import irmeasures_ext
-from irmeasures_ext import Q
+from irmeasures_ext import MeanRank, MedianRank, Q
 
 EXPECTED = irmeasures_ext.provider.configured(ties='expected')
 
@@ -55,3 +55,9 @@ def test_expected_q_of_a_tie_group_of_two_relevant_docs(measure):
     want = (reference.q_measure(['x', 'a', 'b'], judged, **params)
             + reference.q_measure(['x', 'b', 'a'], judged, **params)) / 2
     assert EXPECTED.calc_aggregate([measure], {'q': judged}, {'q': run})[measure] == pytest.approx(want, abs=1e-12)
+
+
+def test_rank_statistics_of_qrels_without_queries_are_nan():
+    """No qrels query: no candidate count to take the largest of (and no value to aggregate)."""
+    values = irmeasures_ext.provider.calc_aggregate([MeanRank, MedianRank], {}, {'q': {'a': 1.0}})
+    assert all(math.isnan(value) for value in values.values()) and len(values) == 2

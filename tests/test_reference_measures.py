@@ -59,7 +59,7 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
     """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG and nDCG_JK, per measure string
     and query."""
     ranked = rankings(run)
-    depth = max((len(docs) for docs in run.values()), default=0)
+    depth = reference.run_depth(qrels, run)
     gains, rel, k = p['gains'], p['rel'], p['k']
     q = Q(beta=p['beta'], rel=rel, **with_gains(gains))
     functions = {
@@ -172,3 +172,19 @@ def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():
     results = ir_measures.calc_aggregate([MeanRank, MedianRank, RankVariance], qrels, run)  # ranks 1, 2, 4
     # variance: ((1 - 7/3)² + (2 - 7/3)² + (4 - 7/3)²) / 3 = (16 + 1 + 25) / 27
     assert results == {MeanRank: pytest.approx(7 / 3), MedianRank: 2.0, RankVariance: pytest.approx(42 / 27)}
+
+
+@pytest.mark.parametrize('path', sorted(PATHS))
+def test_queries_only_in_the_run_do_not_move_the_rank_statistics(path):
+    """The issue's case: q2 is unanswered, so its rank is 1 + the most docs a qrels query retrieved (q1: 1),
+    whatever a query the qrels do not have (zz, 50 docs) retrieved; a run answering only such queries
+    gives NaN, never a best rank."""
+    measures = [MeanRank, MedianRank, RankVariance]
+    qrels, run = {'q1': {'d1': 1}, 'q2': {'d1': 1}}, {'q1': {'d1': 1.0}}
+    run_only = {'zz': {f'x{i}': 1.0 for i in range(50)}}
+    per_query, aggregates = PATHS[path](measures, qrels, {**run, **run_only})
+    assert (per_query, aggregates) == PATHS[path](measures, qrels, run)
+    assert per_query == {(str(m), 'q1'): 1.0 for m in measures} | {(str(m), 'q2'): 2.0 for m in measures}
+    assert aggregates == {'MeanRank': 1.5, 'MedianRank': 1.5, 'RankVariance': 0.25}
+    per_query, aggregates = PATHS[path](measures, qrels, run_only)
+    assert all(math.isnan(value) for value in [*per_query.values(), *aggregates.values()]), (per_query, aggregates)

@@ -12,11 +12,13 @@ import pandas as pd
 import pytest
 import pytrec_eval
 import reference
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import irmeasures_ext
 from irmeasures_ext import InputError, MeanRank, MeasureParamError, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext.measures import DECLARED
+from irmeasures_ext.measures.base import REL_PARAM, SCORE_PRECISIONS, TIE_POLICIES, ExtMeasure
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
 
@@ -84,7 +86,7 @@ def per_query(provider, measures, qrels, run):
 def test_expected_is_the_exact_mean_over_all_orderings(data):
     qrels, run = data
     ours = per_query(irmeasures_ext.provider.configured(ties='expected'), MEASURES, qrels, run)
-    depth = max((len(docs) for docs in run.values()), default=0)
+    depth = reference.run_depth(qrels, run)
     for measure, function in CASES:
         for qid, judged in qrels.items():
             values = [function(ranking, judged, depth) for ranking in orderings(run.get(qid, {}))]
@@ -94,7 +96,8 @@ def test_expected_is_the_exact_mean_over_all_orderings(data):
 
 
 def policy_ranking(scores: dict[str, float], judged: dict[str, int], policy: str) -> list[str]:
-    """The ranking optimistic (higher labels first) or pessimistic (lower first, unjudged lowest) defines."""
+    """The ranking optimistic (higher labels first) or pessimistic (lower first, unjudged lowest) defines for
+    the measures of CASES, whose gains grow with the label."""
     def label(doc):
         return judged.get(doc, -math.inf)
     sign = -1 if policy == 'optimistic' else 1
@@ -106,7 +109,7 @@ def policy_ranking(scores: dict[str, float], judged: dict[str, int], policy: str
 def test_optimistic_and_pessimistic_are_the_orderings_they_define(data, policy):
     qrels, run = data
     ours = per_query(irmeasures_ext.provider.configured(ties=policy), MEASURES, qrels, run)
-    depth = max((len(docs) for docs in run.values()), default=0)
+    depth = reference.run_depth(qrels, run)
     for measure, function in CASES:
         for qid, judged in qrels.items():
             want = function(policy_ranking(run.get(qid, {}), judged, policy), judged, depth)
@@ -116,6 +119,93 @@ def test_optimistic_and_pessimistic_are_the_orderings_they_define(data, policy):
             best, worst = (max, min) if measure.NAME not in ('MeanRank',) else (min, max)
             if not math.isnan(want):  # and it is the best / worst of all orderings
                 assert want == pytest.approx((best if policy == 'optimistic' else worst)(values), abs=1e-12)
+
+
+@st.composite
+def gains_maps(draw) -> dict[int, float] | None:
+    """None (gain = label) or gains for some labels, often not increasing with the label (0 included)."""
+    if draw(st.booleans()):
+        return None
+    labels = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3, unique=True))
+    return {label: draw(st.sampled_from([0, 0, 0.5, 1, 2, 3, 5, 7])) for label in labels}  # gain 0 often
+
+
+def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: int, cutoff: int | None):
+    """(measure, reference of (ranking, judged, run_depth), lower is better) for every measure our provider
+    computes whose value depends on the order, with the drawn gains, threshold and cutoffs."""
+    def our(function):
+        return lambda ranking, judged, depth: function(ranking, judged)
+    with_gains = {} if gains is None else {'gains': gains}
+    top = max([3, *(gains or {}).values()])  # nERR: max_level 3 (the largest label) gets the largest gain
+    q = Q(beta=beta, rel=rel, **with_gains)
+    return [
+        (q if cutoff is None else q @ cutoff, our(lambda r, j: reference.q_measure(r, j, beta, gains, rel, cutoff))),
+        (nDCG_Z1(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_z1(r, j, k, gains, rel))),
+        (MSnDCG(rel=rel, **with_gains) @ k, our(lambda r, j: reference.msndcg(r, j, k, gains, rel))),
+        (nDCG_JK(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_jk(r, j, k, gains, rel))),
+        (nERR(rel=rel, max_level=3, gains={**(gains or {}), 3: top}) @ k,
+         our(lambda r, j: reference.nerr(r, j, k, reference.graded_gain(3, {3: top}, rel), {**(gains or {}), 3: top},
+                                         rel))),
+        (ir_measures.nDCG(**with_gains) @ k, our(lambda r, j: reference.trec_ndcg(r, j, k, gains))),
+        (ir_measures.nDCG(**with_gains), our(lambda r, j: reference.trec_ndcg(r, j, None, gains))),
+        (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, rel)),
+        (ir_measures.AP(rel=rel), our(lambda r, j: reference.average_precision(r, j, rel))),
+        (ir_measures.AP(rel=rel) @ k, our(lambda r, j: reference.average_precision(r, j, rel, k))),
+        (ir_measures.P(rel=rel) @ k, our(lambda r, j: reference.precision(r, j, k, rel))),
+        (ir_measures.R(rel=rel) @ k, our(lambda r, j: reference.recall(r, j, k, rel))),
+        (ir_measures.Success(rel=rel) @ k, our(lambda r, j: reference.success(r, j, k, rel))),
+        (ir_measures.RR(rel=rel), our(lambda r, j: reference.reciprocal_rank(r, j, rel))),
+        (ir_measures.RR(rel=rel) @ k, our(lambda r, j: reference.reciprocal_rank(r, j, rel, k))),
+        (ir_measures.Rprec(rel=rel), our(lambda r, j: reference.r_precision(r, j, rel))),
+    ]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs(), gains_maps(), st.integers(1, 3), st.sampled_from([0.0, 0.5, 1.0, 3.0]), st.integers(1, 4),
+       st.sampled_from([None, 1, 2, 4]))
+# the issue's case (d17's label 2 has the larger gain), and a relevant doc of gain 0 (b) tied with a
+# non-relevant one (c, first by doc_id) under gains that do not grow with the label: Q counts b, so it
+# must come first
+@example(data=({'q5': {'d17': 2, 'd8': 3, 'd26': 0, 'd15': 1, 'd31': 2}}, {'q5': {'d8': 1.0, 'd17': 1.0, 'd26': 0.0}}),
+         gains={2: 5}, rel=1, beta=0.5, k=2, cutoff=None)
+@example(data=({'q1': {'a': 3, 'b': 1, 'c': 0, 'd': 2}}, {'q1': {'b': 1.0, 'c': 1.0}}), gains={1: 0, 2: 5}, rel=1,
+         beta=1.0, k=2, cutoff=None)
+def test_optimistic_and_pessimistic_are_the_best_and_worst_orderings_for_any_gains(data, gains, rel, beta, k,
+                                                                                     cutoff):
+    """Brute force: optimistic is the best value over every ordering of every tie group, pessimistic the
+    worst (for MeanRank the smallest and largest rank), for gains that need not grow with the label;
+    every measure is evaluated in one call, so measures needing different orders share one run."""
+    qrels, run = data
+    cases = cases_with_gains(gains, rel, beta, k, cutoff)
+    measures = [measure for measure, _ in cases]
+    optimistic = per_query(irmeasures_ext.provider.configured(ties='optimistic'), measures, qrels, run)
+    pessimistic = per_query(irmeasures_ext.provider.configured(ties='pessimistic'), measures, qrels, run)
+    depth = reference.run_depth(qrels, run)
+    for measure, function in cases:
+        best, worst = (min, max) if measure.NAME == 'MeanRank' else (max, min)
+        for qid, judged in qrels.items():
+            values = [function(ranking, judged, depth) for ranking in orderings(run.get(qid, {}))]
+            assert same(optimistic[str(measure), qid], best(values)), (str(measure), qid)
+            assert same(pessimistic[str(measure), qid], worst(values)), (str(measure), qid)
+
+
+def same(got: float, want: float) -> bool:
+    return (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, abs=1e-12)
+
+
+def test_optimistic_orders_tied_docs_by_the_measures_gain():
+    """The issue's case: d8 (label 3, gain 3) and d17 (label 2, gain 5) tie. By hand, with R = 4 and ideal
+    gains 5, 5, 3, 1 (cg* 5, 10, 13): d17 first gives BR 3.5/3.5 and (2 + 4)/(2 + 5), Q = (1 + 6/7)/4 = 13/28;
+    d8 first gives BR 2.5/3.5 and 6/7, Q = 11/28. Q without gains (label order) is alongside."""
+    qrels = {'q5': {'d17': 2, 'd8': 3, 'd26': 0, 'd15': 1, 'd31': 2}}
+    run = {'q5': {'d8': 1.0, 'd17': 1.0, 'd26': 0.0}}
+    measures = [Q(beta=0.5, gains={2: 5}), Q(beta=0.5)]
+    # Q(beta=0.5): d8 first: BR (1 + 1.5)/(1 + 1.5) = 1, (2 + 2.5)/(2 + 2.5) = 1 with ideal 3, 2, 2, 1; Q = 2/4
+    # d17 first: (1 + 1)/(1 + 1.5) = 0.8, (2 + 2.5)/(2 + 2.5) = 1; Q = 1.8/4
+    assert irmeasures_ext.provider.configured(ties='optimistic').calc_aggregate(measures, qrels, run) == {
+        measures[0]: pytest.approx(13 / 28), measures[1]: pytest.approx(2 / 4)}
+    assert irmeasures_ext.provider.configured(ties='pessimistic').calc_aggregate(measures, qrels, run) == {
+        measures[0]: pytest.approx(11 / 28), measures[1]: pytest.approx(1.8 / 4)}
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -171,6 +261,55 @@ def test_measures_choose_their_own_policy():
     values = irmeasures_ext.provider.calc_aggregate(
         [MeanRank, MeanRank(ties='optimistic'), MeanRank(ties='pessimistic'), MeanRank(ties='expected')], qrels, run)
     assert list(values.values()) == [3.0, 1.0, 3.0, 2.0]  # doc_id descending puts a last; expected: (1+2+3)/3
+
+
+#: One query, one relevant doc a (label 1) tied with two unjudged docs: b scores 1.00000001 (a tie as
+#: float32, strictly first as float64), c 1.0; the rank column ranks b, a, c. The positions a can take
+#: under each (policy, precision), by hand (doc_id descending puts c, b, a):
+TIED = pd.DataFrame({'query_id': ['q'] * 3, 'doc_id': ['a', 'b', 'c'], 'score': [1.0, 1.00000001, 1.0],
+                     'rank': [2, 1, 3]})
+POSITIONS_OF_A = {('trec_eval', 'float32'): [3], ('optimistic', 'float32'): [1], ('pessimistic', 'float32'): [3],
+                  ('expected', 'float32'): [1, 2, 3], ('rank', 'float32'): [2],
+                  ('trec_eval', 'float64'): [3], ('optimistic', 'float64'): [2], ('pessimistic', 'float64'): [3],
+                  ('expected', 'float64'): [2, 3], ('rank', 'float64'): [2]}
+#: Each declared measure (@3 where it takes a cutoff) as a function of a's position p, by hand (R = 1).
+VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β = 1
+            'nDCG_Z1': lambda p: 1 / math.log2(p + 1),  # gain 2^1 - 1
+            'MSnDCG': lambda p: 1 / math.log2(p + 1),  # ideal DCG 1
+            'nDCG_JK': lambda p: 1 / max(1.0, math.log2(p)),
+            'nERR': lambda p: 1 / p,  # stop probability 1/(1 + 1): ERR 1/(2p), ideal 1/2
+            'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
+
+
+@pytest.mark.parametrize('name', sorted(DECLARED))
+def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
+    """Each declared measure, built with ties= and score_precision=, ranks by them (nERR alone is refused
+    under expected, by design): its value on the tied query is the hand-computed one."""
+    assert set(VALUE_AT) == set(DECLARED)  # a new measure needs its row here
+    prototype = DECLARED[name]
+    for policy, precision in itertools.product(TIE_POLICIES, SCORE_PRECISIONS):
+        measure = prototype(ties=policy, score_precision=precision)
+        if 'cutoff' in measure.SUPPORTED_PARAMS:
+            measure = measure @ 3
+        if name == 'nERR' and policy == 'expected':
+            with pytest.raises(MeasureParamError, match='not supported under ties=expected'):
+                irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)
+            continue
+        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)]
+        want = statistics.fmean(map(VALUE_AT[name], POSITIONS_OF_A[policy, precision]))
+        assert got == pytest.approx(want, abs=1e-12), (str(measure), policy, precision)
+
+
+def test_a_new_measure_takes_the_ranking_parameters_without_declaring_them():
+    class _Probe(ExtMeasure):
+        NAME = 'Probe'
+        SUPPORTED_PARAMS = {'rel': REL_PARAM}
+
+    assert _Probe(ties='optimistic', score_precision='float64').params == {'ties': 'optimistic',
+                                                                           'score_precision': 'float64'}
+    assert sorted(_Probe.SUPPORTED_PARAMS) == ['rel', 'score_precision', 'ties']
+    with pytest.raises(MeasureParamError, match="ties must be one of"):
+        _Probe(ties='random')
 
 
 def test_expected_refuses_nerr_by_name():

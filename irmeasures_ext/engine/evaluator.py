@@ -19,7 +19,7 @@ from ir_measures.measures.base import MeanAgg, SumAgg
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.engine.ties import reorder, scores_from_ranks
+from irmeasures_ext.engine.ties import REORDERING, qrels_labels, rank_labels_by_credit, reorder, scores_from_ranks
 from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
@@ -42,6 +42,10 @@ class ExtEvaluator(providers.Evaluator):
         self.qrels = qrels  # the qrels as read, for other providers evaluating beside this one
         #: Each measure's ranking: the provider's, or the measure's own ``ties``/``score_precision``.
         self.rankings = {measure: ranking_of(measure, ranking) for measure in measures}
+        #: Each measure's ranking and the rank of each qrels label by its credit (:func:`label_ranks`):
+        #: measures that agree on both share one ranked run.
+        self.orders = {measure: (ranking, label_ranks(measure, ranking, judgments))
+                       for measure, ranking in self.rankings.items()}
         for measure in measures:
             if (prepare := KERNELS[measure.NAME].prepare) is not None:
                 prepare(measure, judgments)
@@ -58,7 +62,8 @@ class ExtEvaluator(providers.Evaluator):
 
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
         """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
-        run is ranked once per distinct ranking of the measures."""
+        run is ranked once per distinct ranking of the measures, and its tie groups reordered once per
+        order of tied docs they need."""
         run = read_input(run, 'run', with_rank=self.reads_rank)
         rankings = {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
         if rankings and self.judgments.n_queries and not next(iter(rankings.values())).n_retrieved.any():
@@ -66,16 +71,16 @@ class ExtEvaluator(providers.Evaluator):
         elif not rankings:  # no measure of ours: the run is still checked
             with run.located():
                 rank_run(run.table, self.judgments)
-        return {measure: _computed(measure, rankings[self.rankings[measure]], self.rankings[measure])
+        ordered = {(ranking, ranks): _tie_ordered(rankings[ranking], ranking.ties, ranks)
+                   for ranking, ranks in dict.fromkeys(self.orders.values())}
+        return {measure: _computed(measure, ordered[self.orders[measure]], self.rankings[measure])
                 for measure in self.measures}
 
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         with run.located():
             if ranking.reads_rank:
-                ranked = rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
-            else:
-                ranked = rank_run(run.table, self.judgments, ranking.precision)
-        return reorder(ranked, ranking.ties) if ranking.ties in ('optimistic', 'pessimistic') else ranked
+                return rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
+            return rank_run(run.table, self.judgments, ranking.precision)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         return self._iter_calc(run)
@@ -102,6 +107,23 @@ def ranking_of(measure: Measure, default: Ranking) -> Ranking:
         raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean over '
                                 'the orderings of tied docs); its range: ties=optimistic and ties=pessimistic')
     return ranking
+
+
+def label_ranks(measure: Measure, ranking: Ranking, judgments: Judgments) -> tuple[int, ...] | None:
+    """Under ``optimistic``/``pessimistic``, the rank of each qrels label by the measure's credit, by
+    which its tied docs are reordered (:func:`reorder`), where the label order does not follow the
+    credit (e.g. ``gains`` that do not grow with the label); else None (by label, or not reordered)."""
+    credit = KERNELS[measure.NAME].credit
+    if ranking.ties not in REORDERING or credit is None:
+        return None
+    labels = qrels_labels(judgments)
+    with np.errstate(all='ignore'):  # (a gain that overflows is the kernel's error to report)
+        return rank_labels_by_credit(credit(measure, labels))
+
+
+def _tie_ordered(ranked: RankedRun, ties: str, ranks: tuple[int, ...] | None) -> RankedRun:
+    """The run with its tie groups reordered as policy ``ties`` and the label ranks ``ranks`` say."""
+    return reorder(ranked, ties, ranks) if ties in REORDERING else ranked
 
 
 def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarray:

@@ -27,7 +27,7 @@ TIES_PARAM = irm.ParamInfo(dtype=str, desc='how docs with equal scores are order
 PRECISION_PARAM = irm.ParamInfo(dtype=str, desc='scores tie when equal as float32 (trec_eval 9, pytrec_eval) or '
                                                 "float64 (trec_eval 10); default: the provider's (float32)")
 #: The parameters every measure of ours takes to choose its ranking (e.g. for PyTerrier, which takes
-#: measure objects only).
+#: measure objects only); :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
 RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
 
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
@@ -58,9 +58,15 @@ class ExtMeasure(irm.Measure):
     Values are checked and normalised when the measure is built (``Q(beta=-1)`` fails at
     once, ``Q(beta=1) == Q(beta=1.0)``); required parameters are checked when it is
     evaluated, since ``nDCG_Z1`` alone is a valid prototype to write ``nDCG_Z1@5``.
+
+    Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`) beside the ones it declares.
     """
     #: Whether smaller values are better (rank statistics); run comparisons read it.
     LOWER_IS_BETTER = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, **RANKING_PARAMS}
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.SUPPORTED_PARAMS))

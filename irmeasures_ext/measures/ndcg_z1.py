@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import RANKING_PARAMS, REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
 
 
 class _nDCG_Z1(ExtMeasure):
@@ -32,7 +32,6 @@ class _nDCG_Z1(ExtMeasure):
         'cutoff': REQUIRED_CUTOFF_PARAM,
         'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, replacing 2^label-1 for the labels given'),
         'rel': REL_PARAM,
-        **RANKING_PARAMS,
     }
 
 

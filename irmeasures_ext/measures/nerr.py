@@ -8,7 +8,6 @@ from ir_measures import measures as irm
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import (
     GAINS_PARAM,
-    RANKING_PARAMS,
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
@@ -44,7 +43,6 @@ class _nERR(ExtMeasure):
         'gains': GAINS_PARAM,
         'max_level': irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: see above)'),
         'rel': REL_PARAM,
-        **RANKING_PARAMS,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

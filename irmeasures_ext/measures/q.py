@@ -8,7 +8,6 @@ from ir_measures import measures as irm
 from irmeasures_ext.measures.base import (
     CUTOFF_PARAM,
     GAINS_PARAM,
-    RANKING_PARAMS,
     REL_PARAM,
     ExtMeasure,
     check_non_negative,
@@ -52,7 +51,6 @@ class _Q(ExtMeasure):
                               desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives AP)'),
         'gains': GAINS_PARAM,
         'rel': REL_PARAM,
-        **RANKING_PARAMS,
     }
 
     def _check_param(self, name: str, value: Any) -> Any:

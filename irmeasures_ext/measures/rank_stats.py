@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ir_measures import measures as irm
 
-from irmeasures_ext.measures.base import RANKING_PARAMS, REL_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, declare
 
 
 class _CollectingAgg(irm.base.Agg):
@@ -42,10 +42,7 @@ class VarianceAgg(_CollectingAgg):
 
 class _FirstRelevantRank(ExtMeasure):
     LOWER_IS_BETTER = True
-    SUPPORTED_PARAMS = {
-        'rel': REL_PARAM,
-        **RANKING_PARAMS,
-    }
+    SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
 class _MeanRank(_FirstRelevantRank):
@@ -56,9 +53,9 @@ class _MeanRank(_FirstRelevantRank):
     A query whose relevant doc is not retrieved gets rank n + 1, with n its number of
     candidates (retrieved docs): the doc is taken to sit right after the last candidate.
     A query of the qrels that is absent from the run (or retrieves nothing) gets 1 + the
-    largest candidate count of any query in the run, run-only queries included (as if it had
-    a full candidate list with the relevant doc last). A run that retrieves nothing at all has
-    no such count: its queries get NaN, never a best value.
+    largest candidate count of any qrels query in the run (as if it had a full candidate list
+    with the relevant doc last); queries only in the run are ignored. A run that retrieves
+    nothing for any qrels query has no such count: its queries get NaN, never a best value.
 
     .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
        (reports the mean rank of the gold quote).

@@ -16,6 +16,7 @@ from irmeasures_ext.measures.base import optional_param
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
 PrepareFunction = Callable[[irm.Measure, Judgments], Any]
+CreditFunction = Callable[[irm.Measure, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,11 @@ class Kernel:
     #: The exact expected value over all orderings of each tie group (tie policy ``expected``);
     #: None if the measure has no such kernel (a measure that ignores the order reuses ``compute``).
     expected: KernelFunction | None = None
+    #: The credit the measure gives a judged doc of each label (higher is better): tie policies
+    #: ``optimistic``/``pessimistic`` put the tied docs of most credit first/last, which must give the
+    #: measure's largest/smallest value over the orderings of each tie group. None: the label itself, which
+    #: serves every measure whose credit does not decrease as the label grows (binary relevance).
+    credit: CreditFunction | None = None
 
 
 #: Kernels by measure NAME; filled by the kernel modules on import.
@@ -38,10 +44,11 @@ KERNELS: dict[str, Kernel] = {}
 
 
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
-           expected: KernelFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
+           expected: KernelFunction | None = None,
+           credit: CreditFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name``."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected)
+        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected, credit)
         return compute
     return register
 
@@ -69,6 +76,15 @@ def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) ->
     """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
     relevant = labels >= rel
     return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
+
+
+def graded_credit(measure: irm.Measure, labels: np.ndarray) -> np.ndarray:
+    """The credit of NTCIREVAL's measures (Q, nDCG_JK, MSnDCG, nERR) for a doc of each label: relevant
+    docs (label >= rel) by :func:`graded_gain`, then the others (-1). By gain maximises a DCG (the
+    rearrangement inequality) and ERR (swapping two adjacent docs moves (p_a - p_b)(1/r - 1/(r + 1)));
+    Q also needs a relevant doc of gain 0 before a non-relevant one, since it counts toward C(r)."""
+    rel = measure['rel']
+    return np.where(labels >= rel, graded_gain(labels, rel, optional_param(measure, 'gains')), -1.0)
 
 
 def graded_ideal(measure: irm.Measure, judgments: Judgments) -> IdealList:

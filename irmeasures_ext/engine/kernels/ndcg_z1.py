@@ -9,20 +9,21 @@ from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.measures.base import optional_param
 
 
-def _gain(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """2^label - 1 (or ``gains[label]``) for labels >= rel, else 0."""
-    relevant = ranked.relevant(max(measure['rel'], 1))
-    exponential = np.exp2(np.where(relevant, ranked.label, 0)) - 1
-    return mapped_gain(ranked.label, relevant, optional_param(measure, 'gains'), exponential)
+def _gain(measure: irm.Measure, labels: np.ndarray) -> np.ndarray:
+    """2^label - 1 (or ``gains[label]``) for labels >= rel, else 0: also the credit by which
+    optimistic/pessimistic order tied docs (a DCG is largest with the gains in descending order)."""
+    relevant = labels >= max(measure['rel'], 1)
+    exponential = np.exp2(np.where(relevant, labels, 0)) - 1
+    return mapped_gain(labels, relevant, optional_param(measure, 'gains'), exponential)
 
 
 def expected_dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """E[nDCG_Z1@k] over the orderings of each tie group."""
-    return expected_dcg(ranked, _gain(measure, ranked), lambda rank: np.log2(rank + 1), measure['cutoff'])
+    return expected_dcg(ranked, _gain(measure, ranked.label), lambda rank: np.log2(rank + 1), measure['cutoff'])
 
 
-@kernel('nDCG_Z1', expected=expected_dcg_z1)
+@kernel('nDCG_Z1', expected=expected_dcg_z1, credit=_gain)
 def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG_Z1@k per query (see :class:`irmeasures_ext.measures.ndcg_z1._nDCG_Z1`)."""
     top = ranked.top(measure['cutoff'])
-    return top.per_query_sum(_gain(measure, top) / np.log2(top.rank + 1))
+    return top.per_query_sum(_gain(measure, top.label) / np.log2(top.rank + 1))

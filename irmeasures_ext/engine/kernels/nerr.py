@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.kernels.common import graded_gain, graded_ideal, kernel
+from irmeasures_ext.engine.kernels.common import graded_credit, graded_gain, graded_ideal, kernel
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide, segment_sum
 from irmeasures_ext.errors import InputError
@@ -21,7 +21,7 @@ def _expected_reciprocal_rank(query: np.ndarray, rank: np.ndarray, stop: np.ndar
     return segment_sum(stop * continue_before / rank, query, n_queries)
 
 
-@kernel('nERR', prepare=graded_ideal)
+@kernel('nERR', prepare=graded_ideal, credit=graded_credit)
 def normalised_err(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nERR@k per query (see :class:`irmeasures_ext.measures.nerr._nERR`)."""
     rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']

@@ -10,6 +10,7 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels.common import (
     discounted_gain,
     expected_dcg,
+    graded_credit,
     graded_gain,
     graded_ideal,
     ideal_dcg,
@@ -57,4 +58,4 @@ def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 
 
 for _name in DISCOUNTS:
-    kernel(_name, prepare=best_dcg, expected=expected_normalised_dcg)(normalised_dcg)
+    kernel(_name, prepare=best_dcg, expected=expected_normalised_dcg, credit=graded_credit)(normalised_dcg)

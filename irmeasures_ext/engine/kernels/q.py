@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.kernels.common import graded_gain, graded_ideal, kernel
+from irmeasures_ext.engine.kernels.common import graded_credit, graded_gain, graded_ideal, kernel
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide, segment_sum
 from irmeasures_ext.engine.ties import RelevantGroups, expand
@@ -41,7 +41,7 @@ def expected_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(segment_sum(blended / g, groups.query[owner], ranked.n_queries), n_relevant)
 
 
-@kernel('Q', prepare=graded_ideal, expected=expected_q)
+@kernel('Q', prepare=graded_ideal, expected=expected_q, credit=graded_credit)
 def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Q-measure per query (see :class:`irmeasures_ext.measures.q._Q`)."""
     rel, beta = measure['rel'], measure['beta']

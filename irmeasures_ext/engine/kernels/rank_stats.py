@@ -25,7 +25,8 @@ def first_relevant_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rank of the first relevant doc per query, by the rules of ``measures.rank_stats._MeanRank``."""
     first = ranked.first_relevant_rank(measure['rel']).astype(np.float64)
     candidates = ranked.n_retrieved.astype(np.float64)
-    candidates[candidates == 0] = ranked.depth if ranked.depth else np.nan
+    depth = candidates.max(initial=0)  # the most docs a query of the qrels retrieved (run-only queries ignored)
+    candidates[candidates == 0] = depth if depth else np.nan
     return np.where(first > 0, first, candidates + 1)
 
 

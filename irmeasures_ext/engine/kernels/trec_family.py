@@ -147,6 +147,11 @@ def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
     return np.maximum(mapped_gain(labels, judged, gains, np.where(judged, labels, 0)), 0.0)
 
 
+def _trec_credit(measure: irm.Measure, labels: np.ndarray) -> np.ndarray:
+    """nDCG's credit for a doc of each label, by which optimistic/pessimistic order tied docs: its gain."""
+    return trec_gain(labels, optional_param(measure, 'gains'))
+
+
 def _log2_discount(rank: np.ndarray) -> np.ndarray:
     return np.log2(rank + 1)
 
@@ -165,7 +170,7 @@ def _expected_ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(dcg, _ideal_dcg(measure, ranked.judgments))
 
 
-@kernel('nDCG', prepare=_ideal_dcg, expected=_expected_ndcg)
+@kernel('nDCG', prepare=_ideal_dcg, expected=_expected_ndcg, credit=_trec_credit)
 def ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG@k = DCG@k / ideal DCG@k, gain = label, discount 1/log2(r + 1) (trec_eval ndcg_cut)."""
     top = ranked.top(optional_param(measure, 'cutoff'))
