@@ -54,6 +54,7 @@ class Evaluation:
         self.measures = list(dict.fromkeys(measures))
         for measure in self.measures:
             check_measure(measure)
+        self.other: ir_measures.providers.Provider
         if provider is None:
             self.ours = [m for m in self.measures if ext_provider.supports(m)]
             self.other = ir_measures.DefaultPipeline
@@ -76,10 +77,12 @@ class Evaluation:
     def results(self, run: Any) -> Results:
         """Per-query values of every measure for ``run`` (any accepted form)."""
         built = self.built
+        if built is None:
+            raise RuntimeError('Evaluation.results() before read_qrels()')
         run = read_input(run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
         if self.others:
-            self._check_trec_eval_can_evaluate(run.table)
+            self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
             for metric in self.other.evaluator(self.others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
@@ -87,12 +90,12 @@ class Evaluation:
             values.update(theirs)
         return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
 
-    def _check_trec_eval_can_evaluate(self, run: pa.Table) -> None:
+    def _check_trec_eval_can_evaluate(self, qrels: pa.Table, run: pa.Table) -> None:
         """InputError where pytrec_eval would compute measures on queries it cannot evaluate (it would crash)."""
         providers = getattr(self.other, 'providers', [self.other])  # (the default pipeline tries them in order)
         via_trec_eval = [str(m) for m in self.others
                          if next(p for p in providers if p.is_available() and p.supports(m)).NAME == 'pytrec_eval']
-        crashing = queries_trec_eval_cannot_evaluate(self.built.qrels, run) if via_trec_eval else []
+        crashing = queries_trec_eval_cannot_evaluate(qrels, run) if via_trec_eval else []
         if crashing:
             raise InputError(
                 f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= '

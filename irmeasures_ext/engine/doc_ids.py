@@ -97,7 +97,7 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
         import hashlib  # here, not at the top: OpenSSL's module takes about 3 ms to load
     for index in very_long:
         start = int(position[index])
-        digest = hashlib.blake2b(data[start:start + int(lengths[index])], digest_size=8).digest()
+        digest = hashlib.blake2b(data[start:start + int(lengths[index])].tobytes(), digest_size=8).digest()
         hashes[index] = int.from_bytes(digest, 'little')
 
 

@@ -61,6 +61,8 @@ class ExtMeasure(irm.Measure):
 
     Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`) beside the ones it declares.
     """
+    #: Every measure of ours has a name (ir_measures' Measure allows None).
+    NAME: str
     #: Whether smaller values are better (rank statistics); run comparisons read it.
     LOWER_IS_BETTER = False
 
@@ -156,6 +158,13 @@ def lower_is_better(measure: irm.Measure) -> bool:
     return bool(getattr(measure, 'LOWER_IS_BETTER', False))
 
 
+def name_of(measure: irm.Measure) -> str:
+    """``measure.NAME``; MeasureParamError for a measure without one (ir_measures' base class has None)."""
+    if measure.NAME is None:
+        raise MeasureParamError(f'{measure!r} is not a named measure')
+    return measure.NAME
+
+
 def check_measure(measure: irm.Measure) -> None:
     """Checks any measure's parameters with this package's rules (ir_measures checks with ``assert``,
     which ``python -O`` skips); raises MeasureParamError."""
@@ -165,7 +174,7 @@ def check_measure(measure: irm.Measure) -> None:
                                 f'{sorted(measure.SUPPORTED_PARAMS)}')
     if not isinstance(measure, ExtMeasure):
         for name, value in measure.params.items():
-            check_common_param(measure.NAME, name, value)
+            check_common_param(name_of(measure), name, value)
     try:
         measure.validate_params()
     except AssertionError as error:

@@ -18,7 +18,7 @@ from irmeasures_ext.engine.kernels.common import (
 )
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide
-from irmeasures_ext.measures.base import optional_param
+from irmeasures_ext.measures.base import name_of, optional_param
 
 
 def jk_discount(rank: np.ndarray) -> np.ndarray:
@@ -39,13 +39,13 @@ DISCOUNTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {'nDCG_JK': jk_discou
 def best_dcg(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
     """The ideal DCG@k of every query, with the measure's discount."""
     return ideal_dcg(measure, judgments, lambda: graded_ideal(measure, judgments), measure['cutoff'],
-                     DISCOUNTS[measure.NAME])
+                     DISCOUNTS[name_of(measure)])
 
 
 def expected_normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """E[nDCG@k] over the orderings of each tie group (DCG is linear in the positions)."""
     gain = graded_gain(ranked.label, measure['rel'], optional_param(measure, 'gains'))
-    expected = expected_dcg(ranked, gain, DISCOUNTS[measure.NAME], measure['cutoff'])
+    expected = expected_dcg(ranked, gain, DISCOUNTS[name_of(measure)], measure['cutoff'])
     return safe_divide(expected, best_dcg(measure, ranked.judgments))
 
 
@@ -53,7 +53,7 @@ def normalised_dcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nDCG@k with NTCIREVAL's gains and the measure's discount."""
     top = ranked.top(measure['cutoff'])
     gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
-    dcg = discounted_gain(top.query, top.rank, gain, None, DISCOUNTS[measure.NAME], ranked.n_queries)
+    dcg = discounted_gain(top.query, top.rank, gain, None, DISCOUNTS[name_of(measure)], ranked.n_queries)
     return safe_divide(dcg, best_dcg(measure, ranked.judgments))
 
 
