@@ -16,11 +16,11 @@ import pytrec_eval
 import reference
 
 import irmeasures_ext
+from irmeasures_ext import MeanRank
 from irmeasures_ext.engine import combined, ranking
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext import MeanRank
 from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NoOverlapWarning
 
 FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
