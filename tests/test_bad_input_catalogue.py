@@ -7,9 +7,11 @@ and 10.0-rc3 built from usnistgov/trec_eval, 2026-11-30; both agree unless noted
 the file and line; where it stops, we refuse or compute from the documented reading.
 """
 import contextlib
+import datetime
 import io
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import ir_measures
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, nDCG_Z1
@@ -148,6 +151,78 @@ def test_qrels_label_past_int64_in_a_dict_is_refused():
 def test_ids_of_mixed_types_are_read_as_strings():
     run = pd.DataFrame({'query_id': ['q1', 7], 'doc_id': ['a', 'x'], 'score': [1.0, 2.0]})
     assert PROVIDER.calc_aggregate([ir_measures.RR], {**QRELS, '7': {'x': 1}}, run)[ir_measures.RR] == 1.0
+
+
+def as_dataframe(query_ids: list, doc_ids: list, column: str) -> pd.DataFrame:
+    return pd.DataFrame({'query_id': query_ids, 'doc_id': pd.Series(doc_ids, dtype=object),
+                         column: [1] * len(query_ids)})
+
+
+def as_arrow(query_ids: list, doc_ids: list, column: str) -> pa.Table:
+    return pa.table({'query_id': pa.array(query_ids), 'doc_id': pa.array(doc_ids), column: [1] * len(query_ids)})
+
+
+def as_records(query_ids: list, doc_ids: list, column: str) -> list:
+    record = ir_measures.ScoredDoc if column == 'score' else ir_measures.Qrel
+    return [record(query_id, doc_id, 1) for query_id, doc_id in zip(query_ids, doc_ids, strict=True)]
+
+
+def as_dict_of_dict(query_ids: list, doc_ids: list, column: str) -> dict:
+    return {query_id: {doc_id: 1} for query_id, doc_id in zip(query_ids, doc_ids, strict=True)}
+
+
+ID_FORMS = [as_dataframe, as_arrow, as_records, as_dict_of_dict]
+
+
+@pytest.mark.parametrize('form', ID_FORMS)
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_bool_ids_are_what_str_writes_in_every_form(form, kind):
+    """True is 'True' (str(), and a dict key beside others), never Arrow's 'true': a run keyed 'True' matches."""
+    ids = form([True, False], ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = ({'True': {'a': 1}, 'False': {'b': 1}}, ids) if kind == 'run' else (
+        ids, {'True': {'a': 1.0}, 'False': {'b': 1.0}})
+    values = {metric.query_id: metric.value for metric in PROVIDER.iter_calc([ir_measures.RR], qrels, run)}
+    assert values == {'True': 1.0, 'False': 1.0}
+
+
+def test_categorical_ids_are_their_values_as_text():
+    run = pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]})
+    values = {metric.query_id: metric.value
+              for metric in PROVIDER.iter_calc([ir_measures.RR], {'7': {'a': 1}, '8': {'a': 1}}, run)}
+    assert values == {'7': 1.0, '8': 0.0}
+
+
+REFUSED_IDS = {  # query ids, the start of how the message shows the first refused one; Arrow holds one type
+    'floats': ([1.0, 2.0], '1.0 (', ID_FORMS),
+    'a float beside a string (all floats are refused too)': ([1.0, 'q2'], '1.0 (',
+                                                             [as_dataframe, as_records, as_dict_of_dict]),
+    'datetimes (Arrow writes 2024-01-01 00:00:00.000000)': (
+        [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 2)], '', ID_FORMS),
+    'a Timestamp beside a string': ([pd.Timestamp('2024-01-01'), 'q2'], "Timestamp('2024-01-01 00:00:00') (",
+                                    [as_dataframe, as_records, as_dict_of_dict]),
+    'dates': ([datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], '', ID_FORMS),
+    'bytes': ([b'q1', b'q2'], "b'q1' (", ID_FORMS),
+}
+
+
+@pytest.mark.parametrize(('name', 'form'), [(name, form) for name, (_, _, forms) in REFUSED_IDS.items()
+                                            for form in forms])
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind):
+    query_ids, shown, _ = REFUSED_IDS[name]
+    ids = form(query_ids, ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = (QRELS, ids) if kind == 'run' else (ids, {'q1': {'a': 1.0}})
+    with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}") + r'.*\): ids must '
+                       'be strings or integers'):
+        PROVIDER.calc_aggregate([ir_measures.RR], qrels, run)
+
+
+@pytest.mark.parametrize('form', [as_dataframe, as_records, as_dict_of_dict])  # (Arrow strings are UTF-8)
+@pytest.mark.parametrize('doc_ids', [['a', 'b\udc80'], [7, 'b\udc80']])  # one type, or read one by one
+def test_a_lone_surrogate_in_an_id_is_refused_naming_the_column(form, doc_ids):
+    run = form(['q1', 'q2'], doc_ids, 'score')
+    with pytest.raises(InputError, match=re.escape(r"run column 'doc_id' holds 'b\udc80', not valid Unicode")):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
 
 
 def test_an_empty_run_dataframe_is_an_empty_run():

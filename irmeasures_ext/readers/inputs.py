@@ -4,7 +4,8 @@ Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
 ``(query_id: string, doc_id: string, relevance: int64)``. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
 namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), TREC file paths and
-:class:`~irmeasures_ext.readers.trec.TrecSource` objects.
+:class:`~irmeasures_ext.readers.trec.TrecSource` objects. In every form an id is a string or an
+integer (bools too), read as ``str()`` writes it; any other type is an InputError (:func:`_as_ids`).
 """
 from __future__ import annotations
 
@@ -142,16 +143,55 @@ def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
         return pa.array(values)
     except OverflowError:
         raise InputError(f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
+    except UnicodeEncodeError as error:
+        raise _not_unicode(error, field, what) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if field.type != pa.string():
             raise InputError(f'{what} column {field.name!r}: values must be numbers') from None
+    for value in values:
+        if not isinstance(value, _ID_TYPES):
+            raise _not_an_id(value, type(value).__name__, field, what)
     as_text: dict[str, object] = {}
     for value in dict.fromkeys(values):
         text = str(value)
         if as_text.setdefault(text, value) is not value and as_text[text] != value:
             raise InputError(f'{what} column {field.name!r} holds both {as_text[text]!r} and {value!r}, the same '
                              f'id once read as text: make the ids one type')
-    return pa.array([str(value) for value in values], pa.string())
+    try:
+        return pa.array([str(value) for value in values], pa.string())
+    except UnicodeEncodeError as error:
+        raise _not_unicode(error, field, what) from None
+
+
+#: The Python types an id may have (read as ``str()`` writes them): ``bool`` and numpy's integers included.
+_ID_TYPES = (str, int, np.integer, np.bool_)
+
+
+def _as_ids(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
+    """An id column (non-empty) as strings, as ``str()`` writes each id: strings as they are, integers
+    in decimal, booleans ``'True'``/``'False'`` (Arrow's cast writes ``'true'``). Any other type is
+    refused, whatever the form: a float id (``1.0``, pandas' integer ids with a gap) would silently
+    miss ``'1'``, and Arrow writes dates, times and bytes otherwise than ``str()``."""
+    if pa.types.is_dictionary(array.type):  # a pandas Categorical
+        array = ac.cast(array, array.type.value_type)
+    kind = array.type
+    if kind == pa.string():
+        return array
+    if pa.types.is_integer(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return ac.cast(array, pa.string())
+    if pa.types.is_boolean(kind):
+        return ac.take(pa.array(['False', 'True']), ac.cast(array, pa.int8()))
+    raise _not_an_id(array[0].as_py(), str(kind), field, what)
+
+
+def _not_an_id(value: object, kind: str, field: pa.Field, what: str) -> InputError:
+    return InputError(f'{what} column {field.name!r} holds {value!r} ({kind}): ids must be strings or integers '
+                      '(convert them to the strings the other side uses)')
+
+
+def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> InputError:
+    return InputError(f'{what} column {field.name!r} holds {error.object!r}, not valid Unicode ({error.reason}): '
+                      'ids must encode as UTF-8')
 
 
 def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
@@ -168,8 +208,8 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
             bad = int(np.argmin(whole))
             raise InputError(f'{what} column {field.name!r}: relevance must be an integer, '
                              f'got {array[bad].as_py()!r} at row {bad}')
-    if field.type == pa.string() and pa.types.is_floating(array.type):
-        raise InputError(f'{what} column {field.name!r} holds floats; ids must be strings or integers')
+    if field.type == pa.string():
+        return _as_ids(array, field, what)
     try:
         return ac.cast(array, field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
