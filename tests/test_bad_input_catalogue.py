@@ -185,8 +185,14 @@ def test_bool_ids_are_what_str_writes_in_every_form(form, kind):
     assert values == {'True': 1.0, 'False': 1.0}
 
 
-def test_categorical_ids_are_their_values_as_text():
-    run = pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]})
+@pytest.mark.parametrize('run', [
+    pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array([7, 8], pa.uint8()), 'doc_id': pa.array(['a', 'b'], pa.large_string()),
+              'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array(['7', '8'], pa.string_view()), 'doc_id': pa.array(['a', 'b']).dictionary_encode(),
+              'score': [1.0, 2.0]}),
+])
+def test_categorical_and_other_string_or_integer_columns_are_their_values_as_text(run):
     values = {metric.query_id: metric.value
               for metric in PROVIDER.iter_calc([ir_measures.RR], {'7': {'a': 1}, '8': {'a': 1}}, run)}
     assert values == {'7': 1.0, '8': 0.0}

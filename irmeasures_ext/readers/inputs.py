@@ -177,7 +177,7 @@ def _as_ids(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa
     kind = array.type
     if kind == pa.string():
         return array
-    if pa.types.is_integer(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+    if pa.types.is_integer(kind) or pa.types.is_large_string(kind) or str(kind) == 'string_view':  # (pyarrow 16+)
         return ac.cast(array, pa.string())
     if pa.types.is_boolean(kind):
         return ac.take(pa.array(['False', 'True']), ac.cast(array, pa.int8()))
