@@ -47,6 +47,10 @@ class EqualRankError(RowError):
     """Two docs of a query have the same rank (tie policy ``rank``); ``doc_id`` is the second one."""
 
 
+class ValueOverflowError(RowError):
+    """A measure's values overflow 64-bit floats in a query; ``doc_id`` is the doc of its highest label."""
+
+
 class IrMeasuresExtWarning(UserWarning):
     """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""
 

@@ -72,8 +72,13 @@ CASES = {
                                        "run:2: duplicate doc 'a' in query 'q1' (first at line 1)"),
     'conflicting qrels labels': Case(b'q1 0 a 1\nq1 0 a 0\n', b'q1 Q0 a 1 1 t\n', 'RR', 'error',
                                      "qrels:2: conflicting labels for doc 'a' in query 'q1': 0 here, 1 at line 1"),
-    'a label whose 2^l - 1 gain overflows': Case(b'q1 0 a 99999999999\n', b'q1 Q0 a 1 1 t\n', 'nDCG_Z1@5', 'error',
-                                                 'nDCG_Z1@5: values overflow 64-bit floats'),
+    'a label whose 2^l - 1 gain overflows': Case(
+        b'q1 0 a 1\nq1 0 b 99999999999\nq1 0 c 2\n', b'q1 Q0 b 1 1 t\n', 'nDCG_Z1@5', 'error',
+        "qrels:2: nDCG_Z1@5: values overflow 64-bit floats in query 'q1' (labels, gains or beta too large; its "
+        "highest label: 99999999999 for doc 'b')"),
+    'a label of 5000 in a tab-separated file, nDCG_Z1@3': Case(
+        b'q0 0 a 1\nq1\t0\ta\t1\nq1 0 b 5000\n', b'q0 Q0 a 1 1 t\nq1 Q0 b 1 1 t\n', 'nDCG_Z1@3', 'error',
+        "qrels:3: nDCG_Z1@3: values overflow 64-bit floats in query 'q1'"),
     'qrels and run share no query (trec_eval 9: error; 10: 0)': Case(b'q1 0 d1 1\n', b'zz Q0 x 1 1 t\n', 'RR', 0.0,
                                                                      0.0),
 }
@@ -266,8 +271,22 @@ def test_huge_beta_gives_a_finite_q_and_huge_labels_a_clear_error():
     value = PROVIDER.calc_aggregate([Q(beta=1e308) @ 5], {'q': {'a': 2, 'b': 1}}, {'q': {'b': 2.0, 'a': 1.0}})
     # As beta grows, BR(r) -> cg(r) / cg*(r): r=1: 1/2, r=2: 3/3; Q@5 = (1/2 + 1) / 2.
     assert value[Q(beta=1e308) @ 5] == pytest.approx(0.75)
-    with pytest.raises(InputError, match=r'nDCG_Z1@5: values overflow 64-bit floats'):
-        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'q': {'a': 5000}}, {'q': {'a': 1.0}})
+    with pytest.raises(InputError, match=r"nDCG_Z1@5: values overflow 64-bit floats in query 'q' \(labels, gains or "
+                                         r"beta too large; its highest label: 5000 for doc 'a'\)"):
+        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'p': {'a': 1}, 'q': {'b': 3, 'a': 5000, 'c': 4}}, {'q': {'a': 1.0}})
+
+
+@pytest.mark.parametrize('ties', ['trec_eval', 'expected', 'optimistic'])
+def test_an_overflow_names_the_qrels_line_under_every_policy_and_in_the_ties_command(tmp_path, ties):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\nq2 0 x 0\nq2 0 b 5000\n')
+    (tmp_path / 'run').write_text('q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n')
+    with pytest.raises(InputError, match=f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow 64-bit floats in "
+                                         "query 'q2'"):
+        PROVIDER.configured(ties=ties).calc_aggregate([nDCG_Z1 @ 3], tmp_path / 'qrels', tmp_path / 'run')
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(['ties', str(tmp_path / 'qrels'), str(tmp_path / 'run'), 'nDCG_Z1@3']) == 2
+    assert f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow" in err.getvalue()
 
 
 def test_numpy_prints_no_warnings():

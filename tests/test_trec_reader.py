@@ -5,13 +5,13 @@ import os
 import re
 import threading
 
+import ir_measures
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ir_measures
 import irmeasures_ext
 from irmeasures_ext.engine import memory
 from irmeasures_ext.readers import trec
