@@ -58,3 +58,9 @@ class IrMeasuresExtWarning(UserWarning):
 class NoOverlapWarning(IrMeasuresExtWarning):
     """The run retrieves nothing for any query of the qrels: every measure takes its value for an
     unanswered query (usually a sign of mismatched query ids)."""
+
+
+class ReversedScoresWarning(IrMeasuresExtWarning):
+    """In every query of a run with a rank column, the scores increase down the listed docs: ranking by
+    score, as trec_eval does, reverses the run's own order (its rank and score fields swapped, or scores
+    where lower is better)."""

@@ -9,9 +9,12 @@ the file and line; where it stops, we refuse or compute from the documented read
 import contextlib
 import datetime
 import io
+import itertools
 import math
 import os
+import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,8 +27,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, nDCG_Z1
+from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, ReversedScoresWarning, nDCG_Z1
 from irmeasures_ext.cli import main
+from irmeasures_ext.readers import inputs
+from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
+from irmeasures_ext.sample import RUN as SAMPLE_RUN
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']
 
@@ -120,6 +126,98 @@ def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
                    'query\n')
     with pytest.warns(NoOverlapWarning, match='the run is empty'):
         PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
+
+
+def swap_rank_and_score(lines: list[str], queries: set[str] | None = None) -> str:
+    """The run's lines with their 4th and 5th fields swapped (in ``queries`` only, when given)."""
+    swapped = []
+    for line in lines:
+        fields = line.split()
+        if queries is None or fields[0] in queries:
+            fields[3], fields[4] = fields[4], fields[3]
+        swapped.append(' '.join(fields) + '\n')
+    return ''.join(swapped)
+
+
+def test_swapped_rank_and_score_fields_warn_in_one_line(tmp_path, monkeypatch):
+    """The issue's case: the sample run with its rank and score fields swapped. trec_eval ranks by the score
+    field whatever the rank field says: the value is pytrec_eval's for the file as written, with a warning."""
+    (tmp_path / 'run').write_text(swap_rank_and_score(SAMPLE_RUN.read_text().splitlines()))
+    shutil.copy(SAMPLE_QRELS, tmp_path / 'qrels')
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.chdir(tmp_path)  # relative names, so that the message reads 'run: ...'
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(['qrels', 'run', 'AP']) == 0
+    reference = ir_measures.pytrec_eval.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(str(SAMPLE_QRELS)),
+                                                       ir_measures.read_trec_run(str(tmp_path / 'run')))
+    assert out.getvalue() == f'AP\t{reference[ir_measures.AP]:.4f}\n' == 'AP\t0.1689\n'  # 0.5325 unswapped
+    err = err.getvalue()
+    assert err == ('irmeasures-ext: warning: run: in all 20 queries with two or more docs the scores increase down '
+                   'the listed docs, so ranking by score (as trec_eval does) reverses the order the run lists them '
+                   'in: are the rank and score fields swapped, or are lower scores better?\n')
+
+
+def run_frame(text: str, with_rank: bool = True) -> pd.DataFrame:
+    frame = pd.read_csv(io.StringIO(text), sep=' ', names=['qid', 'Q0', 'docno', 'rank', 'score', 'tag'],
+                        dtype={'qid': str, 'docno': str})
+    return frame if with_rank else frame.drop(columns='rank')
+
+
+def test_swapped_rank_and_score_warn_in_python_for_files_and_frames_with_a_rank_column(tmp_path):
+    swapped = swap_rank_and_score(SAMPLE_RUN.read_text().splitlines())
+    (tmp_path / 'run').write_text(swapped)
+    for run in (tmp_path / 'run', str(tmp_path / 'run'), run_frame(swapped),
+                pa.Table.from_pandas(run_frame(swapped), preserve_index=False)):
+        with pytest.warns(ReversedScoresWarning, match='in all 20 queries with two or more docs the scores increase'):
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run)
+
+
+def test_no_score_order_warning_for_runs_listed_by_rank_or_reversed_in_some_queries_only(tmp_path):
+    lines = SAMPLE_RUN.read_text().splitlines()
+    query_ids = sorted({line.split()[0] for line in lines})
+    runs = {'as shipped': SAMPLE_RUN.read_text(), 'swapped in half the queries': swap_rank_and_score(
+        lines, set(query_ids[::2])), 'swapped in all but one query': swap_rank_and_score(lines, set(query_ids[1:]))}
+    for text in runs.values():
+        (tmp_path / 'run').write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', ReversedScoresWarning)
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, tmp_path / 'run')
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(text))
+    with warnings.catch_warnings():  # forms without a rank column are not checked: their order means nothing
+        warnings.simplefilter('error', ReversedScoresWarning)
+        swapped = swap_rank_and_score(lines)
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(swapped, with_rank=False))
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, ir_measures.read_trec_run(str(SAMPLE_RUN)))
+
+
+def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int:
+    """The definition, query by query (a query's rows in a row)."""
+    groups: list[list[float]] = []
+    for position, (query_id, score) in enumerate(zip(query_ids, scores, strict=True)):
+        if position and query_ids[position - 1] == query_id:
+            groups[-1].append(score)
+        else:
+            groups.append([score])
+    listed = [group for group in groups if len(group) > 1]
+    return len(listed) if all(all(a < b for a, b in itertools.pairwise(group)) for group in listed) else 0
+
+
+@pytest.mark.parametrize('piece', [1, 2, 3, 5, 1 << 16])
+def test_score_order_check_equals_its_definition_across_pieces(monkeypatch, piece):
+    monkeypatch.setattr(inputs, '_ORDER_PIECE', piece)
+    generator = random.Random(piece)
+    for _ in range(400):
+        sizes = [generator.choice([1, 1, 2, 3, 5]) for _ in range(generator.randint(0, 5))]
+        query_ids = [f'q{query}' for query, size in enumerate(sizes) for _ in range(size)]
+        increasing = generator.random() < 0.7
+        scores = [float(row if increasing else generator.randint(0, 3)) for row in range(len(query_ids))]
+        if increasing and len(scores) > 1 and generator.random() < 0.3:
+            row = generator.randrange(1, len(scores))
+            scores[row] = scores[row - 1]  # a tie: not increasing
+        table = pa.table({'query_id': pa.array(query_ids, pa.string()), 'doc_id': ['d'] * len(scores),
+                          'score': pa.array(scores, pa.float64())})
+        assert inputs._queries_listed_by_ascending_score(table) == queries_listed_by_ascending_score(query_ids,
+                                                                                                    scores)
 
 
 def test_mean_rank_of_an_unanswered_query_is_never_the_best_rank():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ import pyarrow as pa
 
 from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.arrays import to_numpy
-from irmeasures_ext.errors import InputError, RowError
+from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import trec
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
@@ -66,8 +67,57 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         data = trec.TrecSource(data)
     layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
-        return Input(data.read(layout), data)
-    return Input(_as_table(data, layout.schema, kind), None)
+        read, name = Input(data.read(layout), data), data.name
+    else:
+        read, name = Input(_as_table(data, layout.schema, kind), None), kind
+    if kind == 'run' and (read.source is not None or _has_rank_column(data)):
+        _warn_if_listed_by_ascending_score(read.table, name)
+    return read
+
+
+def _has_rank_column(data: Any) -> bool:
+    """Whether ``data`` is a DataFrame or an Arrow table with a ``rank`` column."""
+    columns = data.column_names if isinstance(data, pa.Table) else getattr(data, 'columns', ())
+    return 'rank' in columns
+
+
+#: Rows of a run compared at once by :func:`_queries_listed_by_ascending_score`.
+_ORDER_PIECE = 1 << 16
+
+
+def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
+    """ReversedScoresWarning if every query of ``run`` (two or more docs) lists its docs by ascending score.
+
+    Only runs with a rank column (TREC files, DataFrames and Arrow tables with one) are checked: their
+    rows are meant to be listed by rank. Swapping a run's rank and score fields keeps the two columns
+    ordered alike (each one descends as the other ascends), so the rank values cannot tell; the listing
+    does: ranking by score then reverses it."""
+    queries = _queries_listed_by_ascending_score(run)
+    if queries:
+        warnings.warn(f'{name}: in all {queries} queries with two or more docs the scores increase down the listed '
+                      'docs, so ranking by score (as trec_eval does) reverses the order the run lists them in: are '
+                      'the rank and score fields swapped, or are lower scores better?', ReversedScoresWarning,
+                      stacklevel=4)
+
+
+def _queries_listed_by_ascending_score(run: pa.Table) -> int:
+    """The number of queries of ``run`` with two or more rows if in every one of them the scores strictly
+    increase down its rows (a query's rows in a row), else 0. Compared ``_ORDER_PIECE`` rows at a time,
+    stopping at the first pair of rows of one query whose scores do not increase: for a run listed by
+    rank, in the first piece."""
+    queries, continued = 0, False  # continued: the piece's first row belongs to the query of the row before
+    for start in range(0, run.num_rows - 1, _ORDER_PIECE):
+        piece = run.slice(start, _ORDER_PIECE + 1)  # one row more: the pair across pieces
+        query_ids, scores = piece['query_id'], to_numpy(piece['score'])
+        same_query = to_numpy(ac.equal(query_ids[1:], query_ids[:-1]))
+        if not np.all(scores[1:][same_query] > scores[:-1][same_query]):
+            return 0
+        first_pairs = same_query.copy()  # the first pair of rows of each query
+        first_pairs[1:] &= ~same_query[:-1]
+        first_pairs[0] &= not continued
+        queries += int(np.count_nonzero(first_pairs))
+        continued = bool(same_query[-1])
+    return queries
 
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
