@@ -190,6 +190,16 @@ def test_no_score_order_warning_for_runs_listed_by_rank_or_reversed_in_some_quer
         PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, ir_measures.read_trec_run(str(SAMPLE_RUN)))
 
 
+def test_lower_is_better_scores_warn_unless_ranked_by_the_rank_column(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.7 t\nq2 Q0 c 1 3 t\nq3 Q0 a 1 1 t\nq3 Q0 c 2 4 t\n')
+    with pytest.warns(ReversedScoresWarning, match='in all 2 queries with two or more docs'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')[ir_measures.RR] == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ReversedScoresWarning)
+        assert PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], QRELS,
+                                                               tmp_path / 'run')[ir_measures.RR] == 1.0
+
+
 def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int:
     """The definition, query by query (a query's rows in a row)."""
     groups: list[list[float]] = []

@@ -70,7 +70,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         read, name = Input(data.read(layout), data), data.name
     else:
         read, name = Input(_as_table(data, layout.schema, kind), None), kind
-    if kind == 'run' and (read.source is not None or _has_rank_column(data)):
+    if kind == 'run' and not with_rank and (read.source is not None or _has_rank_column(data)):
         _warn_if_listed_by_ascending_score(read.table, name)
     return read
 
@@ -89,7 +89,7 @@ def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
     """ReversedScoresWarning if every query of ``run`` (two or more docs) lists its docs by ascending score.
 
     Only runs with a rank column (TREC files, DataFrames and Arrow tables with one) are checked: their
-    rows are meant to be listed by rank. Swapping a run's rank and score fields keeps the two columns
+    rows are meant to be listed by rank; and not when read for tie policy ``rank``, which trusts the ranks. Swapping a run's rank and score fields keeps the two columns
     ordered alike (each one descends as the other ascends), so the rank values cannot tell; the listing
     does: ranking by score then reverses it."""
     queries = _queries_listed_by_ascending_score(run)
@@ -126,9 +126,8 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame
         return _from_columns([str(c) for c in data.columns], lambda name: data[name], schema, what)
     if isinstance(data, Mapping):
-        if len(schema) > 3:
-            raise InputError(f'a {what} as dict-of-dict has no {schema.names[3]} column (tie policy "rank" needs '
-                             'one): give a TREC file, a DataFrame or records with a rank')
+        if 'rank' in schema.names:
+            raise _no_ranks('a dict-of-dict')
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
@@ -145,6 +144,8 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) ->
                              f'{field}); keep one')
         available[field] = name
     missing = [field.name for field in schema if field.name not in available]
+    if missing == ['rank']:
+        raise _no_ranks(f'a table without a rank column (columns {names})')
     if missing:
         raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
                          f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
@@ -177,8 +178,16 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
             for column, name in zip(columns, schema.names, strict=True):
                 column.append(getattr(record, name))
     except AttributeError as error:
+        if error.name == 'rank':
+            raise _no_ranks(f'{type(error.obj).__name__} records (no rank field)') from None
         raise InputError(f'{what} records must have fields {", ".join(schema.names)}: {error}') from None
     return _from_lists(*columns, schema=schema, what=what)
+
+
+def _no_ranks(form: str) -> InputError:
+    """The error for a run read with its ranks (tie policy ``rank``) given in a ``form`` that carries none."""
+    return InputError(f'tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a '
+                      'TREC file (its path), or as a DataFrame or Arrow table with a rank column')
 
 
 def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
