@@ -26,6 +26,7 @@ from irmeasures_ext.errors import (
            IrMeasuresExtWarning,
            MeasureParamError,
            NoOverlapWarning,
+           ReversedScoresWarning,
 )
 from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
@@ -55,4 +56,5 @@ def __dir__() -> list[str]:
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
-           'IrMeasuresExtWarning', 'NoOverlapWarning', 'provider', 'register', 'suites', '__version__']
+           'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
+           '__version__']

@@ -47,6 +47,10 @@ class EqualRankError(RowError):
     """Two docs of a query have the same rank (tie policy ``rank``); ``doc_id`` is the second one."""
 
 
+class ValueOverflowError(RowError):
+    """A measure's values overflow 64-bit floats in a query; ``doc_id`` is the doc of its highest label."""
+
+
 class IrMeasuresExtWarning(UserWarning):
     """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""
 
@@ -54,3 +58,9 @@ class IrMeasuresExtWarning(UserWarning):
 class NoOverlapWarning(IrMeasuresExtWarning):
     """The run retrieves nothing for any query of the qrels: every measure takes its value for an
     unanswered query (usually a sign of mismatched query ids)."""
+
+
+class ReversedScoresWarning(IrMeasuresExtWarning):
+    """In every query of a run with a rank column, the scores increase down the listed docs: ranking by
+    score, as trec_eval does, reverses the run's own order (its rank and score fields swapped, or scores
+    where lower is better)."""

@@ -7,9 +7,14 @@ and 10.0-rc3 built from usnistgov/trec_eval, 2026-11-30; both agree unless noted
 the file and line; where it stops, we refuse or compute from the documented reading.
 """
 import contextlib
+import datetime
 import io
+import itertools
 import math
 import os
+import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,10 +24,14 @@ from dataclasses import dataclass
 
 import ir_measures
 import pandas as pd
+import pyarrow as pa
 import pytest
 
-from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, nDCG_Z1
+from irmeasures_ext import InputError, MeanRank, MeasureParamError, NoOverlapWarning, Q, ReversedScoresWarning, nDCG_Z1
 from irmeasures_ext.cli import main
+from irmeasures_ext.readers import inputs
+from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
+from irmeasures_ext.sample import RUN as SAMPLE_RUN
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']
 
@@ -69,8 +78,13 @@ CASES = {
                                        "run:2: duplicate doc 'a' in query 'q1' (first at line 1)"),
     'conflicting qrels labels': Case(b'q1 0 a 1\nq1 0 a 0\n', b'q1 Q0 a 1 1 t\n', 'RR', 'error',
                                      "qrels:2: conflicting labels for doc 'a' in query 'q1': 0 here, 1 at line 1"),
-    'a label whose 2^l - 1 gain overflows': Case(b'q1 0 a 99999999999\n', b'q1 Q0 a 1 1 t\n', 'nDCG_Z1@5', 'error',
-                                                 'nDCG_Z1@5: values overflow 64-bit floats'),
+    'a label whose 2^l - 1 gain overflows': Case(
+        b'q1 0 a 1\nq1 0 b 99999999999\nq1 0 c 2\n', b'q1 Q0 b 1 1 t\n', 'nDCG_Z1@5', 'error',
+        "qrels:2: nDCG_Z1@5: values overflow 64-bit floats in query 'q1' (labels, gains or beta too large; its "
+        "highest label: 99999999999 for doc 'b')"),
+    'a label of 5000 in a tab-separated file, nDCG_Z1@3': Case(
+        b'q0 0 a 1\nq1\t0\ta\t1\nq1 0 b 5000\n', b'q0 Q0 a 1 1 t\nq1 Q0 b 1 1 t\n', 'nDCG_Z1@3', 'error',
+        "qrels:3: nDCG_Z1@3: values overflow 64-bit floats in query 'q1'"),
     'qrels and run share no query (trec_eval 9: error; 10: 0)': Case(b'q1 0 d1 1\n', b'zz Q0 x 1 1 t\n', 'RR', 0.0,
                                                                      0.0),
 }
@@ -114,6 +128,108 @@ def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
         PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
 
 
+def swap_rank_and_score(lines: list[str], queries: set[str] | None = None) -> str:
+    """The run's lines with their 4th and 5th fields swapped (in ``queries`` only, when given)."""
+    swapped = []
+    for line in lines:
+        fields = line.split()
+        if queries is None or fields[0] in queries:
+            fields[3], fields[4] = fields[4], fields[3]
+        swapped.append(' '.join(fields) + '\n')
+    return ''.join(swapped)
+
+
+def test_swapped_rank_and_score_fields_warn_in_one_line(tmp_path, monkeypatch):
+    """The issue's case: the sample run with its rank and score fields swapped. trec_eval ranks by the score
+    field whatever the rank field says: the value is pytrec_eval's for the file as written, with a warning."""
+    (tmp_path / 'run').write_text(swap_rank_and_score(SAMPLE_RUN.read_text().splitlines()))
+    shutil.copy(SAMPLE_QRELS, tmp_path / 'qrels')
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.chdir(tmp_path)  # relative names, so that the message reads 'run: ...'
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(['qrels', 'run', 'AP']) == 0
+    reference = ir_measures.pytrec_eval.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(str(SAMPLE_QRELS)),
+                                                       ir_measures.read_trec_run(str(tmp_path / 'run')))
+    assert out.getvalue() == f'AP\t{reference[ir_measures.AP]:.4f}\n' == 'AP\t0.1689\n'  # 0.5325 unswapped
+    err = err.getvalue()
+    assert err == ('irmeasures-ext: warning: run: in all 20 queries with two or more docs the scores increase down '
+                   'the listed docs, so ranking by score (as trec_eval does) reverses the order the run lists them '
+                   'in: are the rank and score fields swapped, or are lower scores better?\n')
+
+
+def run_frame(text: str, with_rank: bool = True) -> pd.DataFrame:
+    frame = pd.read_csv(io.StringIO(text), sep=' ', names=['qid', 'Q0', 'docno', 'rank', 'score', 'tag'],
+                        dtype={'qid': str, 'docno': str})
+    return frame if with_rank else frame.drop(columns='rank')
+
+
+def test_swapped_rank_and_score_warn_in_python_for_files_and_frames_with_a_rank_column(tmp_path):
+    swapped = swap_rank_and_score(SAMPLE_RUN.read_text().splitlines())
+    (tmp_path / 'run').write_text(swapped)
+    for run in (tmp_path / 'run', str(tmp_path / 'run'), run_frame(swapped),
+                pa.Table.from_pandas(run_frame(swapped), preserve_index=False)):
+        with pytest.warns(ReversedScoresWarning, match='in all 20 queries with two or more docs the scores increase'):
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run)
+
+
+def test_no_score_order_warning_for_runs_listed_by_rank_or_reversed_in_some_queries_only(tmp_path):
+    lines = SAMPLE_RUN.read_text().splitlines()
+    query_ids = sorted({line.split()[0] for line in lines})
+    runs = {'as shipped': SAMPLE_RUN.read_text(), 'swapped in half the queries': swap_rank_and_score(
+        lines, set(query_ids[::2])), 'swapped in all but one query': swap_rank_and_score(lines, set(query_ids[1:]))}
+    for text in runs.values():
+        (tmp_path / 'run').write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', ReversedScoresWarning)
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, tmp_path / 'run')
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(text))
+    with warnings.catch_warnings():  # forms without a rank column are not checked: their order means nothing
+        warnings.simplefilter('error', ReversedScoresWarning)
+        swapped = swap_rank_and_score(lines)
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(swapped, with_rank=False))
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, ir_measures.read_trec_run(str(SAMPLE_RUN)))
+
+
+def test_lower_is_better_scores_warn_unless_ranked_by_the_rank_column(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.7 t\nq2 Q0 c 1 3 t\nq3 Q0 a 1 1 t\nq3 Q0 c 2 4 t\n')
+    with pytest.warns(ReversedScoresWarning, match='in all 2 queries with two or more docs'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')[ir_measures.RR] == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ReversedScoresWarning)
+        assert PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], QRELS,
+                                                               tmp_path / 'run')[ir_measures.RR] == 1.0
+
+
+def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int:
+    """The definition, query by query (a query's rows in a row)."""
+    groups: list[list[float]] = []
+    for position, (query_id, score) in enumerate(zip(query_ids, scores, strict=True)):
+        if position and query_ids[position - 1] == query_id:
+            groups[-1].append(score)
+        else:
+            groups.append([score])
+    listed = [group for group in groups if len(group) > 1]
+    return len(listed) if all(all(a < b for a, b in itertools.pairwise(group)) for group in listed) else 0
+
+
+@pytest.mark.parametrize('piece', [1, 2, 3, 5, 1 << 16])
+def test_score_order_check_equals_its_definition_across_pieces(monkeypatch, piece):
+    monkeypatch.setattr(inputs, '_ORDER_PIECE', piece)
+    generator = random.Random(piece)
+    for _ in range(400):
+        sizes = [generator.choice([1, 1, 2, 3, 5]) for _ in range(generator.randint(0, 5))]
+        query_ids = [f'q{query}' for query, size in enumerate(sizes) for _ in range(size)]
+        increasing = generator.random() < 0.7
+        scores = [float(row if increasing else generator.randint(0, 3)) for row in range(len(query_ids))]
+        if increasing and len(scores) > 1 and generator.random() < 0.3:
+            row = generator.randrange(1, len(scores))
+            scores[row] = scores[row - 1]  # a tie: not increasing
+        table = pa.table({'query_id': pa.array(query_ids, pa.string()), 'doc_id': ['d'] * len(scores),
+                          'score': pa.array(scores, pa.float64())})
+        assert inputs._queries_listed_by_ascending_score(table) == queries_listed_by_ascending_score(query_ids,
+                                                                                                    scores)
+
+
 def test_mean_rank_of_an_unanswered_query_is_never_the_best_rank():
     with pytest.warns(NoOverlapWarning):
         ranks = PROVIDER.calc_aggregate([MeanRank], {'q1': {'d1': 1}}, {'zz': {'x': 1.0, 'y': 0.5}})
@@ -148,6 +264,84 @@ def test_qrels_label_past_int64_in_a_dict_is_refused():
 def test_ids_of_mixed_types_are_read_as_strings():
     run = pd.DataFrame({'query_id': ['q1', 7], 'doc_id': ['a', 'x'], 'score': [1.0, 2.0]})
     assert PROVIDER.calc_aggregate([ir_measures.RR], {**QRELS, '7': {'x': 1}}, run)[ir_measures.RR] == 1.0
+
+
+def as_dataframe(query_ids: list, doc_ids: list, column: str) -> pd.DataFrame:
+    return pd.DataFrame({'query_id': query_ids, 'doc_id': pd.Series(doc_ids, dtype=object),
+                         column: [1] * len(query_ids)})
+
+
+def as_arrow(query_ids: list, doc_ids: list, column: str) -> pa.Table:
+    return pa.table({'query_id': pa.array(query_ids), 'doc_id': pa.array(doc_ids), column: [1] * len(query_ids)})
+
+
+def as_records(query_ids: list, doc_ids: list, column: str) -> list:
+    record = ir_measures.ScoredDoc if column == 'score' else ir_measures.Qrel
+    return [record(query_id, doc_id, 1) for query_id, doc_id in zip(query_ids, doc_ids, strict=True)]
+
+
+def as_dict_of_dict(query_ids: list, doc_ids: list, column: str) -> dict:
+    return {query_id: {doc_id: 1} for query_id, doc_id in zip(query_ids, doc_ids, strict=True)}
+
+
+ID_FORMS = [as_dataframe, as_arrow, as_records, as_dict_of_dict]
+
+
+@pytest.mark.parametrize('form', ID_FORMS)
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_bool_ids_are_what_str_writes_in_every_form(form, kind):
+    """True is 'True' (str(), and a dict key beside others), never Arrow's 'true': a run keyed 'True' matches."""
+    ids = form([True, False], ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = ({'True': {'a': 1}, 'False': {'b': 1}}, ids) if kind == 'run' else (
+        ids, {'True': {'a': 1.0}, 'False': {'b': 1.0}})
+    values = {metric.query_id: metric.value for metric in PROVIDER.iter_calc([ir_measures.RR], qrels, run)}
+    assert values == {'True': 1.0, 'False': 1.0}
+
+
+@pytest.mark.parametrize('run', [
+    pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array([7, 8], pa.uint8()), 'doc_id': pa.array(['a', 'b'], pa.large_string()),
+              'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array(['7', '8'], pa.string_view()), 'doc_id': pa.array(['a', 'b']).dictionary_encode(),
+              'score': [1.0, 2.0]}),
+])
+def test_categorical_and_other_string_or_integer_columns_are_their_values_as_text(run):
+    values = {metric.query_id: metric.value
+              for metric in PROVIDER.iter_calc([ir_measures.RR], {'7': {'a': 1}, '8': {'a': 1}}, run)}
+    assert values == {'7': 1.0, '8': 0.0}
+
+
+REFUSED_IDS = {  # query ids, the start of how the message shows the first refused one; Arrow holds one type
+    'floats': ([1.0, 2.0], '1.0 (', ID_FORMS),
+    'a float beside a string (all floats are refused too)': ([1.0, 'q2'], '1.0 (',
+                                                             [as_dataframe, as_records, as_dict_of_dict]),
+    'datetimes (Arrow writes 2024-01-01 00:00:00.000000)': (
+        [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 2)], '', ID_FORMS),
+    'a Timestamp beside a string': ([pd.Timestamp('2024-01-01'), 'q2'], "Timestamp('2024-01-01 00:00:00') (",
+                                    [as_dataframe, as_records, as_dict_of_dict]),
+    'dates': ([datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], '', ID_FORMS),
+    'bytes': ([b'q1', b'q2'], "b'q1' (", ID_FORMS),
+}
+
+
+@pytest.mark.parametrize(('name', 'form'), [(name, form) for name, (_, _, forms) in REFUSED_IDS.items()
+                                            for form in forms])
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind):
+    query_ids, shown, _ = REFUSED_IDS[name]
+    ids = form(query_ids, ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = (QRELS, ids) if kind == 'run' else (ids, {'q1': {'a': 1.0}})
+    with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}") + r'.*\): ids must '
+                       'be strings or integers'):
+        PROVIDER.calc_aggregate([ir_measures.RR], qrels, run)
+
+
+@pytest.mark.parametrize('form', [as_dataframe, as_records, as_dict_of_dict])  # (Arrow strings are UTF-8)
+@pytest.mark.parametrize('doc_ids', [['a', 'b\udc80'], [7, 'b\udc80']])  # one type, or read one by one
+def test_a_lone_surrogate_in_an_id_is_refused_naming_the_column(form, doc_ids):
+    run = form(['q1', 'q2'], doc_ids, 'score')
+    with pytest.raises(InputError, match=re.escape(r"run column 'doc_id' holds 'b\udc80', not valid Unicode")):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
 
 
 def test_an_empty_run_dataframe_is_an_empty_run():
@@ -185,8 +379,22 @@ def test_huge_beta_gives_a_finite_q_and_huge_labels_a_clear_error():
     value = PROVIDER.calc_aggregate([Q(beta=1e308) @ 5], {'q': {'a': 2, 'b': 1}}, {'q': {'b': 2.0, 'a': 1.0}})
     # As beta grows, BR(r) -> cg(r) / cg*(r): r=1: 1/2, r=2: 3/3; Q@5 = (1/2 + 1) / 2.
     assert value[Q(beta=1e308) @ 5] == pytest.approx(0.75)
-    with pytest.raises(InputError, match=r'nDCG_Z1@5: values overflow 64-bit floats'):
-        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'q': {'a': 5000}}, {'q': {'a': 1.0}})
+    with pytest.raises(InputError, match=r"nDCG_Z1@5: values overflow 64-bit floats in query 'q' \(labels, gains or "
+                                         r"beta too large; its highest label: 5000 for doc 'a'\)"):
+        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'p': {'a': 1}, 'q': {'b': 3, 'a': 5000, 'c': 4}}, {'q': {'a': 1.0}})
+
+
+@pytest.mark.parametrize('ties', ['trec_eval', 'expected', 'optimistic'])
+def test_an_overflow_names_the_qrels_line_under_every_policy_and_in_the_ties_command(tmp_path, ties):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\nq2 0 x 0\nq2 0 b 5000\n')
+    (tmp_path / 'run').write_text('q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n')
+    with pytest.raises(InputError, match=f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow 64-bit floats in "
+                                         "query 'q2'"):
+        PROVIDER.configured(ties=ties).calc_aggregate([nDCG_Z1 @ 3], tmp_path / 'qrels', tmp_path / 'run')
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(['ties', str(tmp_path / 'qrels'), str(tmp_path / 'run'), 'nDCG_Z1@3']) == 2
+    assert f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow" in err.getvalue()
 
 
 def test_numpy_prints_no_warnings():

@@ -1,7 +1,9 @@
 """Bad input in the API gives a clear ValueError subclass naming the query/doc/param."""
 import math
+import re
 
 import ir_measures
+import pandas as pd
 import pytest
 
 import irmeasures_ext  # noqa: F401
@@ -99,3 +101,31 @@ def test_nerr_max_level_defaults_and_rejects_labels_above_it():
         PROVIDER.calc_aggregate([nERR(max_level=2) @ 5], qrels, run)
     with pytest.raises(MeasureParamError, match='max_level must be a positive integer'):
         nERR(max_level=0)
+
+
+RANK_NEEDED = ('tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a TREC file '
+               '(its path), or as a DataFrame or Arrow table with a rank column')
+
+
+@pytest.mark.parametrize('run, form', [
+    (lambda path: ir_measures.read_trec_run(str(path)), 'ScoredDoc records (no rank field)'),
+    (lambda path: [ir_measures.ScoredDoc('q1', 'a', 1.0)], 'ScoredDoc records (no rank field)'),
+    (lambda path: {'q1': {'a': 1.0}}, 'a dict-of-dict'),
+    (lambda path: pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}),
+     "a table without a rank column (columns ['query_id', 'doc_id', 'score'])"),
+    (lambda path: pd.DataFrame({'qid': ['q1'], 'docno': ['a'], 'score': [1.0]}),
+     "a table without a rank column (columns ['qid', 'docno', 'score'])"),
+])
+def test_the_rank_policy_on_a_run_without_ranks_says_what_carries_them(tmp_path, run, form):
+    """The README's case: ir_measures.read_trec_run's records have no rank, nor have dicts or rank-less frames."""
+    path = tmp_path / 'run'
+    path.write_text('q1 Q0 a 1 1.0 t\n')
+    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
+        ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5], QRELS, run(path))
+    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
+        PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], QRELS, run(path))
+    ranked = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [1.0, 2.0], 'rank': [1, 2]})
+    path.write_text('q1 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n')
+    for given in (path, ranked):  # what carries ranks: by rank 'a' (gain 2^1 - 1) first, by score 'b' (2^2 - 1)
+        assert ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5, nDCG_Z1 @ 5], QRELS, given) == pytest.approx(
+            {nDCG_Z1(ties='rank') @ 5: 1 + 3 / math.log2(3), nDCG_Z1 @ 5: 3 + 1 / math.log2(3)})

@@ -240,7 +240,7 @@ def test_an_evaluator_reads_a_run_it_is_given_as_a_run_with_its_rank_column(tmp_
     (tmp_path / 'run').write_text('q Q0 a 2 9 t\nq Q0 b 1 1 t\n')  # a first by score, second by rank
     evaluator = irmeasures_ext.provider.evaluator([MeanRank(ties='rank'), MeanRank], str(tmp_path / 'qrels'))
     assert evaluator.calc_aggregate(str(tmp_path / 'run')) == {MeanRank(ties='rank'): 2.0, MeanRank: 1.0}
-    with pytest.raises(InputError, match='^a run as dict-of-dict has no rank column'):
+    with pytest.raises(InputError, match='^tie policy "rank" needs the run\'s ranks, which a dict-of-dict does not'):
         evaluator.calc_aggregate({'q': {'a': 1.0}})
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):

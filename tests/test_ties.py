@@ -230,7 +230,7 @@ def test_rank_policy_refuses_equal_ranks_naming_query_and_line(tmp_path):
     with pytest.raises(InputError, match=f"{tmp_path / 'run'}:3: docs 'b' and 'c' of query 'q' have the same rank 2"):
         irmeasures_ext.provider.configured(ties='rank').calc_aggregate([ir_measures.RR], tmp_path / 'qrels',
                                                                        tmp_path / 'run')
-    with pytest.raises(InputError, match='dict-of-dict has no rank column'):
+    with pytest.raises(InputError, match='which a dict-of-dict does not carry'):
         irmeasures_ext.provider.configured(ties='rank').calc_aggregate([ir_measures.RR], {'q': {'a': 1}},
                                                                        {'q': {'a': 1.0}})
 

@@ -5,12 +5,14 @@ import os
 import re
 import threading
 
+import ir_measures
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import irmeasures_ext
 from irmeasures_ext.engine import memory
 from irmeasures_ext.readers import trec
 from irmeasures_ext.readers.trec import TrecFileError, TrecSource, normalise, read_qrels, read_run
@@ -140,8 +142,41 @@ def test_blanks_single_spaces_would_hide_are_found_in_plain_and_gzipped_files(tm
 
 def test_normalise_keeps_the_first_fields_of_each_line():
     # \r\n makes two line ends (and an empty line, skipped by the parser).
-    assert normalise(b'\xef\xbb\xbf a\t\tb  c d e f g h\r\n\x0b\n x y\r', 6) == b'a b c d e f\n\n\nx y\n'
+    assert normalise(b' a\t\tb  c d e f g h\r\n\x0b\n x y\r', 6) == b'a b c d e f\n\n\nx y\n'
     assert normalise(b'a b c d e\n', None) == b'a b c d e\n'
+    assert normalise(b'\xef\xbb\xbfq\tx\n', None) == b'\xef\xbb\xbfq x\n'  # a block's BOM is not the file's
+
+
+def per_query(qrels, run) -> dict[tuple[str, str], float]:
+    return {(metric.query_id, str(metric.measure)): metric.value
+            for metric in irmeasures_ext.provider.iter_calc([ir_measures.NumRet, ir_measures.RR], qrels, run)}
+
+
+@pytest.mark.parametrize('block', [1, 7, 16, 29, 64])
+def test_only_the_files_own_bom_is_dropped_at_every_block_boundary(tmp_path, monkeypatch, block):
+    """The normalising path reads ``_BLOCK`` bytes at a time: a BOM starting a line mid-file belongs to its
+    query id (trec_eval reads bytes) wherever it falls against a block boundary; only the file's is dropped.
+    Run and qrels (both tab-separated) get a BOM line at each of over two blocks' consecutive offsets."""
+    monkeypatch.setattr(trec, '_BLOCK', block)
+    qrels, run = tmp_path / 'qrels', tmp_path / 'run'
+    expected = {(query_id, measure): 1.0 for query_id in ('q1', '\ufeffq2', 'q2') for measure in ('NumRet', 'RR')}
+    for tabs in ('\t' * pad for pad in range(2 * block + 2)):
+        qrels.write_text(f'\ufeffq1\t0\td1\t1{tabs}\n\ufeffq2\t0\te1\t1\nq2\t0\te2\t1\n', encoding='utf-8')
+        run.write_text(f'\ufeffq1\tQ0\td1\t1\t1.0\tt{tabs}\n\ufeffq2\tQ0\te1\t1\t1.5\tt\n'
+                       'q2\tQ0\te2\t2\t0.5\tt\n', encoding='utf-8')
+        assert per_query(qrels, run) == expected, len(tabs)
+
+
+@pytest.mark.parametrize('block', [1, 7, 16, 64])
+def test_a_duplicate_under_a_bom_names_its_line_at_every_block_boundary(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(trec, '_BLOCK', block)
+    run, bom_q2 = tmp_path / 'run', '\ufeffq2'
+    for tabs in ('\t' * pad for pad in range(2 * block + 2)):
+        run.write_text(f'q1\tQ0\td1\t1\t1.0\tt{tabs}\n\ufeffq2\tQ0\te1\t1\t1.5\tt\n'
+                       '\ufeffq2\tQ0\te1\t2\t0.5\tt\nq2\tQ0\te2\t1\t1\tt\n', encoding='utf-8')
+        with pytest.raises(TrecFileError, match=re.escape(f"{run}:3: duplicate doc 'e1' in query {bom_q2!r} "
+                                                          '(first at line 2)')):
+            per_query({'q1': {'d1': 1}}, run)
 
 
 @pytest.mark.parametrize('line, problem', [

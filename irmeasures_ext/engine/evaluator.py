@@ -11,7 +11,6 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
@@ -20,7 +19,7 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import KERNELS
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import REORDERING, qrels_labels, rank_labels_by_credit, reorder, scores_from_ranks
-from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
+from irmeasures_ext.errors import MeasureParamError, NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.readers.inputs import Input, read_input
@@ -34,12 +33,13 @@ class ExtEvaluator(providers.Evaluator):
     when asked for (``qrel_qids``).
     """
 
-    def __init__(self, measures: list[Measure], judgments: Judgments, qrels: pa.Table,
+    def __init__(self, measures: list[Measure], judgments: Judgments, qrels: Input,
                  ranking: Ranking = DEFAULT_RANKING) -> None:
         # (no base __init__: see qrel_qids)
         self.measures = measures
         self.judgments = judgments
-        self.qrels = qrels  # the qrels as read, for other providers evaluating beside this one
+        self.qrels = qrels.table  # the qrels as read, for other providers evaluating beside this one
+        self._qrels = qrels  # (and the file they were read from, naming the line of a problem)
         #: Each measure's ranking: the provider's, or the measure's own ``ties``/``score_precision``.
         self.rankings = {measure: ranking_of(measure, ranking) for measure in measures}
         #: Each measure's ranking and the rank of each qrels label by its credit (:func:`label_ranks`):
@@ -73,8 +73,9 @@ class ExtEvaluator(providers.Evaluator):
                 rank_run(run.table, self.judgments)
         ordered = {(ranking, ranks): _tie_ordered(rankings[ranking], ranking.ties, ranks)
                    for ranking, ranks in dict.fromkeys(self.orders.values())}
-        return {measure: _computed(measure, ordered[self.orders[measure]], self.rankings[measure])
-                for measure in self.measures}
+        with self._qrels.located():
+            return {measure: _computed(measure, ordered[self.orders[measure]], self.rankings[measure])
+                    for measure in self.measures}
 
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         with run.located():
@@ -127,15 +128,22 @@ def _tie_ordered(ranked: RankedRun, ties: str, ranks: tuple[int, ...] | None) ->
 
 
 def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarray:
-    """The kernel's values, checked: an overflow (huge labels, gains or beta) is an InputError, never
-    a silent inf or NaN (and numpy's own warnings are not printed)."""
+    """The kernel's values, checked: an overflow (huge labels, gains or beta) is a ValueOverflowError
+    naming the first query it happens in and the doc of its highest label, never a silent inf or NaN
+    (and numpy's own warnings are not printed)."""
     kernel = KERNELS[measure.NAME]
     compute = kernel.expected if ranking.ties == 'expected' else kernel.compute
     with np.errstate(all='ignore'):
         values = compute(measure, ranked)
     if values.dtype.kind == 'f' and not np.isfinite(values).all():
-        if np.isinf(values).any() or not kernel.may_be_nan:
-            raise InputError(f'{measure}: values overflow 64-bit floats (labels, gains or beta too large)')
+        overflow = np.isinf(values) if kernel.may_be_nan else ~np.isfinite(values)
+        if overflow.any():
+            query = int(np.argmax(overflow))
+            query_id = ranked.judgments.query_ids[query].as_py()
+            doc_id, label = ranked.judgments.highest_label(query)
+            raise ValueOverflowError(f'{measure}: values overflow 64-bit floats in query {query_id!r} (labels, gains '
+                                     f'or beta too large; its highest label: {label} for doc {doc_id!r})', 'qrels',
+                                     query_id, doc_id)
     return values
 
 
@@ -153,7 +161,7 @@ def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RA
     rankings = {measure: ranking_of(measure, ranking) for measure in measures}  # (checked before reading)
     qrels = read_input(qrels, 'qrels')
     with qrels.located():
-        return ExtEvaluator(list(rankings), Judgments(qrels.table), qrels.table, ranking)
+        return ExtEvaluator(list(rankings), Judgments(qrels.table), qrels, ranking)
 
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,

@@ -110,6 +110,13 @@ class Judgments:
         rank = np.arange(len(query)) - starts[query] + 1
         return IdealList(query, rank, gain, segment_cumsum(gain, query, starts), starts, counts)
 
+    def highest_label(self, query: int) -> tuple[str, int]:
+        """The doc and label of the highest label of query index ``query`` (one with a judgment; the first
+        such entry)."""
+        entries = np.flatnonzero(self.query == query)
+        entry = entries[np.argmax(self.label[entries])]
+        return self._docs.ids[int(entry)].as_py(), int(self.label[entry])
+
     def maybe_judged(self, docs: DocIds) -> np.ndarray:
         """Indices of the docs that may be judged (for some query); every judged one is included."""
         return np.flatnonzero(self._filter[self._filter_slots(docs)])

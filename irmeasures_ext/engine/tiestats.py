@@ -37,7 +37,7 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
     results: dict[str, dict[Measure, float]] = {}
     for policy, ranking in rankings.items():
         usable = [m for m in measures if policy != 'expected' or KERNELS[m.NAME].expected is not None]
-        evaluator = ExtEvaluator(usable, judgments, qrels.table, ranking)
+        evaluator = ExtEvaluator(usable, judgments, qrels, ranking)
         results[policy] = {m: aggregate(m, values) for m, values in evaluator.values(run).items()}
     with run.located():
         ranked = rank_run(run.table, judgments, next(iter(rankings.values())).precision)

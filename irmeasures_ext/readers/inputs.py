@@ -4,12 +4,14 @@ Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
 ``(query_id: string, doc_id: string, relevance: int64)``. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
 namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), TREC file paths and
-:class:`~irmeasures_ext.readers.trec.TrecSource` objects.
+:class:`~irmeasures_ext.readers.trec.TrecSource` objects. In every form an id is a string or an
+integer (bools too), read as ``str()`` writes it; any other type is an InputError (:func:`_as_ids`).
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ import pyarrow as pa
 
 from irmeasures_ext.engine import arrow_compute as ac
 from irmeasures_ext.engine.arrays import to_numpy
-from irmeasures_ext.errors import InputError, RowError
+from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import trec
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
@@ -65,8 +67,58 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         data = trec.TrecSource(data)
     layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
-        return Input(data.read(layout), data)
-    return Input(_as_table(data, layout.schema, kind), None)
+        read, name = Input(data.read(layout), data), data.name
+    else:
+        read, name = Input(_as_table(data, layout.schema, kind), None), kind
+    if kind == 'run' and not with_rank and (read.source is not None or _has_rank_column(data)):
+        _warn_if_listed_by_ascending_score(read.table, name)
+    return read
+
+
+def _has_rank_column(data: Any) -> bool:
+    """Whether ``data`` is a DataFrame or an Arrow table with a ``rank`` column."""
+    columns = data.column_names if isinstance(data, pa.Table) else getattr(data, 'columns', ())
+    return 'rank' in columns
+
+
+#: Rows of a run compared at once by :func:`_queries_listed_by_ascending_score`.
+_ORDER_PIECE = 1 << 16
+
+
+def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
+    """ReversedScoresWarning if every query of ``run`` (two or more docs) lists its docs by ascending score.
+
+    Only runs with a rank column (TREC files, DataFrames and Arrow tables with one) are checked: their
+    rows are meant to be listed by rank; and not when read for tie policy ``rank``, which trusts the
+    ranks. Swapping a run's rank and score fields keeps the two columns ordered alike (each one descends
+    as the other ascends), so the rank values cannot tell; the listing does: ranking by score then
+    reverses it."""
+    queries = _queries_listed_by_ascending_score(run)
+    if queries:
+        warnings.warn(f'{name}: in all {queries} queries with two or more docs the scores increase down the listed '
+                      'docs, so ranking by score (as trec_eval does) reverses the order the run lists them in: are '
+                      'the rank and score fields swapped, or are lower scores better?', ReversedScoresWarning,
+                      stacklevel=4)
+
+
+def _queries_listed_by_ascending_score(run: pa.Table) -> int:
+    """The number of queries of ``run`` with two or more rows if in every one of them the scores strictly
+    increase down its rows (a query's rows in a row), else 0. Compared ``_ORDER_PIECE`` rows at a time,
+    stopping at the first pair of rows of one query whose scores do not increase: for a run listed by
+    rank, in the first piece."""
+    queries, continued = 0, False  # continued: the piece's first row belongs to the query of the row before
+    for start in range(0, run.num_rows - 1, _ORDER_PIECE):
+        piece = run.slice(start, _ORDER_PIECE + 1)  # one row more: the pair across pieces
+        query_ids, scores = piece['query_id'], to_numpy(piece['score'])
+        same_query = to_numpy(ac.equal(query_ids[1:], query_ids[:-1]))
+        if not np.all(scores[1:][same_query] > scores[:-1][same_query]):
+            return 0
+        first_pairs = same_query.copy()  # the first pair of rows of each query
+        first_pairs[1:] &= ~same_query[:-1]
+        first_pairs[0] &= not continued
+        queries += int(np.count_nonzero(first_pairs))
+        continued = bool(same_query[-1])
+    return queries
 
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
@@ -75,9 +127,8 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame
         return _from_columns([str(c) for c in data.columns], lambda name: data[name], schema, what)
     if isinstance(data, Mapping):
-        if len(schema) > 3:
-            raise InputError(f'a {what} as dict-of-dict has no {schema.names[3]} column (tie policy "rank" needs '
-                             'one): give a TREC file, a DataFrame or records with a rank')
+        if 'rank' in schema.names:
+            raise _no_ranks('a dict-of-dict')
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
@@ -94,6 +145,8 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) ->
                              f'{field}); keep one')
         available[field] = name
     missing = [field.name for field in schema if field.name not in available]
+    if missing == ['rank']:
+        raise _no_ranks(f'a table without a rank column (columns {names})')
     if missing:
         raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
                          f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
@@ -126,8 +179,16 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
             for column, name in zip(columns, schema.names, strict=True):
                 column.append(getattr(record, name))
     except AttributeError as error:
+        if error.name == 'rank':
+            raise _no_ranks(f'{type(error.obj).__name__} records (no rank field)') from None
         raise InputError(f'{what} records must have fields {", ".join(schema.names)}: {error}') from None
     return _from_lists(*columns, schema=schema, what=what)
+
+
+def _no_ranks(form: str) -> InputError:
+    """The error for a run read with its ranks (tie policy ``rank``) given in a ``form`` that carries none."""
+    return InputError(f'tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a '
+                      'TREC file (its path), or as a DataFrame or Arrow table with a rank column')
 
 
 def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
@@ -142,16 +203,55 @@ def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
         return pa.array(values)
     except OverflowError:
         raise InputError(f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
+    except UnicodeEncodeError as error:
+        raise _not_unicode(error, field, what) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if field.type != pa.string():
             raise InputError(f'{what} column {field.name!r}: values must be numbers') from None
+    for value in values:
+        if not isinstance(value, _ID_TYPES):
+            raise _not_an_id(value, type(value).__name__, field, what)
     as_text: dict[str, object] = {}
     for value in dict.fromkeys(values):
         text = str(value)
         if as_text.setdefault(text, value) is not value and as_text[text] != value:
             raise InputError(f'{what} column {field.name!r} holds both {as_text[text]!r} and {value!r}, the same '
                              f'id once read as text: make the ids one type')
-    return pa.array([str(value) for value in values], pa.string())
+    try:
+        return pa.array([str(value) for value in values], pa.string())
+    except UnicodeEncodeError as error:
+        raise _not_unicode(error, field, what) from None
+
+
+#: The Python types an id may have (read as ``str()`` writes them): ``bool`` and numpy's integers included.
+_ID_TYPES = (str, int, np.integer, np.bool_)
+
+
+def _as_ids(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
+    """An id column (non-empty) as strings, as ``str()`` writes each id: strings as they are, integers
+    in decimal, booleans ``'True'``/``'False'`` (Arrow's cast writes ``'true'``). Any other type is
+    refused, whatever the form: a float id (``1.0``, pandas' integer ids with a gap) would silently
+    miss ``'1'``, and Arrow writes dates, times and bytes otherwise than ``str()``."""
+    if pa.types.is_dictionary(array.type):  # a pandas Categorical
+        array = ac.cast(array, array.type.value_type)
+    kind = array.type
+    if kind == pa.string():
+        return array
+    if pa.types.is_integer(kind) or pa.types.is_large_string(kind) or str(kind) == 'string_view':  # (pyarrow 16+)
+        return ac.cast(array, pa.string())
+    if pa.types.is_boolean(kind):
+        return ac.take(pa.array(['False', 'True']), ac.cast(array, pa.int8()))
+    raise _not_an_id(array[0].as_py(), str(kind), field, what)
+
+
+def _not_an_id(value: object, kind: str, field: pa.Field, what: str) -> InputError:
+    return InputError(f'{what} column {field.name!r} holds {value!r} ({kind}): ids must be strings or integers '
+                      '(convert them to the strings the other side uses)')
+
+
+def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> InputError:
+    return InputError(f'{what} column {field.name!r} holds {error.object!r}, not valid Unicode ({error.reason}): '
+                      'ids must encode as UTF-8')
 
 
 def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
@@ -168,8 +268,8 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
             bad = int(np.argmin(whole))
             raise InputError(f'{what} column {field.name!r}: relevance must be an integer, '
                              f'got {array[bad].as_py()!r} at row {bad}')
-    if field.type == pa.string() and pa.types.is_floating(array.type):
-        raise InputError(f'{what} column {field.name!r} holds floats; ids must be strings or integers')
+    if field.type == pa.string():
+        return _as_ids(array, field, what)
     try:
         return ac.cast(array, field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:

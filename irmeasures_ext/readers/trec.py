@@ -3,7 +3,7 @@
 One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
 
 - Lines end with ``\\n``, ``\\r\\n`` or ``\\r``; lines of only whitespace are skipped; a UTF-8 BOM
-  at the start of the file is ignored. Text must be UTF-8.
+  at the start of the file is ignored (anywhere else it belongs to its field). Text must be UTF-8.
 - Fields are separated by runs of spaces, tabs, ``\\v`` and ``\\f`` (C's ``isspace``, as trec_eval
   splits). Every other character, U+00A0 and U+3000 included, belongs to a field.
 - Run lines: ``qid Q0 docid rank score tag``, later fields ignored (as trec_eval); qrels lines:
@@ -189,6 +189,8 @@ class TrecSource:
         pieces = []
         for block in self._blocks():
             normalised = normalise(block, len(layout.fields) if layout.extra_fields else None)
+            if normalised.startswith(_BOM):  # pyarrow.csv drops a BOM opening its input; a blank line keeps it
+                normalised = b'\n' + normalised
             piece = _parse(lambda data=normalised: pa.BufferReader(data), layout)
             if piece is None:
                 return None
@@ -196,9 +198,10 @@ class TrecSource:
         return pa.concat_tables(pieces) if pieces else None
 
     def _blocks(self) -> Iterator[bytes]:
-        """The file's bytes in blocks of whole lines (about ``_BLOCK`` bytes each), BOM removed."""
-        carry = b''
+        """The file's bytes in blocks of whole lines (about ``_BLOCK`` bytes each), the file's BOM removed
+        (a BOM anywhere else belongs to its field, as trec_eval reads it)."""
         with self._stream() as stream:
+            carry = stream.read(len(_BOM)).removeprefix(_BOM)
             while chunk := stream.read(_BLOCK):
                 data = carry + chunk if carry else chunk
                 cut = max(data.rfind(b'\n'), data.rfind(b'\r')) + 1
@@ -400,9 +403,7 @@ _BYTE_CLASS[[0x0A, 0x0D]] = 2
 
 def normalise(block: bytes, max_fields: int | None) -> bytes:
     """``block`` (whole lines) with single spaces between fields, ``\\n`` line ends, no blanks at either
-    end of a line, no BOM, and only the first ``max_fields`` fields of each line when given."""
-    if block.startswith(_BOM):
-        block = block[len(_BOM):]
+    end of a line, and only the first ``max_fields`` fields of each line when given."""
     data = np.frombuffer(block, np.uint8)
     kind = _BYTE_CLASS[data]
     separator, line_end = kind == 1, kind == 2
