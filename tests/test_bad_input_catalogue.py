@@ -435,3 +435,9 @@ def test_nothing_is_left_behind_when_terminated_while_reading_stdin(tmp_path):
     child.send_signal(signal.SIGTERM)
     child.communicate(timeout=60)
     assert list(scratch.iterdir()) == []
+
+
+def test_the_swapped_fields_warning_of_a_one_query_run_says_so(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.7 t\n')
+    with pytest.warns(ReversedScoresWarning, match=r'^\S+run: in its one query with two or more docs the scores'):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')

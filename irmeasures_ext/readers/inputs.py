@@ -95,7 +95,8 @@ def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
     reverses it."""
     queries = _queries_listed_by_ascending_score(run)
     if queries:
-        warnings.warn(f'{name}: in all {queries} queries with two or more docs the scores increase down the listed '
+        where = 'in its one query' if queries == 1 else f'in all {queries} queries'
+        warnings.warn(f'{name}: {where} with two or more docs the scores increase down the listed '
                       'docs, so ranking by score (as trec_eval does) reverses the order the run lists them in: are '
                       'the rank and score fields swapped, or are lower scores better?', ReversedScoresWarning,
                       stacklevel=4)
