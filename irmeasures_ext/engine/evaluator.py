@@ -16,10 +16,10 @@ from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
 
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.kernels import KERNELS
+from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import REORDERING, qrels_labels, rank_labels_by_credit, reorder, scores_from_ranks
-from irmeasures_ext.errors import MeasureParamError, NoOverlapWarning, ValueOverflowError
+from irmeasures_ext.errors import NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.readers.inputs import Input, read_input
@@ -47,11 +47,11 @@ class ExtEvaluator(providers.Evaluator):
         self.orders = {measure: (ranking, label_ranks(measure, ranking, judgments))
                        for measure, ranking in self.rankings.items()}
         for measure in measures:
-            if (prepare := KERNELS[measure.NAME].prepare) is not None:
+            if (prepare := kernel_of(measure).prepare) is not None:
                 prepare(measure, judgments)
 
     @functools.cached_property
-    def qrel_qids(self) -> list[str]:
+    def qrel_qids(self) -> list[str]:  # type: ignore[override]  # (the base class's attribute, made when first read)
         """The qrels query ids, sorted (the order of every array of :meth:`values`)."""
         return self.judgments.query_ids.to_pylist()
 
@@ -104,9 +104,7 @@ def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     """The measure's ranking (its ``ties``/``score_precision`` parameters, else ``default``), checked to
     have a kernel: MeasureParamError for a measure with no exact expected value."""
     ranking = default.of(measure)
-    if ranking.ties == 'expected' and KERNELS[measure.NAME].expected is None:
-        raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean over '
-                                'the orderings of tied docs); its range: ties=optimistic and ties=pessimistic')
+    kernel_of(measure).function(measure, ranking.ties)
     return ranking
 
 
@@ -114,7 +112,7 @@ def label_ranks(measure: Measure, ranking: Ranking, judgments: Judgments) -> tup
     """Under ``optimistic``/``pessimistic``, the rank of each qrels label by the measure's credit, by
     which its tied docs are reordered (:func:`reorder`), where the label order does not follow the
     credit (e.g. ``gains`` that do not grow with the label); else None (by label, or not reordered)."""
-    credit = KERNELS[measure.NAME].credit
+    credit = kernel_of(measure).credit
     if ranking.ties not in REORDERING or credit is None:
         return None
     labels = qrels_labels(judgments)
@@ -131,8 +129,8 @@ def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarr
     """The kernel's values, checked: an overflow (huge labels, gains or beta) is a ValueOverflowError
     naming the first query it happens in and the doc of its highest label, never a silent inf or NaN
     (and numpy's own warnings are not printed)."""
-    kernel = KERNELS[measure.NAME]
-    compute = kernel.expected if ranking.ties == 'expected' else kernel.compute
+    kernel = kernel_of(measure)
+    compute = kernel.function(measure, ranking.ties)
     with np.errstate(all='ignore'):
         values = compute(measure, ranked)
     if values.dtype.kind == 'f' and not np.isfinite(values).all():

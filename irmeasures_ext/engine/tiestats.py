@@ -9,7 +9,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.kernels import KERNELS
+from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.measures.base import Ranking, optional_param
 from irmeasures_ext.readers.inputs import read_input
@@ -36,7 +36,7 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
         judgments = Judgments(qrels.table)
     results: dict[str, dict[Measure, float]] = {}
     for policy, ranking in rankings.items():
-        usable = [m for m in measures if policy != 'expected' or KERNELS[m.NAME].expected is not None]
+        usable = [m for m in measures if policy != 'expected' or kernel_of(m).expected is not None]
         evaluator = ExtEvaluator(usable, judgments, qrels, ranking)
         results[policy] = {m: aggregate(m, values) for m, values in evaluator.values(run).items()}
     with run.located():
@@ -45,11 +45,11 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
     rows = []
     for measure in measures:
         rel = max(measure['rel'], 1) if 'rel' in measure.SUPPORTED_PARAMS else 1
-        relevant = np.unique(ranked.query[tied & (ranked.label >= rel)]) if tied.any() else []
+        tied_relevant = len(np.unique(ranked.query[tied & (ranked.label >= rel)])) if tied.any() else 0
         cutoff = optional_param(measure, 'cutoff') if 'cutoff' in measure.SUPPORTED_PARAMS else None
         at_cutoff = None if cutoff is None else len(np.unique(ranked.query[
             tied & (ranked.tie_start <= cutoff) & (ranked.tie_start + ranked.tie_size - 1 > cutoff)]))
         values = {policy: results[policy].get(measure) for policy in rankings}
-        rows.append(TieRow(measure, values, abs(values['optimistic'] - values['pessimistic']), at_cutoff,
-                           len(relevant)))
+        extremes = abs(results['optimistic'][measure] - results['pessimistic'][measure])
+        rows.append(TieRow(measure, values, extremes, at_cutoff, tied_relevant))
     return rows

@@ -163,7 +163,9 @@ def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedA
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
-    query_ids, doc_ids, values = [], [], []
+    query_ids: list[Any] = []
+    doc_ids: list[Any] = []
+    values: list[Any] = []
     for query_id, docs in data.items():
         if not isinstance(docs, Mapping):
             raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value')

@@ -21,8 +21,10 @@ files are read once into memory, so that they can be read again.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import os
 import re
 import stat
 import zlib
@@ -103,7 +105,7 @@ class TrecSource:
     ``name`` is the file's name in messages (default: the path).
     """
 
-    def __init__(self, path: str | Path, name: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], name: str | None = None) -> None:
         self.path = Path(path)
         self.name = str(path) if name is None else name
         try:
@@ -191,7 +193,7 @@ class TrecSource:
             normalised = normalise(block, len(layout.fields) if layout.extra_fields else None)
             if normalised.startswith(_BOM):  # pyarrow.csv drops a BOM opening its input; a blank line keeps it
                 normalised = b'\n' + normalised
-            piece = _parse(lambda data=normalised: pa.BufferReader(data), layout)
+            piece = _parse(functools.partial(pa.BufferReader, normalised), layout)
             if piece is None:
                 return None
             pieces.append(piece)
@@ -234,7 +236,7 @@ class TrecSource:
             except (EOFError, zlib.error, gzip.BadGzipFile) as error:
                 raise TrecFileError(f'{self.name}: corrupt or truncated gzip after line {line_no}: {error}') from None
 
-    def _binary(self) -> BinaryIO:
+    def _binary(self) -> BinaryIO | gzip.GzipFile:
         raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
         return gzip.GzipFile(fileobj=raw) if self._gzipped else raw
 

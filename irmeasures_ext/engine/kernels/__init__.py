@@ -6,11 +6,11 @@ whose ``@kernel(NAME)`` functions fill :data:`KERNELS`.
 import importlib
 import os
 
-from irmeasures_ext.engine.kernels.common import KERNELS, Kernel
+from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of
 
 for _entry in sorted(os.scandir(os.path.dirname(__file__)), key=lambda entry: entry.name):
     if _entry.name.endswith('.py') and _entry.name not in ('__init__.py', 'common.py'):
         importlib.import_module(f'{__name__}.{_entry.name[:-3]}')
 del _entry
 
-__all__ = ['KERNELS', 'Kernel']
+__all__ = ['KERNELS', 'Kernel', 'kernel_of']

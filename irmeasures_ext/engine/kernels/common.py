@@ -12,7 +12,8 @@ from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum
 from irmeasures_ext.engine.ties import expected_position_weight, positions
-from irmeasures_ext.measures.base import optional_param
+from irmeasures_ext.errors import MeasureParamError
+from irmeasures_ext.measures.base import name_of, optional_param
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
 PrepareFunction = Callable[[irm.Measure, Judgments], Any]
@@ -38,9 +39,25 @@ class Kernel:
     #: serves every measure whose credit does not decrease as the label grows (binary relevance).
     credit: CreditFunction | None = None
 
+    def function(self, measure: irm.Measure, ties: str) -> KernelFunction:
+        """The function computing ``measure`` under tie policy ``ties``: MeasureParamError for ``expected``
+        where the measure has no exact expected value."""
+        if ties != 'expected':
+            return self.compute
+        if self.expected is None:
+            raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean '
+                                    'over the orderings of tied docs); its range: ties=optimistic and '
+                                    'ties=pessimistic')
+        return self.expected
+
 
 #: Kernels by measure NAME; filled by the kernel modules on import.
 KERNELS: dict[str, Kernel] = {}
+
+
+def kernel_of(measure: irm.Measure) -> Kernel:
+    """The kernel of ``measure``, one our provider computes."""
+    return KERNELS[name_of(measure)]
 
 
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
