@@ -311,16 +311,19 @@ def test_categorical_and_other_string_or_integer_columns_are_their_values_as_tex
     assert values == {'7': 1.0, '8': 0.0}
 
 
-REFUSED_IDS = {  # query ids, the start of how the message shows the first refused one; Arrow holds one type
-    'floats': ([1.0, 2.0], '1.0 (', ID_FORMS),
-    'a float beside a string (all floats are refused too)': ([1.0, 'q2'], '1.0 (',
+REFUSED_IDS = {  # query ids, how the message shows the first refused one and its type; Arrow holds one type
+    'floats': ([1.0, 2.0], '1.0 (double)', ID_FORMS),
+    'floats, not whole': ([1.5, 2.0], '1.5 (double)', ID_FORMS),
+    'a float beside a string (all floats are refused too)': ([1.0, 'q2'], '1.0 (float)',
                                                              [as_dataframe, as_records, as_dict_of_dict]),
     'datetimes (Arrow writes 2024-01-01 00:00:00.000000)': (
-        [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 2)], '', ID_FORMS),
-    'a Timestamp beside a string': ([pd.Timestamp('2024-01-01'), 'q2'], "Timestamp('2024-01-01 00:00:00') (",
+        [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 2)],
+        'datetime.datetime(2024, 1, 1, 0, 0) (timestamp[us])', ID_FORMS),
+    'a Timestamp beside a string': ([pd.Timestamp('2024-01-01'), 'q2'], "Timestamp('2024-01-01 00:00:00') (Timestamp)",
                                     [as_dataframe, as_records, as_dict_of_dict]),
-    'dates': ([datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], '', ID_FORMS),
-    'bytes': ([b'q1', b'q2'], "b'q1' (", ID_FORMS),
+    'dates': ([datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], 'datetime.date(2024, 1, 1) (date32[day])',
+              ID_FORMS),
+    'bytes': ([b'q1', b'q2'], "b'q1' (binary)", ID_FORMS),
 }
 
 
@@ -331,8 +334,8 @@ def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind
     query_ids, shown, _ = REFUSED_IDS[name]
     ids = form(query_ids, ['a', 'b'], 'score' if kind == 'run' else 'relevance')
     qrels, run = (QRELS, ids) if kind == 'run' else (ids, {'q1': {'a': 1.0}})
-    with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}") + r'.*\): ids must '
-                       'be strings or integers'):
+    with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}: ids must be strings or "
+                                                   'integers (convert them to the strings the other side uses)')):
         PROVIDER.calc_aggregate([ir_measures.RR], qrels, run)
 
 
@@ -340,8 +343,46 @@ def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind
 @pytest.mark.parametrize('doc_ids', [['a', 'b\udc80'], [7, 'b\udc80']])  # one type, or read one by one
 def test_a_lone_surrogate_in_an_id_is_refused_naming_the_column(form, doc_ids):
     run = form(['q1', 'q2'], doc_ids, 'score')
-    with pytest.raises(InputError, match=re.escape(r"run column 'doc_id' holds 'b\udc80', not valid Unicode")):
+    with pytest.raises(InputError, match=re.escape(r"run column 'doc_id' holds 'b\udc80', not valid Unicode "
+                                                   "(surrogates not allowed): ids must encode as UTF-8")):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+@pytest.mark.parametrize('run, message', [
+    (pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', None], 'score': [1.0, 2.0]}),
+     "run column 'doc_id' has 1 missing value(s)"),
+    ({'q1': {'a': 1.0, 'b': 'x'}}, "run column 'score': values must be numbers"),
+    (type('ColumnsOnly', (), {'columns': ['query_id', 'doc_id', 'score']})(), 'unsupported run type ColumnsOnly'),
+])
+def test_more_malformed_python_runs_name_the_column_or_type(run, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_non_integer_relevance_names_its_row():
+    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [1.0, 1.5]})
+    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 1'):
+        PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 1.0}})
+
+
+def test_an_empty_arrow_run_of_any_column_types_is_an_empty_run():
+    empty = pa.table({'query_id': pa.array([], pa.float64()), 'doc_id': pa.array([], pa.int32()),
+                      'score': pa.array([], pa.float32())})
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, empty)[ir_measures.RR] == 0.0
+
+
+def test_read_input_keeps_the_rank_column_only_when_asked_and_reads_an_input_again_for_it(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 2.5 t\nq1 Q0 b 2 1.5 t\n')
+    plain = inputs.read_input(tmp_path / 'run', 'run')
+    assert plain.table.column_names == ['query_id', 'doc_id', 'score']
+    ranked = inputs.read_input(plain, 'run', with_rank=True)
+    assert ranked.table.column_names == ['query_id', 'doc_id', 'score', 'rank']
+    assert ranked.table['rank'].to_pylist() == [1, 2] and ranked.source is plain.source
+    assert inputs.read_input(ranked, 'run', with_rank=True) is ranked
+    frame = inputs.read_input(pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}), 'run')
+    with pytest.raises(InputError, match='needs the run\'s ranks, which a table without a rank column'):
+        inputs.read_input(frame, 'run', with_rank=True)
 
 
 def test_an_empty_run_dataframe_is_an_empty_run():

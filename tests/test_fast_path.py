@@ -18,8 +18,10 @@ from strategies import qrels_and_run
 import irmeasures_ext  # noqa: F401  (registers the provider and measures)
 from irmeasures_ext.engine import ranking
 
-# Generated data often has no query in common between qrels and run: that warning is expected here.
-pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+# Generated data often has no query in common between qrels and run, and lists a query's few docs in any
+# score order: those warnings are expected here.
+pytestmark = [pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning'),
+              pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')]
 
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']

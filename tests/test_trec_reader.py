@@ -147,6 +147,41 @@ def test_normalise_keeps_the_first_fields_of_each_line():
     assert normalise(b'\xef\xbb\xbfq\tx\n', None) == b'\xef\xbb\xbfq x\n'  # a block's BOM is not the file's
 
 
+def test_normalise_keeps_a_one_byte_first_field_and_drops_a_separator_ending_the_block():
+    assert normalise(b'q\tQ0 d\n', None) == b'q Q0 d\n'
+    assert normalise(b'a\tb\t', None) == b'a b'  # the file's last line, without a line end
+
+
+@pytest.mark.parametrize('ends', ['\n', '\r', '\r\n', '\n\r\r\n'])
+def test_blocks_are_whole_lines_of_about_the_block_size(tmp_path, monkeypatch, ends):
+    """The normalising path's memory: blocks of at most _BLOCK bytes plus the line carried over, each ending a
+    line, together the file without its BOM."""
+    monkeypatch.setattr(trec, '_BLOCK', 64)  # some lines to a block
+    lines = [f'q\tQ0\td{"x" * (i % 7)}\t1\t2\tt' for i in range(200)]
+    text = ''.join(line + ends[i % len(ends)] for i, line in enumerate(lines)) + 'q\tQ0\tlast\t1\t1\tt'
+    path = tmp_path / 'run'
+    path.write_bytes(('\ufeff' + text).encode())
+    blocks = list(TrecSource(path)._blocks())
+    assert b''.join(blocks) == text.encode()
+    assert all(block.endswith((b'\n', b'\r')) for block in blocks[:-1])
+    assert max(map(len, blocks)) <= 64 + max(map(len, lines)) + 2
+
+
+def test_a_tab_separated_qrels_line_of_five_fields_is_refused(tmp_path):
+    path = tmp_path / 'qrels'
+    path.write_text('q1\t0\td1\t1\nq1\t0\td2\t1\textra\n')
+    with pytest.raises(TrecFileError, match=f'{path}:2: expected 4 fields .*, got 5'):
+        read_qrels(path)
+
+
+@pytest.mark.parametrize('data', [b'\xef\xbb\xbf', b'\xef\xbb\xbf\n', b'\xef\xbb\xbf\t\n'])
+def test_a_file_of_only_a_bom_has_no_lines(tmp_path, data):
+    path = tmp_path / 'run'
+    path.write_bytes(data)
+    with pytest.raises(TrecFileError, match=f'{path}: no run lines'):
+        read_run(path)
+
+
 def per_query(qrels, run) -> dict[tuple[str, str], float]:
     return {(metric.query_id, str(metric.measure)): metric.value
             for metric in irmeasures_ext.provider.iter_calc([ir_measures.NumRet, ir_measures.RR], qrels, run)}

@@ -89,10 +89,10 @@ def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
     """ReversedScoresWarning if every query of ``run`` (two or more docs) lists its docs by ascending score.
 
     Only runs with a rank column (TREC files, DataFrames and Arrow tables with one) are checked: their
-    rows are meant to be listed by rank; and not when read for tie policy ``rank``, which trusts the
-    ranks. Swapping a run's rank and score fields keeps the two columns ordered alike (each one descends
-    as the other ascends), so the rank values cannot tell; the listing does: ranking by score then
-    reverses it."""
+    rows are meant to be listed by rank (and not when read for tie policy ``rank``, which trusts the
+    ranks). Swapping a run's rank and score fields keeps the two columns ordered alike (each one
+    descends as the other ascends), so the rank values cannot tell; the listing does: ranking by score
+    then reverses it."""
     queries = _queries_listed_by_ascending_score(run)
     if queries:
         where = 'in its one query' if queries == 1 else f'in all {queries} queries'
