@@ -19,7 +19,9 @@ QRELS = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q3'], 'docno': ['d1', 'd2
                       'label': [1, 2, 0, 1, 1]})
 RES_A = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q2', 'q9'], 'docno': ['d2', 'd1', 'd0', 'd4', 'd5', 'd1'],
                       'score': [3.0, 2.0, 1.0, 2.0, 1.0, 1.0], 'rank': [0, 1, 2, 0, 1, 0]})
-RES_B = RES_A.assign(score=[1.0, 2.0, 3.0, 1.0, 2.0, 1.0])
+# The same docs scored the other way round, ranked and listed as PyTerrier lists them (by score).
+RES_B = pd.DataFrame({'qid': ['q1', 'q1', 'q1', 'q2', 'q2', 'q9'], 'docno': ['d0', 'd1', 'd2', 'd5', 'd4', 'd1'],
+                      'score': [3.0, 2.0, 1.0, 2.0, 1.0, 1.0], 'rank': [0, 1, 2, 0, 1, 0]})
 
 LOG2_3 = 1.5849625007211562
 #: Per-query values worked out by hand (R, ideal gains and ranks from QRELS above; q3 is absent from
