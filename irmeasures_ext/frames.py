@@ -64,5 +64,4 @@ def _evaluate(measures: Iterable[Measure], qrels: Any, run: Any, provider: str |
     from irmeasures_ext.plugin import provider as ext_provider
     if provider not in (None, ext_provider.NAME) and (ties or score_precision):
         raise MeasureParamError(f'ties/score_precision apply to our provider only, not to provider {provider}')
-    ranking = ext_provider.configured(ties, score_precision).ranking()
-    return evaluate(list(measures), qrels, run, provider, ranking)
+    return evaluate(list(measures), qrels, run, ext_provider.configured(ties, score_precision), provider)

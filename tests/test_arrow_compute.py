@@ -1,11 +1,11 @@
-"""irmeasures_ext.engine.arrow_compute against pyarrow.compute, the public API it stands in for."""
+"""irmeasures_ext._arrow.compute against pyarrow.compute, the public API it stands in for."""
 import math
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from irmeasures_ext.engine import arrow_compute as ac
+from irmeasures_ext._arrow import compute as ac
 
 STRINGS = pa.chunked_array([['b', 'a', '', 'ccc'], ['a', 'dd']])
 

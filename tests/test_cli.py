@@ -154,7 +154,7 @@ SHUFFLED_RUN = ''.join(RUN.splitlines(keepends=True)[i] for i in (3, 4, 1, 5, 0,
 def test_evaluation_imports_neither_pandas_nor_pyarrow_compute(tmp_path, options, shuffled):
     """pandas (about 0.2 s to import) loads only for other providers (``pa.scalar``/``pa.array`` of
     Python objects would import it), and pyarrow.compute (about 23 ms) not at all: the evaluation
-    calls Arrow's functions through irmeasures_ext.engine.arrow_compute, also for a run whose
+    calls Arrow's functions through irmeasures_ext._arrow.compute, also for a run whose
     queries are interleaved and whose scores are not in order."""
     qrels, run = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', SHUFFLED_RUN if shuffled else RUN)
     code = ('import sys, io, contextlib; from irmeasures_ext.cli import main; out = io.StringIO()\n'

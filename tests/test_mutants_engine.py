@@ -270,7 +270,7 @@ def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_
     evaluator, with no measure, still checks the run."""
     qrels, run = {'q': {'a': 1, 'b': 0}}, {'q': {'a': 2.0, 'b': 1.0, 'x': 0.5}}
     judged = ir_measures.Judged @ 2
-    assert combined.evaluate([judged], qrels, run).aggregates() == {judged: 1.0}
+    assert combined.evaluate([judged], qrels, run, irmeasures_ext.provider).aggregates() == {judged: 1.0}
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
-        combined.evaluate([judged], qrels, repeated)
+        combined.evaluate([judged], qrels, repeated, irmeasures_ext.provider)

@@ -13,7 +13,7 @@ import pytest
 import irmeasures_ext
 from irmeasures_ext import MeanRank, RankVariance
 from irmeasures_ext.cli import main
-from irmeasures_ext.engine import protocols
+from irmeasures_ext.reports import protocols
 
 N_QUERIES, N_QUOTES = 150, 40  # three batches of 64, the last one partial
 

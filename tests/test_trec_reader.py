@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irmeasures_ext
-from irmeasures_ext.engine import memory
+from irmeasures_ext._arrow import memory
 from irmeasures_ext.readers import trec
 from irmeasures_ext.readers.trec import TrecFileError, TrecSource, normalise, read_qrels, read_run
 

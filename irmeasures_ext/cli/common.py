@@ -31,13 +31,13 @@ def prepare_process() -> None:
     - OpenBLAS, which numpy loads, starts one thread per CPU that allocates its buffers at once;
       nothing here uses BLAS. One thread (unless ``OPENBLAS_NUM_THREADS`` is set): ``import numpy``
       about 20 ms sooner and 80 ms of CPU less on the project's 2-CPU machine.
-    - malloc keeps to one arena (:func:`~irmeasures_ext.engine.memory.use_one_malloc_arena`), and
-      Arrow allocates with it (:func:`~irmeasures_ext.engine.memory.use_malloc_for_arrow`).
+    - malloc keeps to one arena (:func:`~irmeasures_ext._arrow.memory.use_one_malloc_arena`), and
+      Arrow allocates with it (:func:`~irmeasures_ext._arrow.memory.use_malloc_for_arrow`).
 
     A library must not change its users' process like this, so only the command does.
     """
     os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
-    from irmeasures_ext.engine.memory import use_malloc_for_arrow, use_one_malloc_arena
+    from irmeasures_ext._arrow.memory import use_malloc_for_arrow, use_one_malloc_arena
     use_one_malloc_arena()
     use_malloc_for_arrow()
 

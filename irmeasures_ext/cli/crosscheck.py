@@ -63,11 +63,12 @@ def run(argv: list[str]) -> int:
     prepare_process()
     qrels, run = load(args.qrels, args.run)
     qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
-    ours = per_query(evaluate(measures, qrels, run, ext_provider.NAME))  # checks the inputs, naming their lines
+    # (ours first: it checks the inputs, naming their lines)
+    ours = per_query(evaluate(measures, qrels, run, ext_provider, ext_provider.NAME))
     left_out = _queries_pytrec_eval_cannot_evaluate(qrels.table, run.table)
     judged_qrels, judged_run = (_without(qrels.table, left_out), _without(run.table, left_out)) if left_out else (
         qrels.table, run.table)
-    theirs = per_query(evaluate(measures, judged_qrels, judged_run, reference))
+    theirs = per_query(evaluate(measures, judged_qrels, judged_run, ext_provider, reference))
     for values in ours.values():
         for query_id in left_out:
             values.pop(query_id, None)
@@ -141,7 +142,7 @@ def _list_queries(differing: dict[str, tuple[float, float]]) -> str:
 def _explain_rr(measure: Measure, qrels: pa.Table, run: pa.Table) -> None:
     """Compares our RR@k with ir_measures' default provider for it and shows one differing query."""
     default = next(p for p in ir_measures.DefaultPipeline.providers if p.is_available() and p.supports(measure))
-    ours, theirs = (per_query(evaluate([measure], qrels, run, name))[measure]
+    ours, theirs = (per_query(evaluate([measure], qrels, run, ext_provider, name))[measure]
                     for name in (ext_provider.NAME, default.NAME))
     differing = _differences(ours, theirs)
     print(f"\n{measure}: {ext_provider.NAME} (ties: doc_id descending, as trec_eval) vs ir_measures' default "

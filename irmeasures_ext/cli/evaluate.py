@@ -9,7 +9,7 @@ import ir_measures
 
 from irmeasures_ext.cli.common import PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.cli.measure_args import parse_measures
-from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, Ranking
+from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
@@ -40,7 +40,8 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args.qrels, args.run)
-    results = evaluate(measures, qrels, run_input, args.provider, Ranking(args.ties, args.score_precision))
+    results = evaluate(measures, qrels, run_input, ext_provider.configured(args.ties, args.score_precision),
+                       args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0
@@ -64,8 +65,8 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
         raise CliError('--protocol replaces MEASURE and --suite: give none')
     if (args.ties, args.score_precision) != DEFAULT_RANKING:
         raise CliError('--protocol ranks as its script does; --ties and --score-precision do not apply')
-    from irmeasures_ext.engine.protocols import PROTOCOLS
     from irmeasures_ext.readers.inputs import read_input
+    from irmeasures_ext.reports.protocols import PROTOCOLS
     compute, needs_citing = PROTOCOLS[args.protocol]
     qrels, run = load(args.qrels, args.run)
     citing: Mapping[str, str] = {}

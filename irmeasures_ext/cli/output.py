@@ -17,8 +17,8 @@ from typing import TextIO
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.arrays import bool_array, from_numpy, string_array, string_scalar
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import bool_array, from_numpy, string_array, string_scalar
 from irmeasures_ext.engine.combined import Results
 
 SUMMARY_QID = 'all'

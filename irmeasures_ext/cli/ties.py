@@ -34,7 +34,7 @@ def run(argv: list[str]) -> int:
     if unsupported:
         raise CliError(f'not computed by {ext_provider.NAME}: {" ".join(unsupported)}')
     prepare_process()
-    from irmeasures_ext.engine.tiestats import tie_report
+    from irmeasures_ext.reports.tie_report import tie_report
     qrels, run_input = load(args.qrels, args.run)
     rows = tie_report(measures, qrels, run_input, {policy: Ranking(policy, args.score_precision)
                                                    for policy in POLICIES})

@@ -13,9 +13,9 @@ import pandas as pd
 from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
 
+from irmeasures_ext._arrow.memory import release_freed_memory
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS, stats
 from irmeasures_ext.engine.combined import Evaluation, Results
-from irmeasures_ext.engine.memory import release_freed_memory
 from irmeasures_ext.errors import ComparisonError
 from irmeasures_ext.measures.base import lower_is_better
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
@@ -84,7 +84,7 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Ite
     time (default :data:`WORKERS`) by our provider for the measures it supports and ir_measures'
     default pipeline for the others; the memory of each run is given back before the next."""
     names, runs = run_names(runs, names)
-    evaluation = Evaluation(list(measures), None, ext_provider.configured(ties, score_precision).ranking())
+    evaluation = Evaluation(list(measures), ext_provider.configured(ties, score_precision))
     if not evaluation.measures:
         raise ComparisonError('give at least one measure')
     evaluation.read_qrels(qrels)

@@ -6,7 +6,7 @@ checked by our readers and engine (duplicate docs, conflicting qrels labels, non
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
@@ -15,9 +15,11 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
-from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking, check_measure
-from irmeasures_ext.plugin import provider as ext_provider
+from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.readers.inputs import Input, read_input
+
+if TYPE_CHECKING:
+    from irmeasures_ext.plugin import IrMeasuresExtProvider
 
 #: trec_eval (behind ir_measures' pytrec_eval provider) zeroes (largest label + 1) label counters per query:
 #: for a query judged only with labels at most this, a negative size, which crashes the process (SIGSEGV)
@@ -43,26 +45,27 @@ class Evaluation:
     """Evaluates ``measures`` for any number of runs against one qrels, read and converted once
     (:meth:`read_qrels`).
 
-    With ``provider=None`` our provider computes the measures it supports, ranking runs by
-    ``ranking``, and ir_measures' ``DefaultPipeline`` the rest; otherwise the named ir_measures
-    provider computes all of them. Raises :class:`~irmeasures_ext.errors.InputError` for bad input
-    and :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
+    With ``provider=None``, ``ours`` (our provider, as configured: its tie policy and score precision
+    rank the runs) computes the measures it supports and ir_measures' ``DefaultPipeline`` the rest;
+    otherwise the named ir_measures provider computes all of them. Raises
+    :class:`~irmeasures_ext.errors.InputError` for bad input and
+    :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
     """
 
-    def __init__(self, measures: list[Measure], provider: str | None = None,
-                 ranking: Ranking = DEFAULT_RANKING) -> None:
+    def __init__(self, measures: list[Measure], ours: IrMeasuresExtProvider, provider: str | None = None) -> None:
         self.measures = list(dict.fromkeys(measures))
         for measure in self.measures:
             check_measure(measure)
         self.other: ir_measures.providers.Provider
         if provider is None:
-            self.ours = [m for m in self.measures if ext_provider.supports(m)]
+            self.ours = [m for m in self.measures if ours.supports(m)]
             self.other = ir_measures.DefaultPipeline
         else:
             self.other = named_provider(provider, self.measures)
-            self.ours = self.measures if self.other is ext_provider else []
+            self.ours = self.measures if self.other.NAME == ours.NAME else []
         self.others = [m for m in self.measures if m not in self.ours]
-        self.ranking = ranking
+        self.ours_name = ours.NAME
+        self.ranking = ours.ranking()
         self.built: ExtEvaluator | None = None
 
     def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:
@@ -101,7 +104,7 @@ class Evaluation:
                 f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= '
                 f'{TREC_EVAL_CRASHING_LABEL}, which pytrec_eval (computing {" ".join(via_trec_eval)} here) cannot '
                 'evaluate: trec_eval sizes its label counts by the largest label + 1 and crashes; leave those '
-                f'queries out, or ask only for measures the {ext_provider.NAME} provider computes')
+                f'queries out, or ask only for measures the {self.ours_name} provider computes')
 
 
 def queries_trec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
@@ -118,10 +121,10 @@ def listed(query_ids: list[str]) -> str:
     return ' '.join(query_ids[:MAX_NAMED]) + more
 
 
-def evaluate(measures: list[Measure], qrels: Any, run: Any, provider: str | None = None,
-             ranking: Ranking = DEFAULT_RANKING) -> Results:
+def evaluate(measures: list[Measure], qrels: Any, run: Any, ours: IrMeasuresExtProvider,
+             provider: str | None = None) -> Results:
     """Per-query values of ``measures`` for every qrels query (see :class:`Evaluation`)."""
-    evaluation = Evaluation(measures, provider, ranking)
+    evaluation = Evaluation(measures, ours, provider)
     return evaluation.results(evaluation.read_qrels(qrels, run))
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.arrays import from_numpy, to_numpy
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 
 #: Ids longer than this (bytes) are hashed one by one (see _read_ids).
 _LONG = 256

@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.arrays import to_numpy
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import to_numpy
+from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
-from irmeasures_ext.engine.memory import keep_freed_memory
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum
 from irmeasures_ext.errors import ConflictingLabelsError
 

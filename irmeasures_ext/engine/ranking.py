@@ -29,11 +29,11 @@ from typing import TypeVar
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.arrays import from_numpy, to_numpy
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
+from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.memory import keep_freed_memory
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum, segment_sum
 from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
+from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum

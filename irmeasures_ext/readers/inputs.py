@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.arrays import to_numpy
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import trec
 

@@ -38,8 +38,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from irmeasures_ext.engine import arrow_compute as ac
-from irmeasures_ext.engine.memory import table_pool
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.memory import table_pool
 from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NonFiniteScoreError, RowError
 from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
 
@@ -327,7 +327,7 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
     after a scan only the kept columns are built (1M-line run: about 40 ms and 30 MB less than
     building all six).
 
-    The tables are allocated from :func:`~irmeasures_ext.engine.memory.table_pool`.
+    The tables are allocated from :func:`~irmeasures_ext._arrow.memory.table_pool`.
     """
     value_type = pa.float64() if layout.kind == 'run' else pa.string()
     kept = tuple(layout.schema.names)
