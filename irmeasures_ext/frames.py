@@ -2,8 +2,8 @@
 
 :func:`iter_calc` computes every measure our provider supports with it (the fast, columnar
 path) and the others with ir_measures' ``DefaultPipeline``; :func:`evaluate_frame` returns the
-per-query values as a long DataFrame. Like every ir_measures entry point, both take the qrels
-first, then the run; each may be a DataFrame with ir_measures column names (``query_id, doc_id,
+per-query values as a long DataFrame. Like ``ir_measures.iter_calc``, both take the measures, then
+the qrels, then the run; qrels and run may each be a DataFrame with ir_measures column names (``query_id, doc_id,
 relevance|score``) or PyTerrier's (``qid, docno, label|score``), or any other form
 :mod:`irmeasures_ext.readers.inputs` accepts (TREC file paths, dict-of-dict, ...).
 """
@@ -38,7 +38,7 @@ def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str |
         yield from map(Metric, results.query_ids.to_pylist(), repeat(measure), values.tolist())
 
 
-def evaluate_frame(qrels: Any, run: Any, measures: Iterable[Measure], provider: str | None = None,
+def evaluate_frame(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None,
                    ties: str | None = None, score_precision: str | None = None) -> pd.DataFrame:
     """Per-query values as a DataFrame with columns ``query_id``, ``measure`` (its name, e.g.
     ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
@@ -62,6 +62,9 @@ def _evaluate(measures: Iterable[Measure], qrels: Any, run: Any, provider: str |
     from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.errors import MeasureParamError
     from irmeasures_ext.plugin import provider as ext_provider
-    if provider not in (None, ext_provider.NAME) and (ties or score_precision):
-        raise MeasureParamError(f'ties/score_precision apply to our provider only, not to provider {provider}')
-    return evaluate(list(measures), qrels, run, ext_provider.configured(ties, score_precision), provider)
+    measures = list(measures)
+    for measure in measures:
+        if not isinstance(measure, Measure):
+            raise MeasureParamError(f'measures must be ir_measures measures, got {measure!r}: the measures come '
+                                    'first, then the qrels and the run (as in ir_measures.iter_calc)')
+    return evaluate(measures, qrels, run, ext_provider.for_provider(provider, ties, score_precision), provider)

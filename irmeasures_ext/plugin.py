@@ -15,7 +15,14 @@ from ir_measures.measures import Measure
 from irmeasures_ext import autoload
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures import PROVIDER_SPECS
-from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES, Ranking, check_choice, check_measure
+from irmeasures_ext.measures.base import (
+    DEFAULT_RANKING,
+    SCORE_PRECISIONS,
+    TIE_POLICIES,
+    Ranking,
+    check_choice,
+    check_measure,
+)
 
 
 class IrMeasuresExtProvider(providers.Provider):
@@ -30,7 +37,7 @@ class IrMeasuresExtProvider(providers.Provider):
     NAME = 'irmeasures_ext'
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
-    def __init__(self, ties: str = 'trec_eval', score_precision: str = 'float32') -> None:
+    def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.precision) -> None:
         super().__init__()
         self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)
         self.score_precision = check_choice(self.NAME, 'score_precision', score_precision, SCORE_PRECISIONS)
@@ -41,6 +48,17 @@ class IrMeasuresExtProvider(providers.Provider):
         ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision`` parameters
         take precedence."""
         return type(self)(ties or self.ties, score_precision or self.score_precision)
+
+    def for_provider(self, provider: str | None, ties: str | None = None,
+                     score_precision: str | None = None) -> IrMeasuresExtProvider:
+        """This provider configured with ``ties``/``score_precision`` for an evaluation by ``provider`` (a
+        name; None: this one and ir_measures' default pipeline). MeasureParamError when another provider
+        is named with a ranking other than the default: it breaks ties its own way."""
+        configured = self.configured(ties, score_precision)
+        if provider not in (None, self.NAME) and configured.ranking() != DEFAULT_RANKING:
+            raise MeasureParamError(f'ties and score precision choose how the {self.NAME} provider ranks; provider '
+                                    f'{provider} breaks ties its own way: give neither with it')
+        return configured
 
     def ranking(self) -> Any:
         """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""

@@ -31,6 +31,7 @@ from irmeasures_ext.comparison import stats
 from irmeasures_ext.comparison.output import write_markdown
 from irmeasures_ext.comparison.plot import plot_comparison
 from irmeasures_ext.comparison.table import COLUMNS, RunValues, comparison_table, evaluate_runs
+from irmeasures_ext.engine.aggregates import MEDIAN
 
 NDCG10, P5, RR = ir_measures.parse_measure('nDCG@10'), ir_measures.parse_measure('P@5'), ir_measures.RR
 
@@ -232,7 +233,7 @@ def test_bootstrap_interval_of_the_median_agrees_with_scipy(n):
     percentile bootstrap of its median (medians of integers fall on halves: 0.25 tells them apart)."""
     rng = np.random.default_rng(6)
     rows = np.stack([rng.geometric(0.3, size=41), rng.geometric(0.1, size=41)]).astype(float)[:, :n]
-    low, high = stats.bootstrap_interval(rows, 0.1, 20_000, 1, np.median)
+    low, high = stats.bootstrap_interval(rows, 0.1, 20_000, 1, MEDIAN)
     for row_values, row_low, row_high in zip(rows, low, high, strict=True):
         reference = scipy.stats.bootstrap((row_values,), np.median, method='percentile', n_resamples=20_000,
                                           random_state=5, confidence_level=0.9).confidence_interval

@@ -53,7 +53,7 @@ def per_query(run: pd.DataFrame) -> dict:
 @pytest.mark.parametrize('names', ['pyterrier', 'ir_measures'])
 def test_evaluate_frame_with_either_column_names(names):
     run, qrels = (RES_A, QRELS) if names == 'pyterrier' else (as_ir_measures_names(RES_A), as_ir_measures_names(QRELS))
-    frame = evaluate_frame(qrels, run, MEASURES)
+    frame = evaluate_frame(MEASURES, qrels, run)
     assert list(frame.columns) == ['query_id', 'measure', 'value']
     assert list(zip(frame['measure'], frame['query_id'], strict=True)) == [
         (str(m), q) for m in MEASURES for q in ['q1', 'q2', 'q3']]
@@ -62,7 +62,7 @@ def test_evaluate_frame_with_either_column_names(names):
 
 
 def test_evaluate_frame_falls_back_for_measures_we_lack():
-    frame = evaluate_frame(QRELS, RES_A, [ir_measures.Bpref, Q @ 10])
+    frame = evaluate_frame([ir_measures.Bpref, Q @ 10], QRELS, RES_A)
     assert list(frame['measure'].unique()) == ['Bpref', 'Q@10']
     bpref = ir_measures.providers.registry['pytrec_eval'].iter_calc(
         [ir_measures.Bpref], as_ir_measures_names(QRELS), as_ir_measures_names(RES_A).drop(columns='rank'))
@@ -82,9 +82,9 @@ def test_iter_calc_with_named_providers():
 
 def test_frames_check_their_input():
     with pytest.raises(InputError, match="duplicate doc 'd2' in query 'q1'"):
-        evaluate_frame(QRELS, pd.concat([RES_A, RES_A.head(2)]), [RR])
+        evaluate_frame([RR], QRELS, pd.concat([RES_A, RES_A.head(2)]))
     with pytest.raises(MeasureParamError, match='cutoff'):
-        evaluate_frame(QRELS, RES_A, [nDCG_Z1])
+        evaluate_frame([nDCG_Z1], QRELS, RES_A)
 
 
 # --- PyTerrier ------------------------------------------------------------------------------------
@@ -167,12 +167,19 @@ def test_experiment_with_a_tie_policy_as_measure_parameter(pt, ties, q1):
 
 
 def test_frames_apply_a_tie_policy_to_built_in_measures_too():
-    frame = evaluate_frame(QRELS, RES_TIED, [RR, Q @ 10], ties='pessimistic')
+    frame = evaluate_frame([RR, Q @ 10], QRELS, RES_TIED, ties='pessimistic')
     values = dict(zip(zip(frame['measure'], frame['query_id'], strict=True), frame['value'], strict=True))
     assert values[('RR', 'q1')] == 0.5 and values[('Q@10', 'q1')] == pytest.approx(tied_q1(('d0', 'd1', 'd2')))
     with pytest.raises(MeasureParamError, match='ties must be one of'):
-        evaluate_frame(QRELS, RES_TIED, [RR], ties='random')
-    with pytest.raises(MeasureParamError, match='our provider only'):
-        evaluate_frame(QRELS, RES_TIED, [RR], provider='pytrec_eval', ties='optimistic')
-    by_name = evaluate_frame(QRELS, RES_TIED, [RR, Q @ 10], provider='irmeasures_ext', ties='pessimistic')
+        evaluate_frame([RR], QRELS, RES_TIED, ties='random')
+    refused = ('^ties and score precision choose how the irmeasures_ext provider ranks; provider pytrec_eval breaks '
+               'ties its own way: give neither with it$')
+    with pytest.raises(MeasureParamError, match=refused):
+        evaluate_frame([RR], QRELS, RES_TIED, provider='pytrec_eval', ties='optimistic')
+    # the default ranking is pytrec_eval's too: it may be named
+    by_trec_eval = evaluate_frame([RR], QRELS, RES_TIED, provider='pytrec_eval', ties='trec_eval')
+    assert by_trec_eval['value'].tolist() == [1, 1, 0]
+    with pytest.raises(MeasureParamError, match='^measures must be ir_measures measures, got .*the measures come'):
+        evaluate_frame(QRELS, RES_TIED, [RR])
+    by_name = evaluate_frame([RR, Q @ 10], QRELS, RES_TIED, provider='irmeasures_ext', ties='pessimistic')
     assert by_name.equals(frame)

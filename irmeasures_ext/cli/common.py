@@ -7,11 +7,14 @@ import sys
 from typing import Any, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError
+from irmeasures_ext.measures.base import DEFAULT_RANKING, SCORE_PRECISIONS, TIE_POLICIES
 
 PROG = 'irmeasures-ext'
 EXIT_DIFFER = 1
 EXIT_ERROR = 2
 STDIN = '-'
+#: The query id of the summary rows of ``-q`` output, as the ``ir_measures`` command writes them.
+SUMMARY_QID = 'all'
 
 
 class CliError(IrMeasuresExtError):
@@ -40,6 +43,18 @@ def prepare_process() -> None:
     from irmeasures_ext._arrow.memory import use_malloc_for_arrow, use_one_malloc_arena
     use_one_malloc_arena()
     use_malloc_for_arrow()
+
+
+def add_ranking(parser: ArgumentParser) -> None:
+    """The --ties and --score-precision options (irmeasures_ext.engine.ties)."""
+    parser.add_argument('--ties', choices=TIE_POLICIES, default=DEFAULT_RANKING.ties,
+                        help='how docs with equal scores are ordered, for the measures of irmeasures_ext: trec_eval '
+                             '(default: doc_id descending), optimistic / pessimistic (higher labels first / last), '
+                             'expected (the exact mean over all orderings of tied docs), rank (the run\'s rank column, '
+                             'ascending, instead of scores). Our measures may also take ties=... themselves')
+    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default=DEFAULT_RANKING.precision,
+                        help='scores tie when equal as float32 (default: trec_eval 9, pytrec_eval) or as float64 '
+                             '(trec_eval 10)')
 
 
 def add_inputs(parser: ArgumentParser) -> None:

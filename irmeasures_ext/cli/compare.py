@@ -12,8 +12,16 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from irmeasures_ext.cli.common import PROG, STDIN, ArgumentParser, CliError, load_qrels, load_run, prepare_process
-from irmeasures_ext.cli.evaluate import DEFAULT_RANKING, add_ranking
+from irmeasures_ext.cli.common import (
+    PROG,
+    STDIN,
+    ArgumentParser,
+    CliError,
+    add_ranking,
+    load_qrels,
+    load_run,
+    prepare_process,
+)
 from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
 from irmeasures_ext.suites import SUITES
@@ -52,9 +60,7 @@ def run(argv: list[str]) -> int:
     runs = [load_run(path) for path in run_args]
     if names is None:
         names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]
-    ranking = {} if (args.ties, args.score_precision) == DEFAULT_RANKING else {
-        'ties': args.ties, 'score_precision': args.score_precision}
-    run_values = evaluate_runs(qrels, runs, measures, names, workers=args.workers, **ranking)
+    run_values = evaluate_runs(qrels, runs, measures, names, args.ties, args.score_precision, args.workers)
     if args.measures_report:
         report = measures_report(run_values, args.test, args.correction, args.alpha, args.samples, args.seed)
         write_report(sys.stdout, report, args.output_format, args.places)

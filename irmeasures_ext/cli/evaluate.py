@@ -7,16 +7,22 @@ from collections.abc import Mapping
 
 import ir_measures
 
-from irmeasures_ext.cli.common import PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import (
+    PROG,
+    SUMMARY_QID,
+    ArgumentParser,
+    CliError,
+    add_inputs,
+    add_ranking,
+    load,
+    prepare_process,
+)
 from irmeasures_ext.cli.measure_args import parse_measures
-from irmeasures_ext.measures.base import SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
 DEFAULT_PLACES = 4
-#: (ties, score precision) of the provider by default.
-DEFAULT_RANKING = ('trec_eval', 'float32')
-SUMMARY_QID = 'all'
 
 
 def run(argv: list[str]) -> int:
@@ -32,38 +38,24 @@ def run(argv: list[str]) -> int:
         return _protocol(args, measures)
     if not measures:
         parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
-    if args.provider not in (None, ext_provider.NAME) and (args.ties, args.score_precision) != DEFAULT_RANKING:
-        raise CliError(f'--ties and --score-precision apply to the {ext_provider.NAME} provider, not {args.provider}')
+    ours = ext_provider.for_provider(args.provider, args.ties, args.score_precision)
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args.qrels, args.run)
-    results = evaluate(measures, qrels, run_input, ext_provider.configured(args.ties, args.score_precision),
-                       args.provider)
+    results = evaluate(measures, qrels, run_input, ours, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0
-
-
-def add_ranking(parser: ArgumentParser) -> None:
-    """The --ties and --score-precision options (irmeasures_ext.engine.ties)."""
-    parser.add_argument('--ties', choices=TIE_POLICIES, default=DEFAULT_RANKING[0],
-                        help='how docs with equal scores are ordered, for the measures of irmeasures_ext: trec_eval '
-                             '(default: doc_id descending), optimistic / pessimistic (higher labels first / last), '
-                             'expected (the exact mean over all orderings of tied docs), rank (the run\'s rank column, '
-                             'ascending, instead of scores). Our measures may also take ties=... themselves')
-    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default=DEFAULT_RANKING[1],
-                        help='scores tie when equal as float32 (default: trec_eval 9, pytrec_eval) or as float64 '
-                             '(trec_eval 10)')
 
 
 def _protocol(args: argparse.Namespace, measures: list) -> int:
     """Prints one line per quantity of a paper's official script."""
     if measures:
         raise CliError('--protocol replaces MEASURE and --suite: give none')
-    if (args.ties, args.score_precision) != DEFAULT_RANKING:
+    if Ranking(args.ties, args.score_precision) != DEFAULT_RANKING:
         raise CliError('--protocol ranks as its script does; --ties and --score-precision do not apply')
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import PROTOCOLS

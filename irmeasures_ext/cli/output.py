@@ -19,9 +19,9 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import bool_array, from_numpy, string_array, string_scalar
+from irmeasures_ext.cli.common import SUMMARY_QID
 from irmeasures_ext.engine.combined import Results
 
-SUMMARY_QID = 'all'
 #: Queries whose rows are assembled at once (bounds the memory of ``-q``, and its strings below 2 GB).
 _QUERIES_PER_WRITE = 1 << 16
 #: Chunks of rows assembled at once, while the previous ones are written.

@@ -17,6 +17,7 @@ from irmeasures_ext.comparison.table import (
     p_values,
     pair_differences,
 )
+from irmeasures_ext.engine.aggregates import VARIANCE
 from irmeasures_ext.measures.base import lower_is_better
 
 
@@ -42,9 +43,9 @@ def measures_report(run_values: RunValues, test: str = 't', correction: str = 'n
     for measure, name in zip(run_values.measures, names, strict=True):
         values = run_values.complete(measure)
         statistic = aggregate_function(measure)
-        aggregates = statistic(values, axis=0) if len(values) else np.full(len(run_values.names), np.nan)
+        aggregates = statistic.of(values.T) if len(values) else np.full(len(run_values.names), np.nan)
         oriented[name] = -aggregates if lower_is_better(measure) else aggregates
-        if statistic is np.var:  # no paired test of a spread (see comparison_table)
+        if statistic is VARIANCE:  # no paired test of a spread (see comparison_table)
             power.append({'measure': name, 'significant_pairs': None, 'pairs': len(pairs),
                           'discriminative_power': np.nan})
             continue

@@ -7,9 +7,9 @@ not differ on any query, which is no evidence of a difference).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
+
+from irmeasures_ext.engine.aggregates import MEAN, MEDIAN, Aggregate
 
 #: Randomisation statistics within this relative distance of the observed one count as "at least as
 #: extreme" (the sums are computed in another order than the observed mean).
@@ -134,17 +134,17 @@ def t_interval(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
 
 
 def bootstrap_interval(values: np.ndarray, alpha: float, samples: int, seed: int,
-                       statistic: Callable[..., np.ndarray] = np.mean) -> tuple[np.ndarray, np.ndarray]:
-    """The (1 − alpha) percentile bootstrap interval of ``statistic`` (the mean, or e.g. ``np.median``,
-    called with ``axis=-1``) of each row: ``samples`` resamples of the queries with replacement (the
-    same resamples for every row; for the median, the same positions in each row's sorted values), and
-    the alpha/2 and 1 − alpha/2 quantiles of the resampled statistic (linear interpolation)."""
+                       statistic: Aggregate = MEAN) -> tuple[np.ndarray, np.ndarray]:
+    """The (1 − alpha) percentile bootstrap interval of ``statistic`` (the mean, the median, ...) of each
+    row: ``samples`` resamples of the queries with replacement (the same resamples for every row; for the
+    median, the same positions in each row's sorted values), and the alpha/2 and 1 − alpha/2 quantiles of
+    the resampled statistic (linear interpolation)."""
     rows = np.atleast_2d(values)
     n = rows.shape[-1]
     if n == 0:
         return np.full(len(rows), np.nan), np.full(len(rows), np.nan)
     rng = np.random.default_rng(seed)
-    if statistic is np.median:
+    if statistic is MEDIAN:
         resampled = _bootstrap_medians(np.sort(rows, axis=-1), samples, rng)
     else:
         resampled = np.empty((samples, len(rows)))
@@ -152,7 +152,7 @@ def bootstrap_interval(values: np.ndarray, alpha: float, samples: int, seed: int
         for start in range(0, samples, chunk):
             size = min(chunk, samples - start)
             indices = rng.integers(0, n, size=(size, n))
-            resampled[start:start + size] = statistic(rows[:, indices], axis=-1).T
+            resampled[start:start + size] = statistic.of(rows[:, indices]).T
     low, high = np.quantile(resampled, [alpha / 2, 1 - alpha / 2], axis=0)
     return low.reshape(values.shape[:-1]), high.reshape(values.shape[:-1])
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,22 +11,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from ir_measures.measures import Measure
-from ir_measures.measures.base import MeanAgg, SumAgg
 
 from irmeasures_ext._arrow.memory import release_freed_memory
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS, stats
+from irmeasures_ext.engine.aggregates import MEAN, VARIANCE, Aggregate, aggregate_of
 from irmeasures_ext.engine.combined import Evaluation, Results
 from irmeasures_ext.errors import ComparisonError
 from irmeasures_ext.measures.base import lower_is_better
-from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.plugin import provider as ext_provider
 
 COLUMNS = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'baseline', 'diff', 'p_value', 'p_adjusted',
            'effect_size', 'wins', 'losses', 'ties']
 COMPRESSED = ('.gz', '.bz2', '.xz', '.zst')
-AGGREGATES: dict[type, Callable[..., Any]] = {MeanAgg: np.mean, MedianAgg: np.median, VarianceAgg: np.var,
-                                             SumAgg: np.sum}
-AGGREGATE_NAMES = {np.median: 'median', np.var: 'variance', np.sum: 'sum'}
 #: Runs evaluated at once by default. Arrow's reader already uses every core; a second run at once
 #: saved ~5% of the time of 20 1M-line runs on 2 cores and cost 50% more peak memory.
 WORKERS = 1
@@ -155,14 +151,14 @@ def p_values(values: np.ndarray, pairs: list[tuple[int, int]], differences: np.n
     return stats.randomization(differences, samples, seed)
 
 
-def aggregate_function(measure: Measure) -> Callable[..., Any]:
-    """The numpy function (of an array and ``axis``) of the measure's own aggregator: ``np.mean``
-    for most, ``np.median`` for MedianRank, ``np.var`` for RankVariance, ``np.sum`` for NumRet/NumRel."""
-    aggregator = type(measure.aggregator())
-    if aggregator not in AGGREGATES:
-        raise ComparisonError(f'{measure}: its aggregator {aggregator.__name__} is not one compare knows '
-                              '(mean, median, variance, sum)')
-    return AGGREGATES[aggregator]
+def aggregate_function(measure: Measure) -> Aggregate:
+    """The measure's own aggregator over arrays: the mean for most, the median for MedianRank, the
+    variance for RankVariance, the sum for NumRet/NumRel."""
+    kind = aggregate_of(measure)
+    if kind is None:
+        raise ComparisonError(f'{measure}: its aggregator {type(measure.aggregator()).__name__} is not one compare '
+                              'knows (mean, median, variance, sum)')
+    return kind
 
 
 def _rows_of_measure(measure: Measure, values: np.ndarray, names: list[str], pairs: list[tuple[int, int]],
@@ -170,15 +166,15 @@ def _rows_of_measure(measure: Measure, values: np.ndarray, names: list[str], pai
     """(each run alone, each pair compared) for one measure; ``values`` is queries × runs."""
     test, ci, alpha, samples, seed = (options[k] for k in ('test', 'ci', 'alpha', 'samples', 'seed'))
     statistic = aggregate_function(measure)
-    aggregates = statistic(values, axis=0) if len(values) else np.full(len(names), np.nan)
-    if statistic is np.mean and ci == 't':
+    aggregates = statistic.of(values.T) if len(values) else np.full(len(names), np.nan)
+    if statistic is MEAN and ci == 't':
         low, high = stats.t_interval(values.T, alpha)
     else:
         low, high = stats.bootstrap_interval(values.T, alpha, samples, seed, statistic)
     alone = [{'run': name, 'measure': str(measure), 'mean': aggregates[i], 'ci_low': low[i], 'ci_high': high[i]}
              for i, name in enumerate(names)]
     differences = pair_differences(values, pairs)
-    if statistic is np.var:  # a spread, not a location: no paired test or per-query wins apply
+    if statistic is VARIANCE:  # a spread, not a location: no paired test or per-query wins apply
         p = effects = np.full(len(pairs), np.nan)
         better = None
     else:
@@ -233,6 +229,6 @@ def comparison_table(run_values: RunValues, baseline: str | int | None = None, a
         frame[column] = frame[column].astype('Int64')
     frame.attrs.update(options, all_pairs=reference is None, queries=len(run_values.query_ids),
                        lower_is_better=[str(m) for m in run_values.measures if lower_is_better(m)],
-                       aggregates={str(m): AGGREGATE_NAMES[aggregate_function(m)] for m in run_values.measures
-                                   if aggregate_function(m) is not np.mean})
+                       aggregates={str(m): aggregate_function(m).name for m in run_values.measures
+                                   if aggregate_function(m) is not MEAN})
     return frame

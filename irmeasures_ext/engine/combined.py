@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate, evaluator, evaluator_and_run
+from irmeasures_ext.engine.aggregates import aggregate
+from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.readers.inputs import Input, read_input

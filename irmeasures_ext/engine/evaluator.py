@@ -3,7 +3,6 @@ run once and runs every requested kernel on that ranking."""
 from __future__ import annotations
 
 import functools
-import math
 import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -13,15 +12,14 @@ from typing import Any
 import numpy as np
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
-from ir_measures.measures.base import MeanAgg, SumAgg
 
+from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import REORDERING, qrels_labels, rank_labels_by_credit, reorder, scores_from_ranks
 from irmeasures_ext.errors import NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
-from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 from irmeasures_ext.readers.inputs import Input, read_input
 
 
@@ -170,33 +168,5 @@ def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
     with ThreadPoolExecutor(1) as pool:
         read = pool.submit(read_input, run, 'run', with_rank)
         return evaluator(measures, qrels, ranking), read.result()
-
-
-def aggregate(measure: Measure, values: np.ndarray) -> float:
-    """The measure's aggregate of its per-query values, vectorised for ir_measures' mean and sum
-    aggregators and our median; any other aggregator is fed value by value."""
-    aggregator = measure.aggregator()
-    if type(aggregator) is MeanAgg:
-        return float(values.sum() / len(values)) if len(values) else aggregator.default
-    if type(aggregator) is SumAgg:
-        return values.sum().item()
-    if type(aggregator) is MedianAgg:
-        return median(values)
-    if type(aggregator) is VarianceAgg:
-        return float(np.var(values)) if len(values) else math.nan
-    for value in values.tolist():
-        aggregator.add(value)
-    return aggregator.result()
-
-
-def median(values: np.ndarray) -> float:
-    """The median (the mean of the two middle values for an even count; NaN for none), by
-    partitioning: ``np.median`` imports numpy.ma on first use (about 10 ms)."""
-    n = len(values)
-    if not n:
-        return math.nan
-    middle = n // 2
-    ordered = np.partition(values, [middle - 1, middle] if n % 2 == 0 else [middle])
-    return float(ordered[middle]) if n % 2 else float((ordered[middle - 1] + ordered[middle]) / 2)
 
 

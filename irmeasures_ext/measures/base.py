@@ -71,10 +71,7 @@ class ExtMeasure(irm.Measure):
         cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, **RANKING_PARAMS}
 
     def __init__(self, **params: Any) -> None:
-        unknown = sorted(set(params) - set(self.SUPPORTED_PARAMS))
-        if unknown:
-            raise MeasureParamError(
-                f'{self.NAME}: unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}')
+        check_known_params(self.NAME, params, self.SUPPORTED_PARAMS)
         super().__init__(**{name: self._check_param(name, value) for name, value in params.items()})
 
     def _check_param(self, name: str, value: Any) -> Any:
@@ -158,6 +155,13 @@ def lower_is_better(measure: irm.Measure) -> bool:
     return bool(getattr(measure, 'LOWER_IS_BETTER', False))
 
 
+def check_known_params(measure_name: str, params: dict[str, Any], supported: dict[str, Any]) -> None:
+    """MeasureParamError naming the parameters of ``params`` that are not ``supported``."""
+    unknown = sorted(set(params) - set(supported))
+    if unknown:
+        raise MeasureParamError(f'{measure_name}: unknown parameter(s) {unknown}; supported: {sorted(supported)}')
+
+
 def name_of(measure: irm.Measure) -> str:
     """``measure.NAME``; MeasureParamError for a measure without one (ir_measures' base class has None)."""
     if measure.NAME is None:
@@ -168,10 +172,7 @@ def name_of(measure: irm.Measure) -> str:
 def check_measure(measure: irm.Measure) -> None:
     """Checks any measure's parameters with this package's rules (ir_measures checks with ``assert``,
     which ``python -O`` skips); raises MeasureParamError."""
-    unknown = sorted(set(measure.params) - set(measure.SUPPORTED_PARAMS))
-    if unknown:
-        raise MeasureParamError(f'{measure.NAME}: unknown parameter(s) {unknown}; supported: '
-                                f'{sorted(measure.SUPPORTED_PARAMS)}')
+    check_known_params(name_of(measure), measure.params, measure.SUPPORTED_PARAMS)
     if not isinstance(measure, ExtMeasure):
         for name, value in measure.params.items():
             check_common_param(name_of(measure), name, value)

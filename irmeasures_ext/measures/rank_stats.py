@@ -2,13 +2,20 @@
 variance (RankVariance)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ir_measures import measures as irm
 
 from irmeasures_ext.measures.base import REL_PARAM, ExtMeasure, declare
 
 
 class _CollectingAgg(irm.base.Agg):
-    """Keeps every per-query value; ``result`` is NaN when there are none."""
+    """Keeps every per-query value; ``result`` is :meth:`of` them (NaN when there are none).
+
+    ``of`` is the aggregator's one computation, vectorised over the last axis of a numpy array (the
+    engine and run comparisons call it on arrays); numpy is imported when it is first called, since
+    declarations import only ir_measures.
+    """
 
     def __init__(self) -> None:
         self.values: list[float] = []
@@ -17,27 +24,40 @@ class _CollectingAgg(irm.base.Agg):
         self.values.append(value)
 
     def result(self) -> float:
-        # Plain Python: declarations import only ir_measures (the engine aggregates arrays itself).
-        return self._of(self.values) if self.values else float('nan')
+        import numpy as np
+        return self.of(np.array(self.values, dtype=np.float64)).item()
 
-    def _of(self, values: list[float]) -> float:
+    @staticmethod
+    def of(values: Any) -> Any:
         raise NotImplementedError
 
 
 class MedianAgg(_CollectingAgg):
-    """Median of the per-query values (NaN when there are none)."""
+    """Median of the per-query values (the mean of the two middle ones for an even count; NaN when there
+    are none)."""
 
-    def _of(self, values: list[float]) -> float:
-        ordered, middle = sorted(values), len(values) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    @staticmethod
+    def of(values: Any) -> Any:
+        """The median along the last axis, by partitioning (``np.median`` imports numpy.ma, ~10 ms)."""
+        import numpy as np
+        n = values.shape[-1]
+        if not n:
+            return np.full(values.shape[:-1], np.nan)[()]
+        middle = n // 2
+        if n % 2:
+            return np.partition(values, middle, axis=-1)[..., middle]
+        ordered = np.partition(values, [middle - 1, middle], axis=-1)
+        return (ordered[..., middle - 1] + ordered[..., middle]) / 2
 
 
 class VarianceAgg(_CollectingAgg):
     """Population variance of the per-query values (NaN when there are none)."""
 
-    def _of(self, values: list[float]) -> float:
-        mean = sum(values) / len(values)
-        return sum((value - mean) ** 2 for value in values) / len(values)
+    @staticmethod
+    def of(values: Any) -> Any:
+        """The population variance along the last axis."""
+        import numpy as np
+        return values.var(axis=-1) if values.shape[-1] else np.full(values.shape[:-1], np.nan)[()]
 
 
 class _FirstRelevantRank(ExtMeasure):

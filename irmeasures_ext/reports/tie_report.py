@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 from ir_measures.measures import Measure
 
-from irmeasures_ext.engine.evaluator import ExtEvaluator, aggregate
+from irmeasures_ext.engine.aggregates import aggregate
+from irmeasures_ext.engine.evaluator import ExtEvaluator
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
