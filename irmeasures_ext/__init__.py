@@ -28,12 +28,7 @@ from irmeasures_ext.errors import (
            NoOverlapWarning,
            ReversedScoresWarning,
 )
-from irmeasures_ext.measures import DECLARED
-from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
-from irmeasures_ext.measures.nerr import nERR
-from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
-from irmeasures_ext.measures.q import Q
-from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
+from irmeasures_ext.measures import DECLARED, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'

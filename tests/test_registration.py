@@ -73,3 +73,19 @@ def test_no_built_in_name_is_shadowed():
     added = set(with_us) - set(without_us)
     assert added and all(with_us[name].startswith('irmeasures_ext.') for name in added)
     assert all(registry[name].NAME == name and name in KERNELS for name in added)
+
+
+@pytest.mark.parametrize('package', ['irmeasures_ext.measures', 'irmeasures_ext.engine.kernels'])
+def test_every_module_of_a_registry_is_imported_by_it(package):
+    """The declarations and the kernels are imported by name by their packages (as ir_measures' and ranx's
+    registries are): a module left out would declare or compute nothing. In a fresh interpreter, so that
+    nothing else has imported them."""
+    script = (f'import pkgutil, sys, importlib; package = importlib.import_module("{package}"); '
+              'names = {info.name for info in pkgutil.iter_modules(package.__path__)}; '
+              f'loaded = sorted(n for n in names if "{package}." + n in sys.modules); '
+              'print(" ".join(sorted(names)), "|", " ".join(loaded))')
+    env = {**os.environ, 'IRMEASURES_EXT_NO_AUTOLOAD': '1'}
+    listed, imported = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, check=True,
+                                      env=env, timeout=120).stdout.split('|')
+    assert {'q', 'rank_stats', 'trec_family'} <= set(listed.split())
+    assert imported.split() == listed.split()
