@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+import irmeasures_ext
 from irmeasures_ext import (
     InputError,
     MeanRank,
@@ -43,6 +44,9 @@ from irmeasures_ext import (
     nERR,
 )
 from irmeasures_ext.cli import main
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.errors import ConflictingLabelsError
 from irmeasures_ext.readers import inputs
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
@@ -144,6 +148,15 @@ def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
                    'query\n')
     with pytest.warns(NoOverlapWarning, match='the run is empty'):
         PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
+
+
+def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', NoOverlapWarning)
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
+    with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
 
 
 def swap_rank_and_score(lines: list[str], queries: set[str] | None = None) -> str:
@@ -279,10 +292,41 @@ def test_conflicting_qrels_are_rejected_and_identical_repeats_accepted():
     assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
 
 
+def test_conflicting_labels_error_names_the_pair_and_the_qrels():
+    qrels = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q2', 'b', 0), ir_measures.Qrel('q2', 'b', 3)]
+    with pytest.raises(ConflictingLabelsError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], qrels, {'q2': {'b': 1.0}})
+    error = caught.value
+    assert str(error) == "qrels: conflicting labels for doc 'b' in query 'q2' (labels 0 and 3); 1 such pair(s)"
+    assert (error.kind, error.query_id, error.doc_id) == ('qrels', 'q2', 'b')
+
+
 @pytest.mark.parametrize('score', [math.nan, math.inf, -math.inf])
 def test_non_finite_scores_are_rejected(score):
     with pytest.raises(InputError, match=r"for doc 'b' in query 'q1' is not a finite number"):
         PROVIDER.calc_aggregate([Q], GRADED_QRELS, {'q1': {'a': 1.0, 'b': score}})
+
+
+def test_non_finite_score_error_names_the_first_bad_row():
+    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q2', 'b', float('nan')),
+           ir_measures.ScoredDoc('q2', 'c', float('-inf'))]
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q1': {'a': 1}}, run)
+    error = caught.value
+    assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
+    assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
+
+
+def test_non_finite_score_error_names_the_row_in_a_later_chunk():
+    """Scores are checked chunk by chunk: the row named is counted across chunks of unequal lengths."""
+    chunks = [pa.table({'query_id': ['q1'] * 2, 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
+              pa.table({'query_id': ['q2'] * 3, 'doc_id': ['c', 'd', 'e'], 'score': [3.0, 2.0, 1.0]}),
+              pa.table({'query_id': ['q3'] * 2, 'doc_id': ['f', 'g'], 'score': [float('inf'), 1.0]})]
+    run = pa.concat_tables(chunks)
+    assert run['score'].num_chunks == 3
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        rank_run(run, Judgments(pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})))
+    assert (caught.value.query_id, caught.value.doc_id) == ('q3', 'f')
 
 
 @pytest.mark.parametrize('run, message', [
