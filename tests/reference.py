@@ -1,10 +1,12 @@
 """Plain, slow reference implementations of the measures this package defines, one query at a time.
 
-Written from the definitions (SPEC §2, ``tests/data/ntcireval/README.md``, the measures'
-docstrings) as loops over one ranked list: no numpy and nothing imported from ``irmeasures_ext``,
-so that a mistake in the fast code cannot hide in a helper both share. Each function takes the
-query's ranking (doc ids, best first), its judgments (``{doc_id: label}``; a doc missing from it is
-unjudged) and the measure's parameters, and returns the value for that query.
+Written from the definitions (the papers README's "Measures" table cites: Sakai 2019 and Sakai & Song
+2011 for Q, Qi et al. 2022 for nDCG_Z1 and the rank statistics, Chapelle et al. 2009 for nERR, Burges et
+al. 2005 for MSnDCG, Järvelin & Kekäläinen 2002 for nDCG_JK; ``tests/data/ntcireval/README.md``; the
+measures' docstrings) as loops over one ranked list: no numpy and nothing imported from
+``irmeasures_ext``, so that a mistake in the fast code cannot hide in a helper both share. Each function
+takes the query's ranking (doc ids, best first), its judgments (``{doc_id: label}``; a doc missing from
+it is unjudged) and the measure's parameters, and returns the value for that query.
 """
 from __future__ import annotations
 

@@ -1,17 +1,561 @@
-"""Bad input in the API gives a clear ValueError subclass naming the query/doc/param."""
+"""Bad input, in one place: a ValueError subclass (``InputError``, ``MeasureParamError``) naming the file
+and line, or the query, doc, column or parameter, or a warning; never a bare traceback or a silently
+wrong number. In four parts: TREC files (the catalogue), Python inputs, measure parameters, and the
+command line's inputs.
+
+The catalogue of malformed and pathological inputs: no input gives a number that differs from
+trec_eval's reading of the same files without an error or a warning.
+
+Each file case records what trec_eval printed for it (``trec_eval -c -q -m MEASURE``, versions 9.0.7
+and 10.0-rc3 built from usnistgov/trec_eval, 2026-11-30; both agree unless noted): a value, or
+"error" when trec_eval stops. Where trec_eval reads a value, we read the same value or refuse with
+the file and line; where it stops, we refuse or compute from the documented reading.
+"""
+import contextlib
+import datetime
+import io
+import itertools
 import math
+import os
+import random
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass
 
 import ir_measures
 import pandas as pd
+import pyarrow as pa
 import pytest
 
-import irmeasures_ext  # noqa: F401
-from irmeasures_ext import InputError, MeasureParamError, Q, nDCG_Z1
+import irmeasures_ext
+from irmeasures_ext import (
+    InputError,
+    MeanRank,
+    MeasureParamError,
+    NoOverlapWarning,
+    Q,
+    ReversedScoresWarning,
+    nDCG_Z1,
+    nERR,
+)
+from irmeasures_ext.cli import main
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext.readers import inputs
+from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
+from irmeasures_ext.sample import RUN as SAMPLE_RUN
 
 PROVIDER = ir_measures.providers.registry['irmeasures_ext']
-QRELS = {'q1': {'a': 1, 'b': 2}}
+QRELS = {'q1': {'a': 1, 'b': 0}}
+GRADED_QRELS = {'q1': {'a': 1, 'b': 2}}  # a and b relevant, b of the higher label
 
+
+# --- TREC files: the catalogue ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Case:
+    qrels: bytes
+    run: bytes
+    measure: str
+    trec_eval: float | str      # trec_eval's value for the first query, or 'error'
+    ours: float | str           # our value, or a fragment of our one-line error naming file:line
+
+
+CASES = {
+    'U+00A0 inside a doc id, a tab elsewhere in the file': Case(
+        b'q1 0 a\xc2\xa0b 1\n', b'q1 Q0 a\xc2\xa0b 1 9 t\nq1\tQ0 c 2 5 t\n', 'RR', 1.0, 1.0),
+    'score 1_000 (trec_eval reads 1)': Case(
+        b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 1_000 t\nq1 Q0 b 2 5 t\nq1 Q0 c 3 2 t\nq1 Q0 d 4 3 t\n', 'RR', 0.25,
+        "run:1: score '1_000' is not a number"),
+    'score 0x10 (a hex float to strtod)': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 0x10 t\nq1 Q0 b 2 5 t\n', 'RR',
+                                               1.0, "run:1: score '0x10' is not a number"),
+    'score inf': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 inf t\nq1 Q0 b 2 5 t\n', 'RR', 1.0,
+                      "run:1: score 'inf' is not finite"),
+    'score nan': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 nan t\nq1 Q0 b 2 5 t\n', 'RR', 0.5,
+                      "run:1: score 'nan' is not finite"),
+    'score 1e400 (overflows to inf)': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 1e400 t\nq1 Q0 b 2 5 t\n', 'RR', 1.0,
+                                           "run:1: score '1e400' is not finite"),
+    'score .5': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 .5 t\nq1 Q0 b 2 0.4 t\n', 'RR', 1.0, 1.0),
+    'label 0x1F (atol reads 0)': Case(b'q1 0 a 0x1F\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
+                                      "qrels:1: relevance '0x1F' is not an integer"),
+    'label +1': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, "qrels:1: relevance '+1' is not an integer"),
+    'label in full-width digits (atol reads 0)': Case('q1 0 a \uff11\n'.encode(), b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
+                                                      "qrels:1: relevance '\uff11' is not an integer"),
+    'label past int64': Case(b'q1 0 a 9223372036854775808\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 'error',
+                             "qrels:1: relevance '9223372036854775808' is out of range"),
+    'a qrels line of spaces': Case(b'q1 0 a 1\n   \nq2 0 b 1\n', b'q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n', 'RR', 'error', 1.0),
+    'a missing rank hidden by a double space': Case(
+        b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a  1.5 t\nq1 Q0 b 2 5 t\n', 'RR', 'error',
+        'run:1: expected 6 fields (qid Q0 docid rank score tag), got 5'),
+    'a tab inside the Q0 field': Case(b'q1 0 d 1\n', b'q1 Q0\tx d 1 1.5 t\n', 'RR', 0.0, 0.0),
+    'CRLF line ends': Case(b'q1 0 a 1\r\n', b'q1 Q0 a 1 1 t\r\nq1 Q0 b 2 2 t\r\n', 'RR', 0.5, 0.5),
+    'a query whose labels are all negative': Case(b'q1 0 a -1\nq1 0 b -2\n', b'q1 Q0 a 1 3 t\n', 'RR', 'error', 0.0),
+    'a duplicate doc in the run': Case(b'q1 0 a 1\n', b'q1 Q0 a 1 1 t\nq1 Q0 a 2 2 t\n', 'RR', 'error',
+                                       "run:2: duplicate doc 'a' in query 'q1' (first at line 1)"),
+    'conflicting qrels labels': Case(b'q1 0 a 1\nq1 0 a 0\n', b'q1 Q0 a 1 1 t\n', 'RR', 'error',
+                                     "qrels:2: conflicting labels for doc 'a' in query 'q1': 0 here, 1 at line 1"),
+    'a label whose 2^l - 1 gain overflows': Case(
+        b'q1 0 a 1\nq1 0 b 99999999999\nq1 0 c 2\n', b'q1 Q0 b 1 1 t\n', 'nDCG_Z1@5', 'error',
+        "qrels:2: nDCG_Z1@5: values overflow 64-bit floats in query 'q1' (labels, gains or beta too large; its "
+        "highest label: 99999999999 for doc 'b')"),
+    'a label of 5000 in a tab-separated file, nDCG_Z1@3': Case(
+        b'q0 0 a 1\nq1\t0\ta\t1\nq1 0 b 5000\n', b'q0 Q0 a 1 1 t\nq1 Q0 b 1 1 t\n', 'nDCG_Z1@3', 'error',
+        "qrels:3: nDCG_Z1@3: values overflow 64-bit floats in query 'q1'"),
+    'qrels and run share no query (trec_eval 9: error; 10: 0)': Case(b'q1 0 d1 1\n', b'zz Q0 x 1 1 t\n', 'RR', 0.0,
+                                                                     0.0),
+}
+
+
+def run_cli(tmp_path, case: Case) -> tuple[int, str, str]:
+    (tmp_path / 'qrels').write_bytes(case.qrels)
+    (tmp_path / 'run').write_bytes(case.run)
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # relative names, so that messages read 'run:1: ...'
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(['qrels', 'run', case.measure, '-q', '-n', '-p', '-1'])
+    finally:
+        os.chdir(cwd)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_catalogue(tmp_path, name):
+    case = CASES[name]
+    status, out, err = run_cli(tmp_path, case)
+    if isinstance(case.ours, str):
+        assert status == 2 and out == '' and len(err.splitlines()) == 1, (out, err)
+        assert err.startswith('irmeasures-ext: error: ') and case.ours in err, err
+        return
+    assert status == 0, err
+    value = float(out.splitlines()[0].split('\t')[2])
+    assert value == case.ours
+    if case.trec_eval != 'error':
+        assert value == case.trec_eval  # a value trec_eval reads too: the same one
+
+
+def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
+    _, _, err = run_cli(tmp_path, CASES['qrels and run share no query (trec_eval 9: error; 10: 0)'])
+    assert err == ("irmeasures-ext: warning: the run retrieves nothing for any of the 1 qrels queries (none of its "
+                   '1 queries is in the qrels: check the query ids); every measure takes its value for an unanswered '
+                   'query\n')
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
+
+
+def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', NoOverlapWarning)
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
+    with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
+        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
+
+
+def swap_rank_and_score(lines: list[str], queries: set[str] | None = None) -> str:
+    """The run's lines with their 4th and 5th fields swapped (in ``queries`` only, when given)."""
+    swapped = []
+    for line in lines:
+        fields = line.split()
+        if queries is None or fields[0] in queries:
+            fields[3], fields[4] = fields[4], fields[3]
+        swapped.append(' '.join(fields) + '\n')
+    return ''.join(swapped)
+
+
+def test_swapped_rank_and_score_fields_warn_in_one_line(tmp_path, monkeypatch):
+    """The issue's case: the sample run with its rank and score fields swapped. trec_eval ranks by the score
+    field whatever the rank field says: the value is pytrec_eval's for the file as written, with a warning."""
+    (tmp_path / 'run').write_text(swap_rank_and_score(SAMPLE_RUN.read_text().splitlines()))
+    shutil.copy(SAMPLE_QRELS, tmp_path / 'qrels')
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.chdir(tmp_path)  # relative names, so that the message reads 'run: ...'
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(['qrels', 'run', 'AP']) == 0
+    reference = ir_measures.pytrec_eval.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(str(SAMPLE_QRELS)),
+                                                       ir_measures.read_trec_run(str(tmp_path / 'run')))
+    assert out.getvalue() == f'AP\t{reference[ir_measures.AP]:.4f}\n' == 'AP\t0.1689\n'  # 0.5325 unswapped
+    err = err.getvalue()
+    assert err == ('irmeasures-ext: warning: run: in all 20 queries with two or more docs the scores increase down '
+                   'the listed docs, so ranking by score (as trec_eval does) reverses the order the run lists them '
+                   'in: are the rank and score fields swapped, or are lower scores better?\n')
+
+
+def run_frame(text: str, with_rank: bool = True) -> pd.DataFrame:
+    frame = pd.read_csv(io.StringIO(text), sep=' ', names=['qid', 'Q0', 'docno', 'rank', 'score', 'tag'],
+                        dtype={'qid': str, 'docno': str})
+    return frame if with_rank else frame.drop(columns='rank')
+
+
+def test_swapped_rank_and_score_warn_in_python_for_files_and_frames_with_a_rank_column(tmp_path):
+    swapped = swap_rank_and_score(SAMPLE_RUN.read_text().splitlines())
+    (tmp_path / 'run').write_text(swapped)
+    for run in (tmp_path / 'run', str(tmp_path / 'run'), run_frame(swapped),
+                pa.Table.from_pandas(run_frame(swapped), preserve_index=False)):
+        with pytest.warns(ReversedScoresWarning, match='in all 20 queries with two or more docs the scores increase'):
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run)
+
+
+def test_no_score_order_warning_for_runs_listed_by_rank_or_reversed_in_some_queries_only(tmp_path):
+    lines = SAMPLE_RUN.read_text().splitlines()
+    query_ids = sorted({line.split()[0] for line in lines})
+    runs = {'as shipped': SAMPLE_RUN.read_text(), 'swapped in half the queries': swap_rank_and_score(
+        lines, set(query_ids[::2])), 'swapped in all but one query': swap_rank_and_score(lines, set(query_ids[1:]))}
+    for text in runs.values():
+        (tmp_path / 'run').write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', ReversedScoresWarning)
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, tmp_path / 'run')
+            PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(text))
+    with warnings.catch_warnings():  # forms without a rank column are not checked: their order means nothing
+        warnings.simplefilter('error', ReversedScoresWarning)
+        swapped = swap_rank_and_score(lines)
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, run_frame(swapped, with_rank=False))
+        PROVIDER.calc_aggregate([ir_measures.AP], SAMPLE_QRELS, ir_measures.read_trec_run(str(SAMPLE_RUN)))
+
+
+def test_lower_is_better_scores_warn_unless_ranked_by_the_rank_column(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.7 t\nq2 Q0 c 1 3 t\nq3 Q0 a 1 1 t\nq3 Q0 c 2 4 t\n')
+    with pytest.warns(ReversedScoresWarning, match='in all 2 queries with two or more docs'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')[ir_measures.RR] == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ReversedScoresWarning)
+        assert PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], QRELS,
+                                                               tmp_path / 'run')[ir_measures.RR] == 1.0
+
+
+def test_the_swapped_fields_warning_of_a_one_query_run_says_so(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.7 t\n')
+    with pytest.warns(ReversedScoresWarning, match=r'^\S+run: in its one query with two or more docs the scores'):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')
+
+
+def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int:
+    """The definition, query by query (a query's rows in a row)."""
+    groups: list[list[float]] = []
+    for position, (query_id, score) in enumerate(zip(query_ids, scores, strict=True)):
+        if position and query_ids[position - 1] == query_id:
+            groups[-1].append(score)
+        else:
+            groups.append([score])
+    listed = [group for group in groups if len(group) > 1]
+    return len(listed) if all(all(a < b for a, b in itertools.pairwise(group)) for group in listed) else 0
+
+
+@pytest.mark.parametrize('piece', [1, 2, 3, 5, 1 << 16])
+def test_score_order_check_equals_its_definition_across_pieces(monkeypatch, piece):
+    monkeypatch.setattr(inputs, '_ORDER_PIECE', piece)
+    generator = random.Random(piece)
+    for _ in range(400):
+        sizes = [generator.choice([1, 1, 2, 3, 5]) for _ in range(generator.randint(0, 5))]
+        query_ids = [f'q{query}' for query, size in enumerate(sizes) for _ in range(size)]
+        increasing = generator.random() < 0.7
+        scores = [float(row if increasing else generator.randint(0, 3)) for row in range(len(query_ids))]
+        if increasing and len(scores) > 1 and generator.random() < 0.3:
+            row = generator.randrange(1, len(scores))
+            scores[row] = scores[row - 1]  # a tie: not increasing
+        table = pa.table({'query_id': pa.array(query_ids, pa.string()), 'doc_id': ['d'] * len(scores),
+                          'score': pa.array(scores, pa.float64())})
+        assert inputs._queries_listed_by_ascending_score(table) == queries_listed_by_ascending_score(query_ids,
+                                                                                                    scores)
+
+
+def test_mean_rank_of_an_unanswered_query_is_never_the_best_rank():
+    with pytest.warns(NoOverlapWarning):
+        ranks = PROVIDER.calc_aggregate([MeanRank], {'q1': {'d1': 1}}, {'zz': {'x': 1.0, 'y': 0.5}})
+    assert math.isnan(ranks[MeanRank])  # zz is not in the qrels: no qrels query retrieved anything
+    with pytest.warns(NoOverlapWarning):
+        assert math.isnan(PROVIDER.calc_aggregate([MeanRank], {'q1': {'d1': 1}}, [])[MeanRank])
+
+
+# --- Python inputs ----------------------------------------------------------------------------------------------------
+
+def test_duplicate_doc_in_run_is_rejected():
+    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q1', 'b', 0.5),
+           ir_measures.ScoredDoc('q1', 'a', 0.2)]
+    with pytest.raises(InputError, match=r"duplicate doc 'a' in query 'q1' \(2 times\)"):
+        PROVIDER.calc_aggregate([Q], GRADED_QRELS, run)
+
+
+def test_conflicting_qrels_are_rejected_and_identical_repeats_accepted():
+    conflicting = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q1', 'a', 2)]
+    with pytest.raises(InputError, match=r"conflicting labels for doc 'a' in query 'q1' \(labels 1 and 2\)"):
+        PROVIDER.evaluator([Q], conflicting)
+    repeated = [ir_measures.Qrel('q1', 'a', 2), ir_measures.Qrel('q1', 'a', 2)]
+    assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
+
+
+def test_conflicting_labels_error_names_the_pair_and_the_qrels():
+    qrels = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q2', 'b', 0), ir_measures.Qrel('q2', 'b', 3)]
+    with pytest.raises(ConflictingLabelsError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], qrels, {'q2': {'b': 1.0}})
+    error = caught.value
+    assert str(error) == "qrels: conflicting labels for doc 'b' in query 'q2' (labels 0 and 3); 1 such pair(s)"
+    assert (error.kind, error.query_id, error.doc_id) == ('qrels', 'q2', 'b')
+
+
+@pytest.mark.parametrize('score', [math.nan, math.inf, -math.inf])
+def test_non_finite_scores_are_rejected(score):
+    with pytest.raises(InputError, match=r"for doc 'b' in query 'q1' is not a finite number"):
+        PROVIDER.calc_aggregate([Q], GRADED_QRELS, {'q1': {'a': 1.0, 'b': score}})
+
+
+def test_non_finite_score_error_names_the_first_bad_row():
+    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q2', 'b', float('nan')),
+           ir_measures.ScoredDoc('q2', 'c', float('-inf'))]
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q1': {'a': 1}}, run)
+    error = caught.value
+    assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
+    assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
+
+
+def test_non_finite_score_error_names_the_row_in_a_later_chunk():
+    """Scores are checked chunk by chunk: the row named is counted across chunks of unequal lengths."""
+    chunks = [pa.table({'query_id': ['q1'] * 2, 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
+              pa.table({'query_id': ['q2'] * 3, 'doc_id': ['c', 'd', 'e'], 'score': [3.0, 2.0, 1.0]}),
+              pa.table({'query_id': ['q3'] * 2, 'doc_id': ['f', 'g'], 'score': [float('inf'), 1.0]})]
+    run = pa.concat_tables(chunks)
+    assert run['score'].num_chunks == 3
+    with pytest.raises(irmeasures_ext.InputError) as caught:
+        rank_run(run, Judgments(pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})))
+    assert (caught.value.query_id, caught.value.doc_id) == ('q3', 'f')
+
+
+@pytest.mark.parametrize('run, message', [
+    (pd.DataFrame({'query_id': ['q1'], 'qid': ['q1'], 'doc_id': ['a'], 'score': [1.0]}),
+     "run has ambiguous columns 'query_id' and 'qid' (both are query_id)"),
+    (pd.DataFrame([['q1', 'a', 1.0, 2.0]], columns=['query_id', 'doc_id', 'score', 'score']),
+     "run has ambiguous columns 'score' and 'score'"),
+    ({1: {'a': 1.0}, '1': {'b': 2.0}}, "run column 'query_id' holds both 1 and '1', the same id once read as text"),
+    ([ir_measures.ScoredDoc('q1', 'a', 2 ** 70)], "run column 'score' holds an integer beyond 64 bits"),
+])
+def test_python_inputs_that_would_merge_or_overflow_are_refused(run, message):
+    with pytest.raises(InputError, match=message.replace('(', r'\(').replace(')', r'\)')):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_qrels_label_past_int64_in_a_dict_is_refused():
+    with pytest.raises(InputError, match="qrels column 'relevance' holds an integer beyond 64 bits"):
+        PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'a': 2 ** 70}}, {'q1': {'a': 1.0}})
+
+
+def test_ids_of_mixed_types_are_read_as_strings():
+    run = pd.DataFrame({'query_id': ['q1', 7], 'doc_id': ['a', 'x'], 'score': [1.0, 2.0]})
+    assert PROVIDER.calc_aggregate([ir_measures.RR], {**QRELS, '7': {'x': 1}}, run)[ir_measures.RR] == 1.0
+
+
+def as_dataframe(query_ids: list, doc_ids: list, column: str) -> pd.DataFrame:
+    return pd.DataFrame({'query_id': query_ids, 'doc_id': pd.Series(doc_ids, dtype=object),
+                         column: [1] * len(query_ids)})
+
+
+def as_arrow(query_ids: list, doc_ids: list, column: str) -> pa.Table:
+    return pa.table({'query_id': pa.array(query_ids), 'doc_id': pa.array(doc_ids), column: [1] * len(query_ids)})
+
+
+def as_records(query_ids: list, doc_ids: list, column: str) -> list:
+    record = ir_measures.ScoredDoc if column == 'score' else ir_measures.Qrel
+    return [record(query_id, doc_id, 1) for query_id, doc_id in zip(query_ids, doc_ids, strict=True)]
+
+
+def as_dict_of_dict(query_ids: list, doc_ids: list, column: str) -> dict:
+    return {query_id: {doc_id: 1} for query_id, doc_id in zip(query_ids, doc_ids, strict=True)}
+
+
+ID_FORMS = [as_dataframe, as_arrow, as_records, as_dict_of_dict]
+
+
+@pytest.mark.parametrize('form', ID_FORMS)
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_bool_ids_are_what_str_writes_in_every_form(form, kind):
+    """True is 'True' (str(), and a dict key beside others), never Arrow's 'true': a run keyed 'True' matches."""
+    ids = form([True, False], ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = ({'True': {'a': 1}, 'False': {'b': 1}}, ids) if kind == 'run' else (
+        ids, {'True': {'a': 1.0}, 'False': {'b': 1.0}})
+    values = {metric.query_id: metric.value for metric in PROVIDER.iter_calc([ir_measures.RR], qrels, run)}
+    assert values == {'True': 1.0, 'False': 1.0}
+
+
+@pytest.mark.parametrize('run', [
+    pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array([7, 8], pa.uint8()), 'doc_id': pa.array(['a', 'b'], pa.large_string()),
+              'score': [1.0, 2.0]}),
+    pa.table({'query_id': pa.array(['7', '8'], pa.string_view()), 'doc_id': pa.array(['a', 'b']).dictionary_encode(),
+              'score': [1.0, 2.0]}),
+])
+def test_categorical_and_other_string_or_integer_columns_are_their_values_as_text(run):
+    values = {metric.query_id: metric.value
+              for metric in PROVIDER.iter_calc([ir_measures.RR], {'7': {'a': 1}, '8': {'a': 1}}, run)}
+    assert values == {'7': 1.0, '8': 0.0}
+
+
+REFUSED_IDS = {  # query ids, how the message shows the first refused one and its type; Arrow holds one type
+    'floats': ([1.0, 2.0], '1.0 (double)', ID_FORMS),
+    'floats, not whole': ([1.5, 2.0], '1.5 (double)', ID_FORMS),
+    'a float beside a string (all floats are refused too)': ([1.0, 'q2'], '1.0 (float)',
+                                                             [as_dataframe, as_records, as_dict_of_dict]),
+    'datetimes (Arrow writes 2024-01-01 00:00:00.000000)': (
+        [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 2)],
+        'datetime.datetime(2024, 1, 1, 0, 0) (timestamp[us])', ID_FORMS),
+    'a Timestamp beside a string': ([pd.Timestamp('2024-01-01'), 'q2'], "Timestamp('2024-01-01 00:00:00') (Timestamp)",
+                                    [as_dataframe, as_records, as_dict_of_dict]),
+    'dates': ([datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], 'datetime.date(2024, 1, 1) (date32[day])',
+              ID_FORMS),
+    'bytes': ([b'q1', b'q2'], "b'q1' (binary)", ID_FORMS),
+}
+
+
+@pytest.mark.parametrize(('name', 'form'), [(name, form) for name, (_, _, forms) in REFUSED_IDS.items()
+                                            for form in forms])
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind):
+    query_ids, shown, _ = REFUSED_IDS[name]
+    ids = form(query_ids, ['a', 'b'], 'score' if kind == 'run' else 'relevance')
+    qrels, run = (QRELS, ids) if kind == 'run' else (ids, {'q1': {'a': 1.0}})
+    with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}: ids must be strings or "
+                                                   'integers (convert them to the strings the other side uses)')):
+        PROVIDER.calc_aggregate([ir_measures.RR], qrels, run)
+
+
+@pytest.mark.parametrize('form', [as_dataframe, as_records, as_dict_of_dict])  # (Arrow strings are UTF-8)
+@pytest.mark.parametrize('doc_ids', [['a', 'b\udc80'], [7, 'b\udc80']])  # one type, or read one by one
+def test_a_lone_surrogate_in_an_id_is_refused_naming_the_column(form, doc_ids):
+    run = form(['q1', 'q2'], doc_ids, 'score')
+    with pytest.raises(InputError, match=re.escape(r"run column 'doc_id' holds 'b\udc80', not valid Unicode "
+                                                   "(surrogates not allowed): ids must encode as UTF-8")):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+@pytest.mark.parametrize('run,message', [
+    (42, 'unsupported run type int'),
+    ([('q1', 'a', 1.0)], 'run records must have fields query_id, doc_id, score'),
+    ({'q1': [('a', 1.0)]}, "value for query 'q1' is not a dict"),
+    ({'q1': {'a': 'high'}}, "run column 'score': cannot read values as double"),
+])
+def test_malformed_run_objects_are_rejected(run, message):
+    with pytest.raises(InputError, match=message):
+        PROVIDER.calc_aggregate([Q], GRADED_QRELS, run)
+
+
+@pytest.mark.parametrize('run, message', [
+    (pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', None], 'score': [1.0, 2.0]}),
+     "run column 'doc_id' has 1 missing value(s)"),
+    ({'q1': {'a': 1.0, 'b': 'x'}}, "run column 'score': values must be numbers"),
+    (type('ColumnsOnly', (), {'columns': ['query_id', 'doc_id', 'score']})(), 'unsupported run type ColumnsOnly'),
+])
+def test_more_malformed_python_runs_name_the_column_or_type(run, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_non_integer_relevance_in_dataframe_is_rejected():
+    qrels = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1.5]})
+    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 0'):
+        PROVIDER.evaluator([Q], qrels)
+    missing = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a']})
+    with pytest.raises(InputError, match=r"missing column\(s\) \['relevance'\]"):
+        PROVIDER.evaluator([Q], missing)
+
+
+def test_non_integer_relevance_names_its_row():
+    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [1.0, 1.5]})
+    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 1'):
+        PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 1.0}})
+
+
+def test_an_empty_arrow_run_of_any_column_types_is_an_empty_run():
+    empty = pa.table({'query_id': pa.array([], pa.float64()), 'doc_id': pa.array([], pa.int32()),
+                      'score': pa.array([], pa.float32())})
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, empty)[ir_measures.RR] == 0.0
+
+
+def test_an_empty_run_dataframe_is_an_empty_run():
+    empty = pd.DataFrame({'query_id': [], 'doc_id': [], 'score': []})
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, empty)[ir_measures.RR] == 0.0
+
+
+RANK_NEEDED = ('tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a TREC file '
+               '(its path), or as a DataFrame or Arrow table with a rank column')
+
+
+@pytest.mark.parametrize('run, form', [
+    (lambda path: ir_measures.read_trec_run(str(path)), 'ScoredDoc records (no rank field)'),
+    (lambda path: [ir_measures.ScoredDoc('q1', 'a', 1.0)], 'ScoredDoc records (no rank field)'),
+    (lambda path: {'q1': {'a': 1.0}}, 'a dict-of-dict'),
+    (lambda path: pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}),
+     "a table without a rank column (columns ['query_id', 'doc_id', 'score'])"),
+    (lambda path: pd.DataFrame({'qid': ['q1'], 'docno': ['a'], 'score': [1.0]}),
+     "a table without a rank column (columns ['qid', 'docno', 'score'])"),
+])
+def test_the_rank_policy_on_a_run_without_ranks_says_what_carries_them(tmp_path, run, form):
+    """The README's case: ir_measures.read_trec_run's records have no rank, nor have dicts or rank-less frames."""
+    path = tmp_path / 'run'
+    path.write_text('q1 Q0 a 1 1.0 t\n')
+    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
+        ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5], GRADED_QRELS, run(path))
+    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
+        PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], GRADED_QRELS, run(path))
+    ranked = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [1.0, 2.0], 'rank': [1, 2]})
+    path.write_text('q1 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n')
+    for given in (path, ranked):  # what carries ranks: by rank 'a' (gain 2^1 - 1) first, by score 'b' (2^2 - 1)
+        assert ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5, nDCG_Z1 @ 5], GRADED_QRELS,
+                                          given) == pytest.approx(
+            {nDCG_Z1(ties='rank') @ 5: 1 + 3 / math.log2(3), nDCG_Z1 @ 5: 3 + 1 / math.log2(3)})
+
+
+def test_read_input_keeps_the_rank_column_only_when_asked_and_reads_an_input_again_for_it(tmp_path):
+    (tmp_path / 'run').write_text('q1 Q0 a 1 2.5 t\nq1 Q0 b 2 1.5 t\n')
+    plain = inputs.read_input(tmp_path / 'run', 'run')
+    assert plain.table.column_names == ['query_id', 'doc_id', 'score']
+    ranked = inputs.read_input(plain, 'run', with_rank=True)
+    assert ranked.table.column_names == ['query_id', 'doc_id', 'score', 'rank']
+    assert ranked.table['rank'].to_pylist() == [1, 2] and ranked.source is plain.source
+    assert inputs.read_input(ranked, 'run', with_rank=True) is ranked
+    frame = inputs.read_input(pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}), 'run')
+    with pytest.raises(InputError, match='needs the run\'s ranks, which a table without a rank column'):
+        inputs.read_input(frame, 'run', with_rank=True)
+
+
+def test_huge_beta_gives_a_finite_q_and_huge_labels_a_clear_error():
+    value = PROVIDER.calc_aggregate([Q(beta=1e308) @ 5], {'q': {'a': 2, 'b': 1}}, {'q': {'b': 2.0, 'a': 1.0}})
+    # As beta grows, BR(r) -> cg(r) / cg*(r): r=1: 1/2, r=2: 3/3; Q@5 = (1/2 + 1) / 2.
+    assert value[Q(beta=1e308) @ 5] == pytest.approx(0.75)
+    with pytest.raises(InputError, match=r"nDCG_Z1@5: values overflow 64-bit floats in query 'q' \(labels, gains or "
+                                         r"beta too large; its highest label: 5000 for doc 'a'\)"):
+        PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'p': {'a': 1}, 'q': {'b': 3, 'a': 5000, 'c': 4}}, {'q': {'a': 1.0}})
+
+
+@pytest.mark.parametrize('ties', ['trec_eval', 'expected', 'optimistic'])
+def test_an_overflow_names_the_qrels_line_under_every_policy_and_in_the_ties_command(tmp_path, ties):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\nq2 0 x 0\nq2 0 b 5000\n')
+    (tmp_path / 'run').write_text('q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n')
+    with pytest.raises(InputError, match=f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow 64-bit floats in "
+                                         "query 'q2'"):
+        PROVIDER.configured(ties=ties).calc_aggregate([nDCG_Z1 @ 3], tmp_path / 'qrels', tmp_path / 'run')
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(['ties', str(tmp_path / 'qrels'), str(tmp_path / 'run'), 'nDCG_Z1@3']) == 2
+    assert f"{tmp_path / 'qrels'}:3: nDCG_Z1@3: values overflow" in err.getvalue()
+
+
+def test_numpy_prints_no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)
+        with pytest.raises(InputError):
+            PROVIDER.calc_aggregate([nDCG_Z1 @ 5], {'q': {'a': 5000}}, {'q': {'a': 1.0}})
+
+
+# --- measure parameters -----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('text,message', [
     ('Q(beta="x")', 'beta must be'),
@@ -36,63 +580,45 @@ def test_negative_values_fail_when_built_in_python():
         ir_measures.parse_measure('Q(beta=-1)')
 
 
+def test_our_measures_need_rel_of_at_least_one():
+    with pytest.raises(MeasureParamError, match='Q: rel must be an integer from 1 to'):
+        Q(rel=0)
+
+
 def test_missing_required_cutoff_fails_on_evaluation_through_every_entry_point():
     with pytest.raises(MeasureParamError, match="nDCG_Z1: parameter 'cutoff' is required"):
-        ir_measures.calc_aggregate([nDCG_Z1], QRELS, {'q1': {'a': 1.0}})
+        ir_measures.calc_aggregate([nDCG_Z1], GRADED_QRELS, {'q1': {'a': 1.0}})
     with pytest.raises(MeasureParamError, match='required'):
-        PROVIDER.evaluator([nDCG_Z1], QRELS)
+        PROVIDER.evaluator([nDCG_Z1], GRADED_QRELS)
     assert issubclass(MeasureParamError, ValueError)
-
-
-def test_duplicate_doc_in_run_is_rejected():
-    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q1', 'b', 0.5),
-           ir_measures.ScoredDoc('q1', 'a', 0.2)]
-    with pytest.raises(InputError, match=r"duplicate doc 'a' in query 'q1' \(2 times\)"):
-        PROVIDER.calc_aggregate([Q], QRELS, run)
-
-
-def test_conflicting_qrels_are_rejected_and_identical_repeats_accepted():
-    conflicting = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q1', 'a', 2)]
-    with pytest.raises(InputError, match=r"conflicting labels for doc 'a' in query 'q1' \(labels 1 and 2\)"):
-        PROVIDER.evaluator([Q], conflicting)
-    repeated = [ir_measures.Qrel('q1', 'a', 2), ir_measures.Qrel('q1', 'a', 2)]
-    assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
-
-
-@pytest.mark.parametrize('score', [math.nan, math.inf, -math.inf])
-def test_non_finite_scores_are_rejected(score):
-    with pytest.raises(InputError, match=r"for doc 'b' in query 'q1' is not a finite number"):
-        PROVIDER.calc_aggregate([Q], QRELS, {'q1': {'a': 1.0, 'b': score}})
-
-
-@pytest.mark.parametrize('run,message', [
-    (42, 'unsupported run type int'),
-    ([('q1', 'a', 1.0)], 'run records must have fields query_id, doc_id, score'),
-    ({'q1': [('a', 1.0)]}, "value for query 'q1' is not a dict"),
-    ({'q1': {'a': 'high'}}, "run column 'score': cannot read values as double"),
-])
-def test_malformed_run_objects_are_rejected(run, message):
-    with pytest.raises(InputError, match=message):
-        PROVIDER.calc_aggregate([Q], QRELS, run)
-
-
-def test_non_integer_relevance_in_dataframe_is_rejected():
-    import pandas as pd
-    qrels = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1.5]})
-    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 0'):
-        PROVIDER.evaluator([Q], qrels)
-    missing = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a']})
-    with pytest.raises(InputError, match=r"missing column\(s\) \['relevance'\]"):
-        PROVIDER.evaluator([Q], missing)
 
 
 def test_unsupported_built_in_variant_is_refused_by_name():
     with pytest.raises(MeasureParamError, match='does not support measure'):
-        PROVIDER.evaluator([ir_measures.AP(judged_only=True)], QRELS)
+        PROVIDER.evaluator([ir_measures.AP(judged_only=True)], GRADED_QRELS)
+
+
+@pytest.mark.parametrize('measure, message', [
+    (ir_measures.RR(rel=2.5), 'RR: rel must be an integer from 0 to'),
+    (ir_measures.P(rel=-1) @ 3, 'P: rel must be an integer from 0 to'),
+    (ir_measures.RR @ 10 ** 21, 'RR: cutoff must be an integer from 1 to'),
+    (ir_measures.nDCG(judged_only=1), 'nDCG: judged_only must be True or False'),
+])
+def test_built_in_parameters_are_checked_without_assert(measure, message):
+    with pytest.raises(MeasureParamError, match=message):
+        PROVIDER.calc_aggregate([measure], QRELS, {'q1': {'a': 1.0}})
+
+
+def test_checks_hold_under_python_O():
+    """ir_measures checks parameters with assert, which -O removes; ours do not."""
+    script = ('import ir_measures, irmeasures_ext\n'
+              'try:\n    irmeasures_ext.provider.calc_aggregate([ir_measures.RR(rel=2.5)], {"q": {"a": 1}}, '
+              '{"q": {"a": 1.0}})\nexcept irmeasures_ext.MeasureParamError as e:\n    print("refused:", e)\n')
+    result = subprocess.run([sys.executable, '-O', '-c', script], capture_output=True, text=True, timeout=120)
+    assert result.stdout.startswith('refused: RR: rel must be an integer'), result.stderr
 
 
 def test_nerr_max_level_defaults_and_rejects_labels_above_it():
-    from irmeasures_ext import nERR
     qrels = {'q1': {'a': 1, 'b': 3}}
     run = {'q1': {'b': 1.0, 'a': 2.0}}
     default = PROVIDER.calc_aggregate([nERR @ 5], qrels, run)[nERR @ 5]
@@ -103,29 +629,34 @@ def test_nerr_max_level_defaults_and_rejects_labels_above_it():
         nERR(max_level=0)
 
 
-RANK_NEEDED = ('tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a TREC file '
-               '(its path), or as a DataFrame or Arrow table with a rank column')
+# --- the command line's inputs ----------------------------------------------------------------------------------------
+
+def test_process_substitution_and_named_pipes(tmp_path):
+    """Each input is read once: `<(...)` works as a RUN and as QRELS."""
+    command = (f'{sys.executable} -m irmeasures_ext <(printf "q1 0 a 1\\n") '
+               '<(printf "q1 Q0 b 1 2 t\\nq1 Q0 a 2 1 t\\n") RR')
+    result = subprocess.run(['bash', '-c', command], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (0, 'RR\t0.5000\n'), result.stderr
 
 
-@pytest.mark.parametrize('run, form', [
-    (lambda path: ir_measures.read_trec_run(str(path)), 'ScoredDoc records (no rank field)'),
-    (lambda path: [ir_measures.ScoredDoc('q1', 'a', 1.0)], 'ScoredDoc records (no rank field)'),
-    (lambda path: {'q1': {'a': 1.0}}, 'a dict-of-dict'),
-    (lambda path: pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}),
-     "a table without a rank column (columns ['query_id', 'doc_id', 'score'])"),
-    (lambda path: pd.DataFrame({'qid': ['q1'], 'docno': ['a'], 'score': [1.0]}),
-     "a table without a rank column (columns ['qid', 'docno', 'score'])"),
-])
-def test_the_rank_policy_on_a_run_without_ranks_says_what_carries_them(tmp_path, run, form):
-    """The README's case: ir_measures.read_trec_run's records have no rank, nor have dicts or rank-less frames."""
-    path = tmp_path / 'run'
-    path.write_text('q1 Q0 a 1 1.0 t\n')
-    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
-        ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5], QRELS, run(path))
-    with pytest.raises(InputError, match=re.escape(RANK_NEEDED.format(form=form))):
-        PROVIDER.configured(ties='rank').calc_aggregate([ir_measures.RR], QRELS, run(path))
-    ranked = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [1.0, 2.0], 'rank': [1, 2]})
-    path.write_text('q1 Q0 a 1 1.0 t\nq1 Q0 b 2 2.0 t\n')
-    for given in (path, ranked):  # what carries ranks: by rank 'a' (gain 2^1 - 1) first, by score 'b' (2^2 - 1)
-        assert ir_measures.calc_aggregate([nDCG_Z1(ties='rank') @ 5, nDCG_Z1 @ 5], QRELS, given) == pytest.approx(
-            {nDCG_Z1(ties='rank') @ 5: 1 + 3 / math.log2(3), nDCG_Z1 @ 5: 3 + 1 / math.log2(3)})
+def test_closed_stdin_is_one_clear_line(tmp_path):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    result = subprocess.run(['bash', '-c', f'{sys.executable} -m irmeasures_ext qrels - RR <&-'], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ['irmeasures-ext: error: RUN is "-" but standard input is closed']
+
+
+def test_nothing_is_left_behind_when_terminated_while_reading_stdin(tmp_path):
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    child = subprocess.Popen([sys.executable, '-m', 'irmeasures_ext', 'qrels', '-', 'RR'], cwd=tmp_path,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, 'TMPDIR': str(scratch)})
+    child.stdin.write(b'q1 Q0 a 1 1 t\n' * 1000)
+    child.stdin.flush()
+    time.sleep(1.0)  # the command is now reading standard input
+    child.send_signal(signal.SIGTERM)
+    child.communicate(timeout=60)
+    assert list(scratch.iterdir()) == []

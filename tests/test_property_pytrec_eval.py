@@ -46,7 +46,8 @@ def pytrec_eval_values(qrels: dict, run: dict) -> dict[tuple[str, str], float]:
     Two pytrec_eval 0.5.11 defects shape this call: it can crash (segfault) on a run dict with an
     empty query beside others, so each query is evaluated alone (trec_eval evaluates queries
     independently anyway); and it hangs on a query whose labels are all negative, so negative
-    labels are passed as 0, which SPEC §1 makes equivalent (our provider gets the negatives).
+    labels are passed as 0, which changes no value: every relevance level here is >= 1, so a label of -1 or
+    0 is non-relevant and gains nothing (our provider gets the negatives).
     """
     expected = {}
     for qid in set(qrels) & {q for q, docs in run.items() if docs}:
@@ -95,7 +96,8 @@ def test_trec_eval_measures_equal_pytrec_eval(data, path):
 @settings(max_examples=300, deadline=None)
 @given(qrels_and_run(), st.sampled_from([None, 1, 5, 20]))
 def test_q_with_beta_zero_is_ap(data, cutoff):
-    """Q(β=0) is trec_eval's AP to 1e-12 (SPEC); Q(β=0)@k is NTCIREVAL's AP@k, which divides by min(k, R)."""
+    """Q(β=0) is trec_eval's AP to 1e-12 (README, "Measures"); Q(β=0)@k is NTCIREVAL's AP@k, which divides by
+    min(k, R)."""
     qrels, run = data
     q0 = Q(beta=0) if cutoff is None else Q(beta=0) @ cutoff
     ours = via_provider([q0], qrels, run)[0]

@@ -1,14 +1,19 @@
 """Tie policies against brute force: every ordering of every tie group enumerated (expected: the exact
 mean; optimistic/pessimistic: the orderings they define), the rank policy against the same run with
-scores replaced by -rank, and the score precision."""
+scores replaced by -rank, and the score precision; and at the edges the brute force does not reach:
+labels near the int64 limits under optimistic/pessimistic, the rank policy's errors and ranks beyond
+float32 precision, and the helpers that find the order of tied docs a measure needs."""
 from __future__ import annotations
 
 import itertools
 import math
 import statistics
+import warnings
 
 import ir_measures
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import pytrec_eval
 import reference
@@ -17,10 +22,14 @@ from hypothesis import strategies as st
 
 import irmeasures_ext
 from irmeasures_ext import InputError, MeanRank, MeasureParamError, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.ties import qrels_labels, rank_labels_by_credit
+from irmeasures_ext.errors import EqualRankError
 from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.measures.base import REL_PARAM, SCORE_PRECISIONS, TIE_POLICIES, ExtMeasure
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+
 
 LABELS = {'a': 3, 'b': 1, 'c': 0, 'd': 2, 'e': 1, 'f': -1}  # docs x, y, z are unjudged
 
@@ -208,6 +217,54 @@ def test_optimistic_orders_tied_docs_by_the_measures_gain():
         measures[0]: pytest.approx(11 / 28), measures[1]: pytest.approx(1.8 / 4)}
 
 
+BIG = 2 ** 62 + 1  # 2 * BIG > 2**63 - 1: a label past which any doubled label would wrap around in int64
+EXTREME_JUDGED = {'a': BIG, 'b': 1, 'c': 0, 'd': -BIG}  # every int64 label is valid input
+EXTREME_RUN = {'q': {doc: 1.0 for doc in EXTREME_JUDGED} | {'x': 1.0}}  # one tie group of five docs (x unjudged)
+
+
+@pytest.mark.parametrize('policy', ['optimistic', 'pessimistic'])
+def test_optimistic_and_pessimistic_order_extreme_labels(policy):
+    """Against every ordering of the tie group: the best (optimistic) or worst (pessimistic) RR and
+    P@1 for each threshold, which holds only if labels near ±2**62 are compared without overflow."""
+    rels = [BIG, 1, 0]  # rel must be >= 0; d (label -BIG) is never relevant
+    measures = [m for rel in rels for m in (ir_measures.RR(rel=rel), ir_measures.P(rel=rel) @ 1)]
+    provider = irmeasures_ext.provider.configured(ties=policy)
+    got = {str(m.measure): m.value for m in provider.iter_calc(measures, {'q': EXTREME_JUDGED}, EXTREME_RUN)}
+    choose = max if policy == 'optimistic' else min
+    for rel in rels:
+        rankings = list(itertools.permutations(EXTREME_RUN['q']))
+        rr = choose(reference.reciprocal_rank(r, EXTREME_JUDGED, rel) for r in rankings)
+        p1 = choose(reference.precision(r, EXTREME_JUDGED, 1, rel) for r in rankings)
+        assert got[str(ir_measures.RR(rel=rel))] == pytest.approx(rr), rel
+        assert got[str(ir_measures.P(rel=rel) @ 1)] == pytest.approx(p1), rel
+    # by hand: optimistic ranks a (label 2**62 + 1) first, so RR(rel=2**62+1) = 1; pessimistic ranks
+    # x (unjudged), d, c, b, a: a is 5th, RR = 1/5.
+    assert got[str(ir_measures.RR(rel=BIG))] == (1.0 if policy == 'optimistic' else 0.2)
+
+
+def test_qrels_labels_are_the_distinct_labels_ascending():
+    judgments = Judgments(pa.table({'query_id': ['q', 'q', 'q', 'q', 'p'], 'doc_id': ['a', 'b', 'c', 'd', 'a'],
+                                    'relevance': [0, 2, 2, 1, 1]}))
+    assert qrels_labels(judgments).tolist() == [0, 1, 2]
+
+
+def test_labels_are_ranked_by_credit_only_where_the_label_order_does_not_follow_it():
+    """None (the label order, shared with every such measure) when the credit never decreases, equal
+    neighbours included; else each label's dense rank by credit."""
+    assert rank_labels_by_credit(np.array([-1.0, -1.0, 1.0, 3.0])) is None
+    assert rank_labels_by_credit(np.array([-1.0, 5.0, 0.5, 5.0])) == (0, 2, 1, 2)
+
+
+def test_an_overflowing_credit_is_the_kernels_error_without_numpy_warnings():
+    """2^5000 - 1 overflows while optimistic finds nDCG_Z1's order of tied docs: numpy's warning is not
+    shown; the kernel reports the overflow."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        with pytest.raises(InputError, match='values overflow'):
+            irmeasures_ext.provider.configured(ties='optimistic').calc_aggregate(
+                [nDCG_Z1 @ 3], {'q': {'a': 5000, 'b': 1}}, {'q': {'a': 1.0, 'b': 1.0}})
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_runs(), st.randoms(use_true_random=False))
 def test_rank_policy_equals_scores_replaced_by_minus_rank(data, random):
@@ -235,6 +292,19 @@ def test_rank_policy_refuses_equal_ranks_naming_query_and_line(tmp_path):
                                                                        {'q': {'a': 1.0}})
 
 
+def test_rank_policy_equal_ranks_error_of_a_table_run():
+    """A DataFrame run has no file to locate the error in: the EqualRankError itself reaches the user,
+    its message prefixed by the input kind, naming the second doc of the repeated rank."""
+    run = pd.DataFrame({'query_id': ['q', 'q', 'q', 'p'], 'doc_id': ['a', 'b', 'c', 'z'],
+                        'score': [3.0, 2.0, 1.0, 1.0], 'rank': [1, 2, 2, 2]})
+    with pytest.raises(EqualRankError) as caught:
+        irmeasures_ext.provider.configured(ties='rank').calc_aggregate([ir_measures.RR], {'q': {'a': 1}}, run)
+    error = caught.value
+    assert str(error) == ("run: docs 'b' and 'c' of query 'q' have the same rank 2: tie policy \"rank\" needs "
+                          'distinct ranks')
+    assert (error.kind, error.query_id, error.doc_id) == ('run', 'q', 'c')
+
+
 def test_rank_policy_reads_the_rank_column_of_trec_files(tmp_path):
     (tmp_path / 'qrels').write_text('q 0 a 1\n')
     (tmp_path / 'run').write_text('q Q0 a 2 9 t\nq Q0 b 1 1 t\n')  # by score a first; by rank b first
@@ -242,6 +312,15 @@ def test_rank_policy_reads_the_rank_column_of_trec_files(tmp_path):
     assert ours.calc_aggregate([ir_measures.RR], tmp_path / 'qrels', tmp_path / 'run')[ir_measures.RR] == 0.5
     assert irmeasures_ext.provider.calc_aggregate([ir_measures.RR], tmp_path / 'qrels',
                                                   tmp_path / 'run')[ir_measures.RR] == 1.0
+
+
+def test_rank_policy_compares_ranks_beyond_float32_precision():
+    """Ranks 2**24 and 2**24 + 1 are equal as float32: the rank policy must rank by them as float64 (a
+    tie would put b first, doc_id descending)."""
+    run = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'b'], 'score': [0.0, 0.0],
+                        'rank': [2 ** 24, 2 ** 24 + 1]})
+    ranked = irmeasures_ext.provider.configured(ties='rank')
+    assert ranked.calc_aggregate([ir_measures.RR], {'q': {'a': 1}}, run) == {ir_measures.RR: 1.0}
 
 
 def test_score_precision_decides_which_scores_tie():

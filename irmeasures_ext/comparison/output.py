@@ -21,7 +21,6 @@ from irmeasures_ext.comparison.table import COLUMNS
 from irmeasures_ext.errors import ComparisonError
 
 P_COLUMNS = ('p_value', 'p_adjusted')
-COUNT_COLUMNS = ('wins', 'losses', 'ties')
 TEST_NAMES = {'t': "paired Student's t-test", 'wilcoxon': 'Wilcoxon signed-rank test',
               'randomization': 'paired randomisation test', 'tukey-hsd': 'randomised Tukey HSD'}
 CORRECTION_NAMES = {'none': 'no correction', 'bonferroni': 'Bonferroni correction', 'holm': 'Holm correction',

@@ -1,5 +1,5 @@
-"""ir_datasets wrappers for QuoteR, the local citation recommendation collections (SPEC §4) and NCI's
-NQ320k and TriviaQA.
+"""ir_datasets wrappers for QuoteR, the local citation recommendation collections and NCI's NQ320k and
+TriviaQA (README, "Datasets (ir_datasets)").
 
 ``register()`` adds to ``ir_datasets.registry``:
 

@@ -28,16 +28,6 @@ from irmeasures_ext.readers import trec
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
 
 
-def as_run_table(run: Any) -> pa.Table:
-    """Returns ``run`` as an Arrow table with :data:`RUN_SCHEMA`."""
-    return read_input(run, 'run').table
-
-
-def as_qrels_table(qrels: Any) -> pa.Table:
-    """Returns ``qrels`` as an Arrow table with :data:`QRELS_SCHEMA`."""
-    return read_input(qrels, 'qrels').table
-
-
 @dataclass(frozen=True)
 class Input:
     """A run or qrels read into a table, and the TREC file it was read from (None for other forms)."""

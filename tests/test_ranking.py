@@ -1,10 +1,10 @@
-"""Cases that surviving mutants of the ranking and the qrels index showed untested (mutation testing, README
-"Development"): identical repeated qrels lines, the conflicting-labels error, doc ids that differ only in
-trailing NUL bytes, and -0.0 and tiny scores under both score precisions."""
+"""The ranking and what it stands on, against pytrec_eval or the plain references: the qrels index
+(identical repeated lines), scores at the edges of both precisions (-0.0, differences below one ulp of 1),
+doc ids (trailing NUL bytes, hashes and heads, ids whose hashes collide), the query blocks ranked on
+threads, and the evaluator's own read of a run."""
 from __future__ import annotations
 
 import threading
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import ir_measures
@@ -20,8 +20,7 @@ from irmeasures_ext import MeanRank
 from irmeasures_ext.engine import combined, ranking
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NoOverlapWarning
+from irmeasures_ext.errors import DuplicateDocError, InputError
 
 FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
 
@@ -29,6 +28,8 @@ FLOAT64 = irmeasures_ext.provider.configured(score_precision='float64')
 def pytrec_eval_values(qrels: dict, run: dict, measures: set[str]) -> dict[str, dict[str, float]]:
     return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 
+
+# --- the qrels index --------------------------------------------------------------------------------------------------
 
 def test_identical_repeated_qrels_lines_count_once():
     """A qrels line given twice is one judgment: R = 2 (not 3) for AP and nDCG, as pytrec_eval on the
@@ -44,25 +45,7 @@ def test_identical_repeated_qrels_lines_count_once():
     assert want['q1']['map'] == pytest.approx(0.25)  # a at rank 2, R = 2: (1/2) / 2
 
 
-def test_conflicting_labels_error_names_the_pair_and_the_qrels():
-    qrels = [ir_measures.Qrel('q1', 'a', 1), ir_measures.Qrel('q2', 'b', 0), ir_measures.Qrel('q2', 'b', 3)]
-    with pytest.raises(ConflictingLabelsError) as caught:
-        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], qrels, {'q2': {'b': 1.0}})
-    error = caught.value
-    assert str(error) == "qrels: conflicting labels for doc 'b' in query 'q2' (labels 0 and 3); 1 such pair(s)"
-    assert (error.kind, error.query_id, error.doc_id) == ('qrels', 'q2', 'b')
-
-
-def test_a_doc_id_with_a_trailing_nul_is_not_the_judged_doc():
-    """'a\\0' and 'a' share their first 8 bytes (zero-padded) and so their hash: only 'a' is judged. (pytrec_eval
-    reads C strings, so the reference is the plain one.)"""
-    qrels, scores = {'a': 1}, {'a\x00': 3.0, 'b': 2.0, 'a': 1.0}
-    ranking = reference.trec_ranking(scores)
-    want = {ir_measures.P @ 1: reference.precision(ranking, qrels, 1), ir_measures.RR: reference.reciprocal_rank(
-        ranking, qrels)}
-    assert want == {ir_measures.P @ 1: 0.0, ir_measures.RR: 1 / 3}
-    assert irmeasures_ext.provider.calc_aggregate(list(want), {'q': qrels}, {'q': scores}) == pytest.approx(want)
-
+# --- scores -----------------------------------------------------------------------------------------------------------
 
 def test_negative_zero_ties_with_zero_in_float32():
     """-0.0 == 0.0: the two docs tie and 'b' (the greater doc_id) ranks first, as in pytrec_eval."""
@@ -86,6 +69,19 @@ def test_scores_that_differ_below_one_ulp_of_one_are_ordered(precision):
     assert want == 0.5
     provider = irmeasures_ext.provider.configured(score_precision=precision)
     assert provider.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == want
+
+
+# --- doc ids ----------------------------------------------------------------------------------------------------------
+
+def test_a_doc_id_with_a_trailing_nul_is_not_the_judged_doc():
+    """'a\\0' and 'a' share their first 8 bytes (zero-padded) and so their hash: only 'a' is judged. (pytrec_eval
+    reads C strings, so the reference is the plain one.)"""
+    qrels, scores = {'a': 1}, {'a\x00': 3.0, 'b': 2.0, 'a': 1.0}
+    ranking = reference.trec_ranking(scores)
+    want = {ir_measures.P @ 1: reference.precision(ranking, qrels, 1), ir_measures.RR: reference.reciprocal_rank(
+        ranking, qrels)}
+    assert want == {ir_measures.P @ 1: 0.0, ir_measures.RR: 1 / 3}
+    assert irmeasures_ext.provider.calc_aggregate(list(want), {'q': qrels}, {'q': scores}) == pytest.approx(want)
 
 
 # Ids chosen offline (by inverting the 64-bit id hash of irmeasures_ext.engine.doc_ids): the values asserted come
@@ -114,28 +110,6 @@ def test_a_duplicate_doc_is_found_among_docs_whose_hashes_collide():
     distinct = [ir_measures.ScoredDoc('q', doc, 1.0) for doc in (*SMALL_HASHES, *SAME_HASH)]
     assert irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q': {'dup': 1}}, distinct) == {
         ir_measures.AP: 0.0}
-
-
-def test_non_finite_score_error_names_the_first_bad_row():
-    run = [ir_measures.ScoredDoc('q1', 'a', 1.0), ir_measures.ScoredDoc('q2', 'b', float('nan')),
-           ir_measures.ScoredDoc('q2', 'c', float('-inf'))]
-    with pytest.raises(irmeasures_ext.InputError) as caught:
-        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], {'q1': {'a': 1}}, run)
-    error = caught.value
-    assert str(error) == "run: score nan for doc 'b' in query 'q2' is not a finite number"
-    assert (error.kind, error.query_id, error.doc_id) == ('run', 'q2', 'b')
-
-
-def test_non_finite_score_error_names_the_row_in_a_later_chunk():
-    """Scores are checked chunk by chunk: the row named is counted across chunks of unequal lengths."""
-    chunks = [pa.table({'query_id': ['q1'] * 2, 'doc_id': ['a', 'b'], 'score': [2.0, 1.0]}),
-              pa.table({'query_id': ['q2'] * 3, 'doc_id': ['c', 'd', 'e'], 'score': [3.0, 2.0, 1.0]}),
-              pa.table({'query_id': ['q3'] * 2, 'doc_id': ['f', 'g'], 'score': [float('inf'), 1.0]})]
-    run = pa.concat_tables(chunks)
-    assert run['score'].num_chunks == 3
-    with pytest.raises(irmeasures_ext.InputError) as caught:
-        rank_run(run, Judgments(pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]})))
-    assert (caught.value.query_id, caught.value.doc_id) == ('q3', 'f')
 
 
 def test_doc_id_hashes_depend_on_every_byte():
@@ -171,6 +145,8 @@ def test_pair_keys_of_distinct_pairs_are_distinct():
     doc_hash = np.tile(DocIds.of(pa.chunked_array([pa.array([f'd{i}' for i in range(1000)])])).hash, 64)
     assert len(set(pair_keys(query, doc_hash).tolist())) == 64_000
 
+
+# --- query blocks -----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('block', [1 << 17, 150])
 def test_ranked_rows_come_by_query_then_rank_across_blocks(monkeypatch, block):
@@ -233,6 +209,8 @@ def test_query_starts_are_the_rows_whose_query_differs_from_the_row_before(chunk
                 assert starts.tolist() == [i for i in range(n) if i == 0 or ids[i] != ids[i - 1]]
 
 
+# --- the evaluator's reads --------------------------------------------------------------------------------------------
+
 def test_an_evaluator_reads_a_run_it_is_given_as_a_run_with_its_rank_column(tmp_path):
     """The evaluator's own read (not the provider's): the rank column when a measure ranks by it, and
     errors naming the run."""
@@ -245,24 +223,6 @@ def test_an_evaluator_reads_a_run_it_is_given_as_a_run_with_its_rank_column(tmp_
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
         irmeasures_ext.provider.evaluator([MeanRank], {'q': {'a': 1}}).calc_aggregate(repeated)
-
-
-def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
-    with warnings.catch_warnings():
-        warnings.simplefilter('error', NoOverlapWarning)
-        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
-        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
-    with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
-        irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
-
-
-def test_rank_policy_compares_ranks_beyond_float32_precision():
-    """Ranks 2**24 and 2**24 + 1 are equal as float32: the rank policy must rank by them as float64 (a
-    tie would put b first, doc_id descending)."""
-    run = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'b'], 'score': [0.0, 0.0],
-                        'rank': [2 ** 24, 2 ** 24 + 1]})
-    ranked = irmeasures_ext.provider.configured(ties='rank')
-    assert ranked.calc_aggregate([ir_measures.RR], {'q': {'a': 1}}, run) == {ir_measures.RR: 1.0}
 
 
 def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_on():

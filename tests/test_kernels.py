@@ -1,6 +1,6 @@
-"""Cases that surviving mutants of the measure kernels showed untested (mutation testing, README
-"Development"): the gains of nDCG under ties=expected, Q with huge gains and 1 < β <= 2, and E[AP]
-deep in a ranking."""
+"""The measure kernels at their edges, against hand-computed values or the plain references: the gains of
+nDCG under ties=expected, Q with huge gains and 1 < β <= 2, Q under ties=expected for a tie group of two
+relevant docs, E[AP] deep in a ranking, and the rank statistics of qrels without queries."""
 from __future__ import annotations
 
 import math
@@ -33,18 +33,6 @@ def test_expected_q_is_finite_for_huge_gains_when_beta_is_between_1_and_2():
     assert EXPECTED.calc_aggregate([measure], qrels, run)[measure] == 1.0
 
 
-def test_expected_ap_is_exact_for_a_lone_relevant_doc_deep_in_the_ranking():
-    """19960 tied unjudged docs, then the only relevant doc alone at rank s = 19961: AP = 1/s in every
-    ordering. Its group's Σ_j j/(s+j) (j = 0 only) is 0; computed as 1 - s·(H(s) - H(s-1)) it would carry
-    a rounding error of about s·ulp(H(s)) = 2e-11, that is 3e-7 of the value."""
-    judged = {'a': 1}
-    scores = {f'u{i:05d}': 2.0 for i in range(19960)} | {'a': 1.0}
-    want = reference.average_precision(reference.trec_ranking(scores), judged)
-    assert want == 1 / 19961
-    got = EXPECTED.calc_aggregate([ir_measures.AP], {'q': judged}, {'q': scores})[ir_measures.AP]
-    assert got == pytest.approx(want, rel=1e-9, abs=0)
-
-
 @pytest.mark.parametrize('measure', [Q, Q(beta=0.5, gains={1: 2, 3: 5})])
 def test_expected_q_of_a_tie_group_of_two_relevant_docs(measure):
     """x, then a and b (both relevant) tied: the second of the pair has the first before it in either
@@ -55,6 +43,18 @@ def test_expected_q_of_a_tie_group_of_two_relevant_docs(measure):
     want = (reference.q_measure(['x', 'a', 'b'], judged, **params)
             + reference.q_measure(['x', 'b', 'a'], judged, **params)) / 2
     assert EXPECTED.calc_aggregate([measure], {'q': judged}, {'q': run})[measure] == pytest.approx(want, abs=1e-12)
+
+
+def test_expected_ap_is_exact_for_a_lone_relevant_doc_deep_in_the_ranking():
+    """19960 tied unjudged docs, then the only relevant doc alone at rank s = 19961: AP = 1/s in every
+    ordering. Its group's Σ_j j/(s+j) (j = 0 only) is 0; computed as 1 - s·(H(s) - H(s-1)) it would carry
+    a rounding error of about s·ulp(H(s)) = 2e-11, that is 3e-7 of the value."""
+    judged = {'a': 1}
+    scores = {f'u{i:05d}': 2.0 for i in range(19960)} | {'a': 1.0}
+    want = reference.average_precision(reference.trec_ranking(scores), judged)
+    assert want == 1 / 19961
+    got = EXPECTED.calc_aggregate([ir_measures.AP], {'q': judged}, {'q': scores})[ir_measures.AP]
+    assert got == pytest.approx(want, rel=1e-9, abs=0)
 
 
 def test_rank_statistics_of_qrels_without_queries_are_nan():
