@@ -16,7 +16,7 @@ import reference
 import irmeasures_ext
 from irmeasures_ext import InputError, nDCG_Z1
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.ties import qrels_labels, rank_labels_by_credit
+from irmeasures_ext.engine.transforms import qrels_labels, rank_labels_by_credit
 from irmeasures_ext.errors import EqualRankError
 
 BIG = 2 ** 62 + 1  # 2 * BIG > 2**63 - 1: a label past which any doubled label would wrap around in int64
