@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 from ir_measures.measures import Measure
 
-from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.judgments import UNJUDGED, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.ties import group_ids
 from irmeasures_ext.measures.base import Ranking
@@ -43,6 +43,26 @@ class Transform:
 
 
 Transforms = tuple[Transform, ...]
+
+
+def condensed(ranked: RankedRun, lowest_judged: int | None = None) -> RankedRun:
+    """The condensed list: the run without its unjudged documents (and, given ``lowest_judged``, without
+    those labelled below it), the others ranked 1, 2, ... in the same order, each tie group holding its
+    documents that are kept.
+
+    None is NTCIREVAL's ``label -j`` (every document of the qrels is kept); 0 is trec_eval's ``-J``
+    (ir_measures' ``judged_only=True``), which takes a negative qrels label for "in the pool, not
+    judged" and drops its document too.
+    """
+    keep = ranked.label >= (UNJUDGED if lowest_judged is None else lowest_judged)
+    query, label, tie_start = ranked.query[keep], ranked.label[keep], ranked.tie_start[keep]
+    starts = np.searchsorted(query, np.arange(ranked.n_queries))
+    rank = np.arange(1, len(query) + 1) - starts[query]
+    group = group_ids(query, tie_start)
+    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
+    return replace(ranked, query=query, rank=rank, label=label, tie_start=rank[first][group],
+                   tie_size=np.bincount(group)[group], starts=starts,
+                   n_retrieved=np.bincount(query, minlength=ranked.n_queries))
 
 
 #: The transforms a measure asks for with a parameter, applied in this order (after the tie policy's
