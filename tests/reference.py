@@ -213,3 +213,9 @@ def trec_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int | None = None,
 
     best = dcg(sorted((gain(label) for label in judged.values()), reverse=True))
     return dcg([gain(judged[doc]) if doc in judged else 0 for doc in ranking]) / best if best else 0.0
+
+
+def condensed(ranking: Sequence[str], judged: Judged, lowest_judged: int | None = None) -> list[str]:
+    """The condensed list: ``ranking`` without its unjudged docs and, given ``lowest_judged``, without the
+    docs labelled below it (trec_eval's -J: 0, NTCIREVAL's label -j: None)."""
+    return [doc for doc in ranking if doc in judged and (lowest_judged is None or judged[doc] >= lowest_judged)]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import irmeasures_ext
 from irmeasures_ext import InputError, MeanRank, MeasureParamError, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.ties import qrels_labels, rank_labels_by_credit
+from irmeasures_ext.engine.transforms import qrels_labels, rank_labels_by_credit
 from irmeasures_ext.errors import EqualRankError
 from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.measures.base import REL_PARAM, SCORE_PRECISIONS, TIE_POLICIES, ExtMeasure

@@ -17,7 +17,8 @@ from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.engine.ties import REORDERING, qrels_labels, rank_labels_by_credit, reorder, scores_from_ranks
+from irmeasures_ext.engine.ties import scores_from_ranks
+from irmeasures_ext.engine.transforms import Transforms, apply_all, transforms_of
 from irmeasures_ext.errors import NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
@@ -40,10 +41,11 @@ class ExtEvaluator(providers.Evaluator):
         self._qrels = qrels  # (and the file they were read from, naming the line of a problem)
         #: Each measure's ranking: the provider's, or the measure's own ``ties``/``score_precision``.
         self.rankings = {measure: ranking_of(measure, ranking) for measure in measures}
-        #: Each measure's ranking and the rank of each qrels label by its credit (:func:`label_ranks`):
-        #: measures that agree on both share one ranked run.
-        self.orders = {measure: (ranking, label_ranks(measure, ranking, judgments))
-                       for measure, ranking in self.rankings.items()}
+        #: Each measure's ranking and the transforms of its ranked list (:func:`.transforms.transforms_of`):
+        #: measures that agree on both share one ranked, transformed run.
+        self.lists: dict[Measure, tuple[Ranking, Transforms]] = {
+            measure: (ranking, transforms_of(measure, ranking, kernel_of(measure).credit, judgments))
+            for measure, ranking in self.rankings.items()}
         for measure in measures:
             if (prepare := kernel_of(measure).prepare) is not None:
                 prepare(measure, judgments)
@@ -60,8 +62,8 @@ class ExtEvaluator(providers.Evaluator):
 
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
         """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
-        run is ranked once per distinct ranking of the measures, and its tie groups reordered once per
-        order of tied docs they need."""
+        run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
+        distinct list they need (:mod:`.transforms`)."""
         run = read_input(run, 'run', with_rank=self.reads_rank)
         rankings = {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
         if rankings and self.judgments.n_queries and not next(iter(rankings.values())).n_retrieved.any():
@@ -69,10 +71,9 @@ class ExtEvaluator(providers.Evaluator):
         elif not rankings:  # no measure of ours: the run is still checked
             with run.located():
                 rank_run(run.table, self.judgments)
-        ordered = {(ranking, ranks): _tie_ordered(rankings[ranking], ranking.ties, ranks)
-                   for ranking, ranks in dict.fromkeys(self.orders.values())}
+        lists = apply_all(rankings, dict.fromkeys(self.lists.values()))
         with self._qrels.located():
-            return {measure: _computed(measure, ordered[self.orders[measure]], self.rankings[measure])
+            return {measure: _computed(measure, lists[self.lists[measure]], self.rankings[measure])
                     for measure in self.measures}
 
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
@@ -104,23 +105,6 @@ def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     ranking = default.of(measure)
     kernel_of(measure).function(measure, ranking.ties)
     return ranking
-
-
-def label_ranks(measure: Measure, ranking: Ranking, judgments: Judgments) -> tuple[int, ...] | None:
-    """Under ``optimistic``/``pessimistic``, the rank of each qrels label by the measure's credit, by
-    which its tied docs are reordered (:func:`reorder`), where the label order does not follow the
-    credit (e.g. ``gains`` that do not grow with the label); else None (by label, or not reordered)."""
-    credit = kernel_of(measure).credit
-    if ranking.ties not in REORDERING or credit is None:
-        return None
-    labels = qrels_labels(judgments)
-    with np.errstate(all='ignore'):  # (a gain that overflows is the kernel's error to report)
-        return rank_labels_by_credit(credit(measure, labels))
-
-
-def _tie_ordered(ranked: RankedRun, ties: str, ranks: tuple[int, ...] | None) -> RankedRun:
-    """The run with its tie groups reordered as policy ``ties`` and the label ranks ``ranks`` say."""
-    return reorder(ranked, ties, ranks) if ties in REORDERING else ranked
 
 
 def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarray:

@@ -6,6 +6,7 @@ value of a measure over every ordering of each group of tied documents.
   first / last (unjudged documents count below every label): the best / worst the run could be
   credited with. The credit is the measure's (its kernel's ``credit``: e.g. relevant documents by
   gain, then the others), or the label for measures whose credit grows with it (binary relevance).
+  The reordering is a transform of the ranked list (:func:`.transforms.reorder`).
 - ``expected``: the mean of the measure over all orderings of each tie group (McSherry & Najork,
   ECIR 2008), computed exactly by the kernels' ``expected`` functions from the helpers below.
 - ``rank``: the run's rank column, ascending, instead of the scores.
@@ -14,19 +15,15 @@ Scores tie when equal as float32 (trec_eval 9 and pytrec_eval) or as float64 (tr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum
 from irmeasures_ext.errors import EqualRankError
-
-#: The policies that reorder each tie group by the measure's credit (:func:`reorder`).
-REORDERING = ('optimistic', 'pessimistic')
 
 
 def scores_from_ranks(run: pa.Table) -> pa.Table:
@@ -43,48 +40,6 @@ def scores_from_ranks(run: pa.Table) -> pa.Table:
                              f'same rank {repeated["rank"]}: tie policy "rank" needs distinct ranks', 'run',
                              repeated['query_id'], doc_ids[1])
     return run.set_column(run.schema.get_field_index('score'), 'score', ac.negate(ac.cast(ranks, pa.float64())))
-
-
-def qrels_labels(judgments: Judgments) -> np.ndarray:
-    """The distinct labels of the qrels, ascending (computed once per judgments)."""
-    return judgments.cached('qrels labels', lambda: _distinct(judgments.label))
-
-
-def rank_labels_by_credit(credit: np.ndarray) -> tuple[int, ...] | None:
-    """How a measure needs tied documents ordered, from its ``credit`` for each of the qrels' distinct
-    labels (:func:`qrels_labels`, ascending): each label's rank by credit (0 the lowest, equal credits
-    equal ranks), or None when the credit never decreases as the label grows, so that the label order
-    serves."""
-    if np.all(credit[1:] >= credit[:-1]):
-        return None
-    return tuple(np.searchsorted(_distinct(credit), credit).tolist())
-
-
-def _distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct ``values``, ascending (``np.unique`` would import numpy.ma)."""
-    ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))[:len(ordered)]]
-
-
-def reorder(ranked: RankedRun, ties: str, label_ranks: tuple[int, ...] | None = None) -> RankedRun:
-    """The ranking with each tie group's documents ordered by credit, highest first (``optimistic``) or
-    last (``pessimistic``; unjudged documents first): by label, or by the rank ``label_ranks`` gives
-    each qrels label (:func:`rank_labels_by_credit`). Documents of equal credit keep their order: the
-    measure cannot tell them apart."""
-    if not len(ranked.query):
-        return ranked
-    credit = ranked.label if label_ranks is None else (
-        np.array(label_ranks)[np.searchsorted(qrels_labels(ranked.judgments), ranked.label)])
-    sign = -1 if ties == 'optimistic' else 1
-    order = np.lexsort((ranked.rank, sign * credit, ranked.tie_start, ranked.query))
-    query, tie_start, tie_size = ranked.query[order], ranked.tie_start[order], ranked.tie_size[order]
-    group = group_ids(query, tie_start)
-    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
-    position = np.arange(len(order)) - first[group]
-    if ties == 'pessimistic':  # the group's unjudged documents come first
-        position += tie_size - np.bincount(group)[group]
-    return replace(ranked, query=query, rank=tie_start + position, label=ranked.label[order], tie_start=tie_start,
-                   tie_size=tie_size)
 
 
 def group_ids(query: np.ndarray, tie_start: np.ndarray) -> np.ndarray:
