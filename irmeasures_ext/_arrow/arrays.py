@@ -1,7 +1,7 @@
 """Arrow columns as numpy arrays and back, built from and read from the Arrow buffers.
 
 Arrow's own ``to_numpy`` and ``pa.array`` (of an ndarray, and even of a list) import pandas on
-first use (about 0.2 s and 40 MB in a fresh process), which an evaluation does not otherwise need.
+first use, which an evaluation does not otherwise need.
 """
 from __future__ import annotations
 
@@ -14,24 +14,33 @@ def to_numpy(array: pa.ChunkedArray | pa.Array) -> np.ndarray:
     chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
     if len(chunks) == 1:
         return _chunk_to_numpy(chunks[0])
-    return np.concatenate([np.empty(0, dtype=array.type.to_pandas_dtype())]
+    return np.concatenate([np.empty(0, dtype=numpy_dtype(array.type))]
                           + [_chunk_to_numpy(chunk) for chunk in chunks])
 
 
 def _chunk_to_numpy(chunk: pa.Array) -> np.ndarray:
     n, offset = len(chunk), chunk.offset
     if not n:
-        return np.empty(0, dtype=chunk.type.to_pandas_dtype())
+        return np.empty(0, dtype=numpy_dtype(chunk.type))
     validity, data = chunk.buffers()[:2]
     if chunk.type == pa.bool_():
         values = _bits(data, offset, n)
     else:
-        dtype = np.dtype(chunk.type.to_pandas_dtype())
+        dtype = numpy_dtype(chunk.type)
         values = np.frombuffer(data, dtype, n, offset * dtype.itemsize)
     if chunk.null_count:
         values = values.copy()
         values[~_bits(validity, offset, n)] = -1
     return values
+
+
+#: Arrow's names of its float types that are not numpy's.
+_FLOAT_NAMES = {'halffloat': 'float16', 'float': 'float32', 'double': 'float64'}
+
+
+def numpy_dtype(kind: pa.DataType) -> np.dtype:
+    """The numpy dtype of a fixed-width Arrow type (``to_pandas_dtype`` imports pandas in pyarrow 14)."""
+    return np.dtype(bool) if kind == pa.bool_() else np.dtype(_FLOAT_NAMES.get(str(kind), str(kind)))
 
 
 def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
@@ -43,12 +52,6 @@ def from_numpy(values: np.ndarray) -> pa.Array:
     """A zero-copy Arrow array of a 1-d numpy integer or float array."""
     values = np.ascontiguousarray(values)
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
-
-
-def bool_array(mask: np.ndarray) -> pa.Array:
-    """An Arrow boolean array of a 1-d numpy bool array (Arrow packs booleans into bits)."""
-    bits = np.packbits(np.ascontiguousarray(mask, dtype=bool), bitorder='little')
-    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
 
 
 def string_scalar(text: str) -> pa.Scalar:

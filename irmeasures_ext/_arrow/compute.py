@@ -1,13 +1,14 @@
 """The Arrow compute functions an evaluation uses, called without ``import pyarrow.compute``.
 
 ``import pyarrow.compute`` builds a documented Python wrapper for each of Arrow's ~300 compute
-functions: about 23 ms of the command's start on the project's machine (30 ms, against 7 ms for
-``pyarrow._compute``, the module that holds the functions and their option classes). The
+functions, where ``pyarrow._compute`` holds the functions and their option classes: importing it
+instead makes the whole command 8-12% faster (benchmarks/results/tricks-2026-12-02-2.md). The
 evaluation path calls the functions it needs by name through ``call_function`` instead, also in
 place of the array and table methods that compute (``cast``, ``take``, ``sort``, ``filter``...),
 which import pyarrow.compute on first use. Paths off the default evaluation (error reports, the
 ``rank`` tie policy's check, the other subcommands) may import it. ``pyarrow._compute`` is internal
-to pyarrow: should it move, the same objects come from ``pyarrow.compute``, which re-exports them.
+to pyarrow: should it move, the same objects come from ``pyarrow.compute``, which re-exports them
+(tests/test_arrow_compute.py tests that fallback; .ci/run tests the oldest pyarrow allowed, 14).
 """
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from typing import Any, TypeAlias
 import pyarrow as pa
 
 try:
-    from pyarrow._compute import CastOptions, PadOptions, SetLookupOptions, SliceOptions, SortOptions, call_function
+    from pyarrow._compute import CastOptions, SetLookupOptions, SortOptions, call_function
 except ImportError:  # (pyarrow moved its internals)
-    from pyarrow.compute import CastOptions, PadOptions, SetLookupOptions, SliceOptions, SortOptions, call_function
+    from pyarrow.compute import CastOptions, SetLookupOptions, SortOptions, call_function
 
 Column: TypeAlias = pa.Array | pa.ChunkedArray
 
@@ -61,6 +62,8 @@ def index_in(values: Column, value_set: pa.Array) -> Column:
 
 def indices_nonzero(values: Column) -> pa.Array:
     """The positions (uint64) of the true values."""
+    if isinstance(values, pa.ChunkedArray) and not values.num_chunks:  # pyarrow 14 crashes on it
+        return pa.array([], pa.uint64())
     return call_function('indices_nonzero', [values])
 
 
@@ -98,17 +101,3 @@ def binary_join_element_wise(*strings: Any) -> Column:
     """Row by row, the strings joined by the last argument (a separator)."""
     return call_function('binary_join_element_wise', list(strings))
 
-
-def replace_with_mask(values: Column, mask: pa.Array, replacements: pa.Array) -> Column:
-    """``values`` with those where ``mask`` holds replaced by ``replacements``, in order."""
-    return call_function('replace_with_mask', [values, mask, replacements])
-
-
-def utf8_lpad(strings: Column, width: int, padding: str) -> Column:
-    """Each string padded on the left with ``padding`` to ``width`` characters."""
-    return call_function('utf8_lpad', [strings], PadOptions(width, padding))
-
-
-def utf8_slice_codeunits(strings: Column, start: int, stop: int | None = None) -> Column:
-    """Each string's characters from ``start`` to ``stop`` (as Python's slice)."""
-    return call_function('utf8_slice_codeunits', [strings], SliceOptions(start, stop))

@@ -14,10 +14,10 @@ def keep_freed_memory() -> None:
     """Lets malloc keep the blocks' freed temporaries for the next block, once per process.
 
     glibc returns freed memory above its trim threshold (128 KB at start) to the OS, so each
-    block faults its temporaries in again: about 6.5K page faults per 1M-line evaluation, a
-    tenth of the ranking time in a fresh process on the project's machine. Freeing a large
-    mmapped buffer raises that threshold to twice its size (mallopt(3), dynamic mmap
-    threshold); this one is never touched, so it costs no page. Other allocators ignore it.
+    block faults its temporaries in again. Freeing a large mmapped buffer raises that threshold
+    to twice its size (mallopt(3), dynamic mmap threshold); this one is never touched, so it costs
+    no page. Other allocators ignore it. The 1M-line command is 7% faster with it
+    (benchmarks/results/tricks-2026-12-02-2.md).
     """
     np.empty(16 << 20, dtype=np.uint8)
 
@@ -33,9 +33,7 @@ def table_pool() -> pa.MemoryPool:
 
     The reader's threads allocate and free each block's temporaries; jemalloc gives them back to
     the OS after a short delay, where malloc keeps them in an arena per thread and Arrow's default
-    mimalloc pool in a heap per thread. 1M-line run, peak RSS of an evaluation in a fresh process:
-    about 213 MB with jemalloc, 230 with malloc, 244 with mimalloc, and with jemalloc about 5% sooner;
-    a comparison of 20 such runs in one process: 245–265 MB with jemalloc, 275–282 with malloc.
+    mimalloc pool in a heap per thread (figures: benchmarks/results/figures-from-code-2026-12-02.md).
     """
     global _table_pool
     if _table_pool is None:
@@ -54,10 +52,9 @@ def use_malloc_for_arrow() -> None:
     """Makes Arrow allocate everything, the reader's tables included, with the C library's malloc.
 
     For the command line only, whose malloc keeps to one arena (:func:`use_one_malloc_arena`): the
-    ranking then reuses the memory the read frees. With jemalloc's pool for the tables, the command's
-    peak RSS on 5M and 7M-line runs was 60 and 110 MB higher, and a comparison of 20 runs of 1M lines
-    peaked about 50 MB higher (each pool keeps what the other could reuse). Arrow's default mimalloc
-    pool keeps freed memory per thread: reading a 1M-line run peaks about 35 MB higher with it.
+    ranking then reuses the memory the read frees (each pool would keep what the other could reuse).
+    With :func:`use_one_malloc_arena`: the command's peak RSS 4-5% lower on a 1M-line run, 35% lower
+    comparing four (benchmarks/results/tricks-2026-12-02-2.md).
     """
     global _table_pool
     _table_pool = pa.system_memory_pool()
@@ -66,17 +63,20 @@ def use_malloc_for_arrow() -> None:
 
 @functools.cache
 def _glibc_function(name: str) -> Any:
-    """The C library's function ``name`` (None if the library or the function is not there)."""
+    """The C library's function ``name`` among the process's own symbols (None where it has none, e.g.
+    without glibc). ``ctypes.util.find_library`` would run ``ldconfig``: 24 ms of a 0.16 s command."""
     import ctypes
-    import ctypes.util
-    library = ctypes.util.find_library('c')
-    return getattr(ctypes.CDLL(library), name, None) if library else None
+    try:
+        return getattr(ctypes.CDLL(None), name, None)
+    except (OSError, TypeError):  # (a platform whose ctypes cannot open the process itself)
+        return None
 
 
 def release_freed_memory() -> None:
     """Gives the memory malloc keeps (see :func:`keep_freed_memory`) back to the OS: called after
     each run of a multi-run comparison, whose peak would otherwise grow run by run with the
-    fragments of earlier runs. A no-op without glibc."""
+    fragments of earlier runs: four 1M-line runs compared peak 33% lower, for 15% more time
+    (benchmarks/results/tricks-2026-12-02-2.md). A no-op without glibc."""
     trim = _glibc_function('malloc_trim')
     if trim is not None:
         trim(0)
@@ -90,8 +90,8 @@ def use_one_malloc_arena() -> None:
     """Makes every thread of this process allocate from one malloc arena (glibc; elsewhere a no-op).
 
     For the command line only (a library must not change its users' malloc): Arrow's reader threads
-    otherwise each fill an arena of their own with the parse's temporaries, freed but kept. On the
-    1M-line run: peak RSS of the whole command about 185 → 160 MB, at the same speed.
+    otherwise each fill an arena of their own with the parse's temporaries, freed but kept (figures:
+    :func:`use_malloc_for_arrow`).
     """
     mallopt = _glibc_function('mallopt')
     if mallopt is not None:

@@ -38,16 +38,9 @@ class MedianAgg(_CollectingAgg):
 
     @staticmethod
     def of(values: Any) -> Any:
-        """The median along the last axis, by partitioning (``np.median`` imports numpy.ma, ~10 ms)."""
+        """The median along the last axis."""
         import numpy as np
-        n = values.shape[-1]
-        if not n:
-            return np.full(values.shape[:-1], np.nan)[()]
-        middle = n // 2
-        if n % 2:
-            return np.partition(values, middle, axis=-1)[..., middle]
-        ordered = np.partition(values, [middle - 1, middle], axis=-1)
-        return (ordered[..., middle - 1] + ordered[..., middle]) / 2
+        return np.median(values, axis=-1) if values.shape[-1] else np.full(values.shape[:-1], np.nan)[()]
 
 
 class VarianceAgg(_CollectingAgg):
