@@ -93,7 +93,7 @@ provider = IrMeasuresExtProvider()
 def register() -> None:
     """Registers the provider (by name, as ``ir_measures.irmeasures_ext`` like ir_measures' own, and
     once at the end of the default pipeline), and the datasets now if ir_datasets is imported, else
-    as soon as it is: evaluating does not need ir_datasets (about 0.2 s and 25 MB to import)."""
+    as soon as it is: evaluating does not need ir_datasets, which is slow to import."""
     registered = ir_measures.providers.registry.setdefault(provider.NAME, provider)
     if not hasattr(ir_measures, provider.NAME):
         setattr(ir_measures, provider.NAME, registered)

@@ -388,7 +388,10 @@ def test_bool_ids_are_what_str_writes_in_every_form(form, kind):
     pd.DataFrame({'query_id': pd.Categorical([7, 8]), 'doc_id': pd.Categorical(['a', 'b']), 'score': [1.0, 2.0]}),
     pa.table({'query_id': pa.array([7, 8], pa.uint8()), 'doc_id': pa.array(['a', 'b'], pa.large_string()),
               'score': [1.0, 2.0]}),
-    pa.table({'query_id': pa.array(['7', '8'], pa.string_view()), 'doc_id': pa.array(['a', 'b']).dictionary_encode(),
+    *([pa.table({'query_id': pa.array(['7', '8'], pa.string_view()),  # (pyarrow 16+: .ci/run also tests pyarrow 14)
+                 'doc_id': pa.array(['a', 'b']).dictionary_encode(), 'score': [1.0, 2.0]})]
+      if hasattr(pa, 'string_view') else []),
+    pa.table({'query_id': pa.array(['7', '8']), 'doc_id': pa.array(['a', 'b']).dictionary_encode(),
               'score': [1.0, 2.0]}),
 ])
 def test_categorical_and_other_string_or_integer_columns_are_their_values_as_text(run):
@@ -418,6 +421,8 @@ REFUSED_IDS = {  # query ids, how the message shows the first refused one and it
 @pytest.mark.parametrize('kind', ['run', 'qrels'])
 def test_ids_of_other_types_are_refused_naming_column_and_value(name, form, kind):
     query_ids, shown, _ = REFUSED_IDS[name]
+    if form is as_dataframe and pd.Series(query_ids).dtype == 'datetime64[ns]':  # pandas < 3 holds nanoseconds
+        shown = "Timestamp('2024-01-01 00:00:00') (timestamp[ns])"
     ids = form(query_ids, ['a', 'b'], 'score' if kind == 'run' else 'relevance')
     qrels, run = (QRELS, ids) if kind == 'run' else (ids, {'q1': {'a': 1.0}})
     with pytest.raises(InputError, match=re.escape(f"{kind} column 'query_id' holds {shown}: ids must be strings or "

@@ -58,8 +58,8 @@ def command() -> NoReturn:
     """The console script: :func:`main` on ``sys.argv``, then a quick exit, as mypy ends its runs.
 
     Once the output is flushed, the process ends with ``os._exit`` rather than by tearing the
-    interpreter down (freeing every array, object and module: about 40 ms after evaluating a 1M-line
-    run, a tenth of the whole command). The process exits normally, running its exit handlers, once
+    interpreter down (freeing every array, object and module): the whole command 13-22% faster
+    (benchmarks/results/tricks-2026-12-02-2.md). The process exits normally, running its exit handlers, once
     ir_datasets is loaded (``datasets``, or QRELS given as a dataset id: it removes temporary downloads
     at exit) and when traced or profiled (coverage, ``python -m cProfile``).
     """

@@ -32,8 +32,8 @@ def prepare_process() -> None:
     """Sets up this (command line) process for an evaluation, before numpy and pyarrow load.
 
     - OpenBLAS, which numpy loads, starts one thread per CPU that allocates its buffers at once;
-      nothing here uses BLAS. One thread (unless ``OPENBLAS_NUM_THREADS`` is set): ``import numpy``
-      about 20 ms sooner and 80 ms of CPU less on the project's 2-CPU machine.
+      nothing here uses BLAS. One thread (unless ``OPENBLAS_NUM_THREADS`` is set) makes ``import numpy``
+      sooner and cheaper.
     - malloc keeps to one arena (:func:`~irmeasures_ext._arrow.memory.use_one_malloc_arena`), and
       Arrow allocates with it (:func:`~irmeasures_ext._arrow.memory.use_malloc_for_arrow`).
 

@@ -94,7 +94,7 @@ def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: 
     data = words.view(np.uint8)
     very_long = np.flatnonzero(lengths > _LONG).tolist()
     if very_long:
-        import hashlib  # here, not at the top: OpenSSL's module takes about 3 ms to load
+        import hashlib  # here, not at the top: only very long ids need OpenSSL's module
     for index in very_long:
         start = int(position[index])
         digest = hashlib.blake2b(data[start:start + int(lengths[index])].tobytes(), digest_size=8).digest()

@@ -126,8 +126,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
         return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0)
-    # The query boundaries, by halves, and the score check on two threads: before the first block,
-    # 31-32 ms -> 21 ms on the 7M-line run, 4.6 -> 3.3 ms on the 1M-line one (best of 25).
+    # The query boundaries, by halves, and the score check on two threads, before the first block.
     with ThreadPoolExecutor(1) as helper:
         starts = _query_starts(run['query_id'], helper)
         checked = helper.submit(_check_scores, run)
@@ -165,8 +164,8 @@ def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads:
     thread is one: each takes the next item until none is left.
 
     The calling thread's malloc arena holds the qrels conversion's freed temporaries, which its blocks
-    reuse; a pool thread starts a fresh arena. 1M-line run, evaluation in a fresh process, against two
-    pool threads: about 1.7K page faults and 8 MB of peak RSS fewer.
+    reuse; a pool thread starts a fresh arena (fewer page faults and a lower peak RSS than two pool
+    threads).
     """
     remaining = iter(items)  # (shared: taking an item holds the GIL)
 
@@ -214,8 +213,8 @@ def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
     Each row's (group, hash) key is scattered into a table of 4 to 8 slots per key, by the top bits
     of a multiplicative hash: a row that lost its slot to an equal key is a repeat, one that lost it
     to another key (about 1 in 9) is placed again with another multiplier, and the few keys left
-    after the last round are sorted. 1M-line run: about 7 ms against 35 ms for sorting every key
-    (numpy's sort takes about 27 ns per key on the project's machine, with no SIMD sort for its CPU).
+    after the last round are sorted: several times faster than sorting every key (numpy has no SIMD
+    sort for the project's CPU).
     """
     # Two passes, not doc_ids.pair_keys (eight): the slot multipliers below do the mixing.
     keys = row_group.view(np.uint64) * _GROUP_MIX
@@ -353,8 +352,8 @@ def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, 
 
 
 def _check_scores(run: pa.Table) -> None:
-    """NonFiniteScoreError for the first score that is not finite, chunk by chunk (a view of each: a
-    copy of the whole column would cost 40 MB on a 5M-line run)."""
+    """NonFiniteScoreError for the first score that is not finite, chunk by chunk (a view of each, not a
+    copy of the whole column)."""
     start = 0
     for chunk in run['score'].chunks:
         finite = np.isfinite(to_numpy(chunk))

@@ -97,8 +97,9 @@ class ExtMeasure(irm.Measure):
 
 class Ranking(NamedTuple):
     """How a run is ranked: the tie policy and the precision at which scores tie (see
-    :mod:`irmeasures_ext.engine.ties`). A named tuple, not a dataclass: importing ``dataclasses``
-    would add about 3 ms to every ``import ir_measures`` with the hook."""
+    :mod:`irmeasures_ext.engine.ties`). A named tuple, not a dataclass: ``import ir_measures`` with
+    the hook imports this module, and ``dataclasses`` would take it past its 10 ms budget
+    (benchmarks/startup.py)."""
 
     ties: str = 'trec_eval'
     precision: str = 'float32'

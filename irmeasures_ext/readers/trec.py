@@ -164,8 +164,8 @@ class TrecSource:
         the bytes (:meth:`_irregular`); None if the scan finds another layout (the parse is dropped).
 
         Only the kept columns are built, which is sound once the scan has ruled out empty fields
-        and fields holding a tab. Scanning beside the parse rather than before it: 1M-line run,
-        about 10 ms sooner (Arrow's parse leaves part of a second CPU idle). Gzip is not scanned:
+        and fields holding a tab. Scanning beside the parse rather than before it, since Arrow's
+        parse leaves part of a second CPU idle. Gzip is not scanned:
         it would be inflated twice."""
         with ThreadPoolExecutor(1) as pool:
             irregular = pool.submit(self._irregular)
@@ -176,7 +176,7 @@ class TrecSource:
         """Whether the file departs from single-space fields: a tab, ``\v`` or ``\f``, two spaces in a
         row, or a space at the end of a line. A space at the start of a line is left to the parse: it
         makes the query id empty, which is refused. The file is read in 1 MB chunks into one buffer,
-        after the last byte of the chunk before (a zero byte before the first; 1M-line run: about 15 ms)."""
+        after the last byte of the chunk before (a zero byte before the first)."""
         buffer = bytearray(1 + _SCAN_CHUNK)
         chunk = memoryview(buffer)[1:]
         with self._stream() as stream:
@@ -298,8 +298,8 @@ def _departs_from_single_spaces(data: bytearray, size: int) -> bool:
     """Whether the first ``size`` bytes of ``data`` hold a separator other than one space (see
     :meth:`TrecSource._irregular`).
 
-    The space pairs are looked for as uint16 values at even and at odd offsets: about 6× faster than
-    ``bytes`` searches for two-byte patterns, which stall on a byte as common as a space."""
+    The space pairs are looked for as uint16 values at even and at odd offsets, faster than ``bytes``
+    searches for two-byte patterns, which stall on a byte as common as a space."""
     if any(data.find(separator, 0, size) >= 0 for separator in _OTHER_SEPARATORS):
         return True
     if data.find(b'\r', 0, size) >= 0 and data.find(b' \r', 0, size) >= 0:  # (memchr first: most files have no CR)
@@ -324,8 +324,7 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
     spaces did not separate) sends the file to the normalising path as well, and so does text that
     is not UTF-8 (:func:`_validate_utf8`; the slow path names its line). Unless the caller
     scans the bytes for those (``known_single_spaced``), every field is read to look for them;
-    after a scan only the kept columns are built (1M-line run: about 40 ms and 30 MB less than
-    building all six).
+    after a scan only the kept columns are built.
 
     The tables are allocated from :func:`~irmeasures_ext._arrow.memory.table_pool`.
     """
@@ -382,7 +381,7 @@ def _bytes_of(strings: pa.Array) -> np.ndarray:
 def _validate_utf8(strings: pa.Array) -> None:
     """ArrowInvalid unless every string of ``strings`` (not all empty) is UTF-8. The bytes are first checked
     for ASCII all at once; Arrow validates string by string only if one is not. In place of the reader's
-    own check (``check_utf8``), which validates every string: 1M-line run, 5-7 ms less CPU (of 80-100)."""
+    own check (``check_utf8``), which validates every string."""
     if _bytes_of(strings).max() >= 0x80:
         strings.validate(full=True)
 

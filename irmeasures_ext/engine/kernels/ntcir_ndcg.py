@@ -31,8 +31,7 @@ def ms_discount(rank: np.ndarray) -> np.ndarray:
     return np.log2(rank + 1.0)
 
 
-#: Each measure's rank discount. The kernels are module-level functions that look it up, rather than
-#: closures made per measure, so that mutation testing can mutate them (README, "Development").
+#: Each measure's rank discount, looked up by the measure's name.
 DISCOUNTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {'nDCG_JK': jk_discount, 'MSnDCG': ms_discount}
 
 
