@@ -21,6 +21,7 @@ from irmeasures_ext.measures.base import (
     TIE_POLICIES,
     Ranking,
     check_choice,
+    check_integer,
     check_measure,
 )
 
@@ -32,37 +33,45 @@ class IrMeasuresExtProvider(providers.Provider):
     NumRel, NumRet), computed in vectorised passes over one ranking of the run. By default ties are
     broken as trec_eval does (score descending, then doc_id descending, scores compared as float32),
     for every measure, including ``RR@k``; ``provider.configured(ties=..., score_precision=...)`` and
-    our measures' ``ties``/``score_precision`` parameters choose another policy.
+    our measures' ``ties``/``score_precision`` parameters choose another policy, and
+    ``provider.configured(depth=N)`` evaluates only the first N ranked docs of each query (trec_eval's
+    ``-M N``, NTCIREVAL's ``label -truncate N``). Every measure takes ``judged_only=True`` (the condensed
+    list: ours as NTCIREVAL's ``label -j``, ir_measures' as trec_eval's ``-J``).
     """
     NAME = 'irmeasures_ext'
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
-    def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.precision) -> None:
+    def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.precision,
+                 depth: int | None = DEFAULT_RANKING.depth) -> None:
         super().__init__()
         self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)
         self.score_precision = check_choice(self.NAME, 'score_precision', score_precision, SCORE_PRECISIONS)
+        self.depth = None if depth is None else check_integer(self.NAME, 'depth', depth, minimum=1)
 
-    def configured(self, ties: str | None = None, score_precision: str | None = None) -> IrMeasuresExtProvider:
+    def configured(self, ties: str | None = None, score_precision: str | None = None,
+                   depth: int | None = None) -> IrMeasuresExtProvider:
         """A provider like this one, with another tie policy and/or score precision (see
-        :mod:`irmeasures_ext.engine.ties`); usable wherever a provider is (``calc_aggregate``,
-        ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision`` parameters
-        take precedence."""
-        return type(self)(ties or self.ties, score_precision or self.score_precision)
+        :mod:`irmeasures_ext.engine.ties`) and/or depth cut (only the first ``depth`` ranked docs of each
+        query, judged or not, are evaluated; R and the ideal list are the qrels' all the same); usable
+        wherever a provider is (``calc_aggregate``, ``iter_calc``, ``evaluator``). Our measures' own
+        ``ties``/``score_precision`` parameters take precedence."""
+        return type(self)(ties or self.ties, score_precision or self.score_precision,
+                          self.depth if depth is None else depth)
 
-    def for_provider(self, provider: str | None, ties: str | None = None,
-                     score_precision: str | None = None) -> IrMeasuresExtProvider:
-        """This provider configured with ``ties``/``score_precision`` for an evaluation by ``provider`` (a
-        name; None: this one and ir_measures' default pipeline). MeasureParamError when another provider
-        is named with a ranking other than the default: it breaks ties its own way."""
-        configured = self.configured(ties, score_precision)
+    def for_provider(self, provider: str | None, ties: str | None = None, score_precision: str | None = None,
+                     depth: int | None = None) -> IrMeasuresExtProvider:
+        """This provider configured with ``ties``/``score_precision``/``depth`` for an evaluation by
+        ``provider`` (a name; None: this one and ir_measures' default pipeline). MeasureParamError when
+        another provider is named with a ranking other than the default: it ranks its own way."""
+        configured = self.configured(ties, score_precision, depth)
         if provider not in (None, self.NAME) and configured.ranking() != DEFAULT_RANKING:
-            raise MeasureParamError(f'ties and score precision choose how the {self.NAME} provider ranks; provider '
-                                    f'{provider} breaks ties its own way: give neither with it')
+            raise MeasureParamError(f'ties, score precision and depth choose how the {self.NAME} provider ranks; '
+                                    f'provider {provider} ranks its own way: give none of them with it')
         return configured
 
     def ranking(self) -> Any:
         """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""
-        return Ranking(self.ties, self.score_precision)
+        return Ranking(self.ties, self.score_precision, self.depth)
 
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> providers.Evaluator:
         from irmeasures_ext.engine import evaluator

@@ -17,7 +17,7 @@ import irmeasures_ext
 from irmeasures_ext import Q
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.engine.transforms import Transform, apply_all, condensed, reorder
+from irmeasures_ext.engine.transforms import Transform, apply_all, condensed, reorder, truncated
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import read_input
 
@@ -141,3 +141,27 @@ def test_condensing_and_reordering_tied_docs_commute(data, policy, lowest_judged
     for field in fields(RankedRun):
         if isinstance(getattr(first, field.name), np.ndarray):
             assert np.array_equal(getattr(first, field.name), getattr(second, field.name)), field.name
+
+
+def truncated_rows(scores: dict[str, float], judged: dict[str, int], depth: int) -> list[Row]:
+    """One query's judged rows within the depth cut, by a loop: its first ``depth`` docs in trec_eval's order
+    (unjudged ones counted), their ranks kept; a tie group is the docs of one score (as float32) above the cut."""
+    kept = reference.trec_ranking(scores)[:depth]
+    rows = []
+    for rank, doc in enumerate(kept, 1):
+        tied = [at for at, other in enumerate(kept, 1)
+                if reference.float32(scores[other]) == reference.float32(scores[doc])]
+        if doc in judged:
+            rows.append((rank, judged[doc], tied[0], len(tied)))
+    return rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(qrels_and_run(), st.sampled_from([1, 2, 5, 30]))
+def test_depth_cut_equals_a_loop_over_each_ranked_list(data, depth):
+    qrels, run = data
+    got = truncated(ranked_of(qrels, run), depth)
+    rows = rows_by_query(got)
+    for query_id, judged in qrels.items():
+        assert rows[query_id] == truncated_rows(run.get(query_id, {}), judged, depth), query_id
+    assert got.n_retrieved.tolist() == [min(len(run.get(query_id, {})), depth) for query_id in sorted(qrels)]

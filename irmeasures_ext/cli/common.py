@@ -57,6 +57,24 @@ def add_ranking(parser: ArgumentParser) -> None:
                              '(trec_eval 10)')
 
 
+def add_depth(parser: ArgumentParser) -> None:
+    """The --depth option (the provider's depth cut)."""
+    parser.add_argument('--depth', type=_positive_int, metavar='N',
+                        help="evaluate only the first N ranked docs of each query, judged or not (trec_eval's -M N, "
+                             "NTCIREVAL's label -truncate N); R and the ideal lists are the qrels' all the same")
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}') from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}')
+    return value
+
+
 def add_inputs(parser: ArgumentParser) -> None:
     parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
     parser.add_argument('run', metavar='RUN', help=f'TREC run file ("{STDIN}": read it from standard input)')

@@ -12,6 +12,7 @@ from irmeasures_ext.cli.common import (
     SUMMARY_QID,
     ArgumentParser,
     CliError,
+    add_depth,
     add_inputs,
     add_ranking,
     load,
@@ -38,7 +39,7 @@ def run(argv: list[str]) -> int:
         return _protocol(args, measures)
     if not measures:
         parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
-    ours = ext_provider.for_provider(args.provider, args.ties, args.score_precision)
+    ours = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth)
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     prepare_process()
@@ -55,8 +56,8 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     """Prints one line per quantity of a paper's official script."""
     if measures:
         raise CliError('--protocol replaces MEASURE and --suite: give none')
-    if Ranking(args.ties, args.score_precision) != DEFAULT_RANKING:
-        raise CliError('--protocol ranks as its script does; --ties and --score-precision do not apply')
+    if Ranking(args.ties, args.score_precision, args.depth) != DEFAULT_RANKING:
+        raise CliError('--protocol ranks as its script does; --ties, --score-precision and --depth do not apply')
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import PROTOCOLS
     compute, needs_citing = PROTOCOLS[args.protocol]
@@ -107,6 +108,7 @@ def _parser() -> ArgumentParser:
                              f'the inputs are checked by {ext_provider.NAME} (duplicate docs, conflicting qrels, '
                              'non-finite scores)')
     add_ranking(parser)
+    add_depth(parser)
     parser.add_argument('--protocol', choices=['quoter-official', 'gu-prefetch', 'symtax'],
                         help="print what a paper's official script prints instead (no MEASURE): quoter-official "
                              "(QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K), gu-prefetch (Gu et "

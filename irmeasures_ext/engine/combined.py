@@ -47,7 +47,7 @@ class Evaluation:
     (:meth:`read_qrels`).
 
     With ``provider=None``, ``ours`` (our provider, as configured: its tie policy and score precision
-    rank the runs) computes the measures it supports and ir_measures' ``DefaultPipeline`` the rest;
+    rank the runs, its depth cuts them) computes the measures it supports and ir_measures' ``DefaultPipeline`` the rest;
     otherwise the named ir_measures provider computes all of them. Raises
     :class:`~irmeasures_ext.errors.InputError` for bad input and
     :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
@@ -67,6 +67,9 @@ class Evaluation:
         self.others = [m for m in self.measures if m not in self.ours]
         self.ours_name = ours.NAME
         self.ranking = ours.ranking()
+        if self.ranking.depth is not None and self.others:
+            raise MeasureParamError(f'the depth cut (depth={self.ranking.depth}) applies to the measures the '
+                                    f'{ours.NAME} provider computes; not to {" ".join(map(str, self.others))}')
         self.built: ExtEvaluator | None = None
 
     def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:

@@ -19,7 +19,7 @@ from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import scores_from_ranks
 from irmeasures_ext.engine.transforms import Transforms, apply_all, transforms_of
-from irmeasures_ext.errors import NoOverlapWarning, ValueOverflowError
+from irmeasures_ext.errors import MeasureParamError, NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
 
@@ -101,9 +101,13 @@ class ExtEvaluator(providers.Evaluator):
 
 def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     """The measure's ranking (its ``ties``/``score_precision`` parameters, else ``default``), checked to
-    have a kernel: MeasureParamError for a measure with no exact expected value."""
+    have a kernel: MeasureParamError for a measure with no exact expected value, and for ties='expected'
+    with a depth cut (the docs of a tie group that straddles the cut would depend on the ordering)."""
     ranking = default.of(measure)
     kernel_of(measure).function(measure, ranking.ties)
+    if ranking.ties == 'expected' and ranking.depth is not None:
+        raise MeasureParamError(f"{measure}: ties='expected' cannot be combined with a depth cut (depth="
+                                f'{ranking.depth}): choose another tie policy or no depth')
     return ranking
 
 

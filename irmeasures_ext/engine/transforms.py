@@ -8,7 +8,7 @@ never know which ran. The evaluator computes each distinct transformed run once 
 a measure without a transform gets the ranked run itself, not a copy.
 
 Adding a transform: a function ``(RankedRun, *args) -> RankedRun`` and its entry in :data:`BY_PARAMETER`
-(the parameter a measure asks for it with).
+(the parameter a measure asks for it with; the depth cut is the ranking's, not a measure's).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext.engine.judgments import UNJUDGED, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.ties import group_ids
-from irmeasures_ext.measures.base import Ranking
+from irmeasures_ext.measures.base import ExtMeasure, Ranking
 
 K = TypeVar('K', bound=Hashable)
 
@@ -65,9 +65,33 @@ def condensed(ranked: RankedRun, lowest_judged: int | None = None) -> RankedRun:
                    n_retrieved=np.bincount(query, minlength=ranked.n_queries))
 
 
+def truncated(ranked: RankedRun, depth: int) -> RankedRun:
+    """The depth cut: the run's first ``depth`` ranked documents, judged or not (trec_eval's ``-M``,
+    NTCIREVAL's ``label -truncate``); a tie group straddling the cut keeps its part above it."""
+    keep = ranked.rank <= depth
+    query, tie_start = ranked.query[keep], ranked.tie_start[keep]
+    return replace(ranked, query=query, rank=ranked.rank[keep], label=ranked.label[keep], tie_start=tie_start,
+                   tie_size=np.minimum(ranked.tie_size[keep], depth - tie_start + 1),
+                   starts=np.searchsorted(query, np.arange(ranked.n_queries)),
+                   n_retrieved=np.minimum(ranked.n_retrieved, depth))
+
+
+def judged_only(value: bool, measure: Measure) -> Transform | None:
+    """``judged_only=True``: the condensed list. Our measures keep every document of the qrels, as
+    NTCIREVAL's ``label -j`` (a negative label is a judged non-relevant document there); ir_measures'
+    own measures drop the negative labels too, as trec_eval's ``-J`` (pytrec_eval's
+    ``judged_docs_only_flag``) does."""
+    if not value:
+        return None
+    return Transform(condensed, (None if isinstance(measure, ExtMeasure) else 0,))
+
+
 #: The transforms a measure asks for with a parameter, applied in this order (after the tie policy's
-#: reordering): parameter name -> the transform for the parameter's value (None: no transform).
-BY_PARAMETER: dict[str, Callable[[Any], Transform | None]] = {}
+#: reordering and the depth cut): parameter name -> the transform for the parameter's value and the
+#: measure (None: no transform).
+BY_PARAMETER: dict[str, Callable[[Any, Measure], Transform | None]] = {
+    'judged_only': judged_only,
+}
 
 CreditFunction = Callable[[Measure, np.ndarray], np.ndarray]
 
@@ -76,12 +100,15 @@ def transforms_of(measure: Measure, ranking: Ranking, credit: CreditFunction | N
                   judgments: Judgments) -> Transforms:
     """The transforms of ``measure``'s list, in order: the reordering of tied documents that its tie
     policy asks for (by ``credit``, its kernel's), first, so that every other transform sees the list as
-    the policy orders it; then those its parameters ask for (:data:`BY_PARAMETER`)."""
+    the policy orders it; then the ranking's depth cut (:func:`truncated`), so that it counts every
+    ranked document; then those its parameters ask for (:data:`BY_PARAMETER`)."""
     steps = []
     if ranking.ties in REORDERING:
         steps.append(Transform(reorder, (ranking.ties, label_ranks(measure, credit, judgments))))
+    if ranking.depth is not None:
+        steps.append(Transform(truncated, (ranking.depth,)))
     for name, transform_for in BY_PARAMETER.items():
-        if name in measure.params and (step := transform_for(measure.params[name])) is not None:
+        if name in measure.params and (step := transform_for(measure.params[name], measure)) is not None:
             steps.append(step)
     return tuple(steps)
 

@@ -26,9 +26,12 @@ TIES_PARAM = irm.ParamInfo(dtype=str, desc='how docs with equal scores are order
                                            "(the run's rank column); default: the provider's (trec_eval)")
 PRECISION_PARAM = irm.ParamInfo(dtype=str, desc='scores tie when equal as float32 (trec_eval 9, pytrec_eval) or '
                                                 "float64 (trec_eval 10); default: the provider's (float32)")
+JUDGED_ONLY_PARAM = irm.ParamInfo(dtype=bool, default=False,
+                                  desc='computed on the condensed list: unjudged docs removed before computing '
+                                       "(NTCIREVAL's label -j; every doc of the qrels is kept, negative labels too)")
 #: The parameters every measure of ours takes to choose its ranking (e.g. for PyTerrier, which takes
-#: measure objects only); :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
-RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
+#: measure objects only) and its list; :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
+RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM, 'judged_only': JUDGED_ONLY_PARAM}
 
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
 INT64_MAX = (1 << 63) - 1
@@ -59,7 +62,8 @@ class ExtMeasure(irm.Measure):
     once, ``Q(beta=1) == Q(beta=1.0)``); required parameters are checked when it is
     evaluated, since ``nDCG_Z1`` alone is a valid prototype to write ``nDCG_Z1@5``.
 
-    Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`) beside the ones it declares.
+    Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`: ``ties``, ``score_precision``,
+    ``judged_only``) beside the ones it declares.
     """
     #: Every measure of ours has a name (ir_measures' Measure allows None).
     NAME: str
@@ -97,12 +101,14 @@ class ExtMeasure(irm.Measure):
 
 class Ranking(NamedTuple):
     """How a run is ranked: the tie policy and the precision at which scores tie (see
-    :mod:`irmeasures_ext.engine.ties`). A named tuple, not a dataclass: ``import ir_measures`` with
-    the hook imports this module, and ``dataclasses`` would take it past its 10 ms budget
-    (benchmarks/startup.py)."""
+    :mod:`irmeasures_ext.engine.ties`), and the depth cut (trec_eval's ``-M``, NTCIREVAL's ``label
+    -truncate``: only the first ``depth`` ranked docs, judged or not, are evaluated; None: all). A named
+    tuple, not a dataclass: ``import ir_measures`` with the hook imports this module, and
+    ``dataclasses`` would take it past its 10 ms budget (benchmarks/startup.py)."""
 
     ties: str = 'trec_eval'
     precision: str = 'float32'
+    depth: int | None = None
 
     @property
     def reads_rank(self) -> bool:
@@ -110,9 +116,9 @@ class Ranking(NamedTuple):
 
     def of(self, measure: irm.Measure) -> Ranking:
         """The ranking ``measure`` asks for: its own ``ties``/``score_precision`` parameters (measures of
-        this package), else this one."""
+        this package), else this one's; the depth is always this one's."""
         params = measure.params if isinstance(measure, ExtMeasure) else {}
-        return Ranking(params.get('ties', self.ties), params.get('score_precision', self.precision))
+        return Ranking(params.get('ties', self.ties), params.get('score_precision', self.precision), self.depth)
 
 
 DEFAULT_RANKING = Ranking()

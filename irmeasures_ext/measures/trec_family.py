@@ -5,19 +5,21 @@ provider compute them in the same pass as ours, with trec_eval's semantics and t
 (kernels in ``irmeasures_ext.engine.kernels.trec_family``, checked against pytrec_eval).
 """
 from ir_measures import measures as irm
-from ir_measures.providers.base import Any, Choices
+from ir_measures.providers.base import NOT_PROVIDED, Any, Choices
 
 from irmeasures_ext.measures.base import also_compute
 
-_ALL_DOCS = Choices(False)  # judged_only=True is left to other providers
-
-for _spec in (irm._AP(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS),
-              irm._P(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS),
-              irm._R(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS),
-              irm._Success(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS),
-              irm._RR(cutoff=Any(), rel=Any(), judged_only=_ALL_DOCS),
-              irm._Rprec(rel=Any(), judged_only=_ALL_DOCS),
-              irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=_ALL_DOCS),
+# judged_only=True: on the condensed list, as trec_eval -J (engine/transforms.py). For nDCG only without
+# gains: ir_measures maps the qrels labels by the gains before trec_eval drops the negative ones, so a
+# gain for a negative label would keep its docs; that case is left to other providers.
+for _spec in (irm._AP(cutoff=Any(), rel=Any(), judged_only=Any()),
+              irm._P(cutoff=Any(), rel=Any(), judged_only=Any()),
+              irm._R(cutoff=Any(), rel=Any(), judged_only=Any()),
+              irm._Success(cutoff=Any(), rel=Any(), judged_only=Any()),
+              irm._RR(cutoff=Any(), rel=Any(), judged_only=Any()),
+              irm._Rprec(rel=Any(), judged_only=Any()),
+              irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Any(), judged_only=Choices(False)),
+              irm._nDCG(cutoff=Any(), dcg=Choices('log2'), gains=Choices(NOT_PROVIDED), judged_only=Any()),
               irm._NumRel(rel=Any()),
               irm._NumRet(rel=Any())):
     also_compute(_spec)
