@@ -219,3 +219,33 @@ def condensed(ranking: Sequence[str], judged: Judged, lowest_judged: int | None 
     """The condensed list: ``ranking`` without its unjudged docs and, given ``lowest_judged``, without the
     docs labelled below it (trec_eval's -J: 0, NTCIREVAL's label -j: None)."""
     return [doc for doc in ranking if doc in judged and (lowest_judged is None or judged[doc] >= lowest_judged)]
+
+
+def _run_gains(ranking: Sequence[str], judged: Judged, gains: Gains, rel: int, cutoff: int | None) -> list[float]:
+    return [graded_gain(judged.get(doc), gains, rel) for doc in ranking[:cutoff]]
+
+
+def rbp_ntcir(ranking: Sequence[str], judged: Judged, top_gain: float, p: float = 0.95, gains: Gains = None,
+              rel: int = 1, cutoff: int | None = None) -> float:
+    """NTCIREVAL's RBP: (1 − p)·Σ_{r≤k} g(r)·p^{r−1} / g_max (0 when g_max is 0)."""
+    total = sum(gain * p ** (rank - 1)
+                for rank, gain in enumerate(_run_gains(ranking, judged, gains, rel, cutoff), start=1))
+    return (1 - p) * total / top_gain if top_gain else 0.0
+
+
+def err_ntcir(ranking: Sequence[str], judged: Judged, top_gain: float, gains: Gains = None, rel: int = 1,
+              cutoff: int | None = None) -> float:
+    """NTCIREVAL's ERR (not normalised): ERR@k with p = gain / (g_max + 1), over the whole list without k."""
+    run_gains = _run_gains(ranking, judged, gains, rel, cutoff)
+    return expected_reciprocal_rank(run_gains, top_gain, len(run_gains))
+
+
+def irbu(ranking: Sequence[str], judged: Judged, cutoff: int, top_gain: float, u: float, gains: Gains = None,
+         rel: int = 1) -> float:
+    """NTCIREVAL's iRBU@k = Σ_{r≤k} u^r·π(r)·Π_{i<r}(1 − π(i)), π = gain / (g_max + 1)."""
+    total, continue_probability = 0.0, 1.0
+    for rank, gain in enumerate(_run_gains(ranking, judged, gains, rel, cutoff), start=1):
+        stop = gain / (top_gain + 1)
+        total += u ** rank * stop * continue_probability
+        continue_probability *= 1 - stop
+    return total

@@ -19,7 +19,20 @@ from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 
-from irmeasures_ext import InputError, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext import (
+    ERR_NTCIR,
+    RBP_NTCIR,
+    InputError,
+    MeanRank,
+    MedianRank,
+    MSnDCG,
+    Q,
+    RankVariance,
+    iRBU,
+    nDCG_JK,
+    nDCG_Z1,
+    nERR,
+)
 
 # Generated data often has no query in common between qrels and run: that warning is expected here.
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -107,16 +120,27 @@ def test_measures_equal_their_reference(data, params, path):
     assert_matches(expected, *PATHS[path](list(expected), qrels, run), path)
 
 
-def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
-    """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it:
-    a qrels label above max_level, or a relevant label whose gain exceeds max_level's."""
-    gains, rel, k = p['gains'], p['rel'], p['k']
-    params = {**with_gains(gains), **({} if max_level is None else {'max_level': max_level})}
-    measure = nERR(rel=rel, **params) @ k
+def top_gain_or_none(qrels: dict, gains: dict | None, rel: int, max_level: int | None) -> float | None:
+    """g_max of NTCIREVAL's cascade measures, or None where our provider must refuse the measure: a qrels
+    label above max_level, or a relevant label whose gain exceeds max_level's."""
     labels = [label for judged in qrels.values() for label in judged.values()]
     level = max_level if max_level is not None else max(gains) if gains else max([1, *labels])
     top_gain = reference.graded_gain(level, gains, rel)
     if max(labels) > level or any(reference.graded_gain(label, gains, rel) > top_gain for label in labels):
+        return None
+    return top_gain
+
+
+def with_max_level(max_level: int | None) -> dict:
+    return {} if max_level is None else {'max_level': max_level}
+
+
+def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
+    """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it."""
+    gains, rel, k = p['gains'], p['rel'], p['k']
+    measure = nERR(rel=rel, **with_gains(gains), **with_max_level(max_level)) @ k
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if top_gain is None:
         return measure, None
     ranked = rankings(run)
     return measure, {qid: reference.nerr(ranked.get(qid, []), judged, k, top_gain, gains, rel)
@@ -135,6 +159,44 @@ def test_nerr_equals_its_reference_or_refuses(data, params, max_level, path):
             PATHS[path]([measure], qrels, run)
     else:
         assert_matches({measure: values}, *PATHS[path]([measure], qrels, run), path)
+
+
+def cascade_expectation(qrels: dict, run: dict, p: dict, max_level: int | None,
+                        persistence: float) -> tuple[list, dict | None]:
+    """RBP_NTCIR, ERR_NTCIR (at the cutoff of ``p``, or none) and iRBU@k with their reference values, or None
+    where our provider must refuse them."""
+    gains, rel, cutoff, k = p['gains'], p['rel'], p['cutoff'], p['k']
+    params = {'rel': rel, **with_gains(gains), **with_max_level(max_level)}
+    at_cutoff = (lambda m: m) if cutoff is None else (lambda m: m @ cutoff)
+    rbp_p = min(persistence, 0.99)  # (RBP's p is below 1)
+    rbp, err = at_cutoff(RBP_NTCIR(p=rbp_p, **params)), at_cutoff(ERR_NTCIR(**params))
+    irbu = iRBU(u=persistence, **params) @ k
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if top_gain is None:
+        return [rbp, err, irbu], None
+    ranked = rankings(run)
+    functions = {rbp: lambda r, j: reference.rbp_ntcir(r, j, top_gain, rbp_p, gains, rel, cutoff),
+                 err: lambda r, j: reference.err_ntcir(r, j, top_gain, gains, rel, cutoff),
+                 irbu: lambda r, j: reference.irbu(r, j, k, top_gain, persistence, gains, rel)}
+    return list(functions), {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
+                             for measure, f in functions.items()}
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from([None, 2, 3, 4, 6]), st.sampled_from([0.0, 0.5, 0.95, 1.0]),
+       st.sampled_from(sorted(PATHS)))
+def test_cascade_measures_equal_their_reference_or_refuse(data, params, max_level, persistence, path):
+    """RBP_NTCIR (p = persistence, or 0.99 for 1), ERR_NTCIR and iRBU (u = persistence)."""
+    qrels, run = data
+    measures, values = cascade_expectation(qrels, run, params, max_level, persistence)
+    if path == 'cli' and not any(run.values()):
+        return
+    if values is None:
+        for measure in measures:
+            with pytest.raises((InputError, CommandError), match='max_level'):
+                PATHS[path]([measure], qrels, run)
+    else:
+        assert_matches(values, *PATHS[path](measures, qrels, run), path)
 
 
 def test_reference_ranking_and_first_relevant_rank_by_hand():
@@ -164,6 +226,15 @@ def test_ndcg_family_references_on_hand_computed_cases():
     assert reference.ndcg_jk(['b', 'a'], judged, 2) == pytest.approx(1.0, abs=1e-15)
     # nERR@2 with g_max = 3: p(b) = 1/4, p(a) = 3/4; ERR = 1/4 + (3/4)(3/4)/2; ideal = 3/4 + (1/4)(1/4)/2
     assert reference.nerr(['b', 'a'], judged, 2, top_gain=3) == pytest.approx((1 / 4 + 9 / 32) / (3 / 4 + 1 / 32))
+
+
+def test_cascade_references_on_a_hand_computed_case():
+    # [b (label 1), a (label 3)], g_max = 3: stop probabilities 1/4 and 3/4.
+    judged = {'a': 3, 'b': 1}
+    assert reference.rbp_ntcir(['b', 'a'], judged, 3) == pytest.approx(0.05 * (1 + 3 * 0.95) / 3, abs=1e-15)
+    assert reference.rbp_ntcir(['b', 'a'], judged, 3, p=0.8, cutoff=1) == pytest.approx(0.2 / 3, abs=1e-15)
+    assert reference.err_ntcir(['b', 'a'], judged, 3) == pytest.approx(1 / 4 + (3 / 4) * (3 / 4) / 2, abs=1e-15)
+    assert reference.irbu(['b', 'a'], judged, 5, 3, 0.9) == pytest.approx(0.9 / 4 + 0.81 * (3 / 4) ** 2, abs=1e-15)
 
 
 def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():
