@@ -249,3 +249,16 @@ def irbu(ranking: Sequence[str], judged: Judged, cutoff: int, top_gain: float, u
         total += u ** rank * stop * continue_probability
         continue_probability *= 1 - stop
     return total
+
+
+def gap(ranking: Sequence[str], judged: Judged, rel: int = 1, cutoff: int | None = None) -> float:
+    """GAP (NTCIREVAL): Σ_{r≤k} GS(r)/r / GI(min(k, R)), GS(r) = Σ_{i≤r} μ(μ + 1) with μ = min(lev(r), lev(i))
+    for a relevant r, lev = the label of a relevant doc else 0, GI(k) the same weights of the ideal levels."""
+    levels = [judged[doc] if is_relevant(doc, judged, rel) else 0 for doc in ranking[:cutoff]]
+    total = 0.0
+    for rank, level in enumerate(levels, start=1):
+        if level > 0:
+            total += sum(min(level, other) * (min(level, other) + 1) for other in levels[:rank]) / rank
+    ideal = sorted((label for label in judged.values() if label >= rel), reverse=True)[:cutoff]
+    best = sum(level * (level + 1) for level in ideal)
+    return total / best if best else 0.0

@@ -31,6 +31,7 @@ MEASURES = {
     ('rbp0.8', 'RBP'): lambda s: graded('RBP_NTCIR', s, OPTION['rbp0.8']),
     ('default', 'ERR'): lambda s: graded('ERR_NTCIR', s),
     ('rbup0.9', 'iRBU'): lambda s: graded('iRBU', s, OPTION['rbup0.9']),
+    ('gap', 'GAP'): lambda s: 'GAP',
 }
 
 

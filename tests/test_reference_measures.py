@@ -21,6 +21,7 @@ from strategies import qrels_and_run
 
 from irmeasures_ext import (
     ERR_NTCIR,
+    GAP,
     RBP_NTCIR,
     InputError,
     MeanRank,
@@ -69,8 +70,8 @@ def with_gains(gains: dict | None) -> dict:
 
 
 def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, float]]:
-    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG and nDCG_JK, per measure string
-    and query."""
+    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG, nDCG_JK and GAP, per measure
+    string and query."""
     ranked = rankings(run)
     depth = reference.run_depth(qrels, run)
     gains, rel, k = p['gains'], p['rel'], p['k']
@@ -84,6 +85,8 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
         RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
         MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
         nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
+        GAP(rel=rel) if p['cutoff'] is None else GAP(rel=rel) @ p['cutoff']:
+            lambda r, j: reference.gap(r, j, rel, p['cutoff']),
     }
     return {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
             for measure, f in functions.items()}
@@ -235,6 +238,14 @@ def test_cascade_references_on_a_hand_computed_case():
     assert reference.rbp_ntcir(['b', 'a'], judged, 3, p=0.8, cutoff=1) == pytest.approx(0.2 / 3, abs=1e-15)
     assert reference.err_ntcir(['b', 'a'], judged, 3) == pytest.approx(1 / 4 + (3 / 4) * (3 / 4) / 2, abs=1e-15)
     assert reference.irbu(['b', 'a'], judged, 5, 3, 0.9) == pytest.approx(0.9 / 4 + 0.81 * (3 / 4) ** 2, abs=1e-15)
+
+
+def test_gap_reference_on_a_hand_computed_case():
+    # [b (1), x (unjudged), a (3), c (0)]: GS(1) = 1·2, GS(3) = 1·2 + 0 + 3·4; ideal [3, 1]: GI = 12 + 2.
+    judged = {'a': 3, 'b': 1, 'c': 0}
+    assert reference.gap(['b', 'x', 'a', 'c'], judged) == pytest.approx((2 / 1 + 14 / 3) / 14, abs=1e-15)
+    assert reference.gap(['b', 'x', 'a', 'c'], judged, cutoff=1) == pytest.approx(2 / 12, abs=1e-15)
+    assert reference.gap(['b', 'x', 'a', 'c'], judged, rel=2) == pytest.approx((12 / 3) / 12, abs=1e-15)
 
 
 def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import irmeasures_ext
 from irmeasures_ext import (
     ERR_NTCIR,
+    GAP,
     RBP_NTCIR,
     InputError,
     MeanRank,
@@ -171,6 +172,7 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
          our(lambda r, j: reference.nerr(r, j, k, reference.graded_gain(3, {3: top}, rel), {**(gains or {}), 3: top},
                                          rel))),
         *cascade_cases(gains, rel, k, cutoff),
+        (GAP(rel=rel) if cutoff is None else GAP(rel=rel) @ cutoff, our(lambda r, j: reference.gap(r, j, rel, cutoff))),
         (ir_measures.nDCG(**with_gains) @ k, our(lambda r, j: reference.trec_ndcg(r, j, k, gains))),
         (ir_measures.nDCG(**with_gains), our(lambda r, j: reference.trec_ndcg(r, j, None, gains))),
         (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, rel)),
@@ -391,13 +393,14 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'RBP_NTCIR': lambda p: 0.05 * 0.95 ** (p - 1),  # g_max 1
             'ERR_NTCIR': lambda p: 1 / (2 * p),
             'iRBU': lambda p: 0.9 ** p / 2,  # u = 0.9 (REQUIRED)
+            'GAP': lambda p: 1 / p,  # GS = 1·2 at rank p, GI(1) = 2
             'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
 REQUIRED = {'iRBU': {'u': 0.9}}
 #: The measures refused under ties=expected (no closed form), by design.
-NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU'}
+NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP'}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))

@@ -158,6 +158,25 @@ def cascade(query: np.ndarray, stop: np.ndarray, utility: np.ndarray, n_queries:
     return segment_sum(utility * stop * continue_before, query, n_queries)
 
 
+def threshold_sum(ranked: RankedRun, value: np.ndarray, weight_of: Callable[[np.ndarray], np.ndarray],
+                  at_least: bool) -> np.ndarray:
+    """Per row r: Σ over the distinct positive values v_1 < v_2 < ... of ``value`` with v_t <= value[r] of
+    (weight_of(v_t) − weight_of(v_{t−1})) · #{rows i <= r of its query: value[i] >= v_t} (``at_least``)
+    or value[i] < v_t (weight_of(v_0) = 0). With ``at_least``, it is Σ_{i<=r} w(min(value[r], value[i])),
+    as GAP's grade sums need; else Σ_{i<r} (w(value[r]) − w(value[i]))_+ for increasing w, as rpref's
+    penalties need."""
+    total = np.zeros(len(value))
+    previous = 0.0
+    positive = value[value > 0]
+    for level in np.sort(positive)[np.concatenate(([True], np.diff(np.sort(positive)) != 0))[:len(positive)]]:
+        reached = value >= level
+        counted = ranked.cumulative((reached if at_least else ~reached).astype(np.int64))
+        weight = float(weight_of(np.array([level]))[0])
+        total += np.where(reached, (weight - previous) * counted, 0.0)
+        previous = weight
+    return total
+
+
 def gains_key(gains: dict[int, float] | None) -> tuple | None:
     """A hashable form of a gains mapping, for cache keys."""
     return None if gains is None else tuple(sorted(gains.items()))
