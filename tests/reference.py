@@ -262,3 +262,37 @@ def gap(ranking: Sequence[str], judged: Judged, rel: int = 1, cutoff: int | None
     ideal = sorted((label for label in judged.values() if label >= rel), reverse=True)[:cutoff]
     best = sum(level * (level + 1) for level in ideal)
     return total / best if best else 0.0
+
+
+def sakai_bpref(name: str, ranking: Sequence[str], judged: Judged, rel: int = 1, gains: Gains = None,
+                top_gain: float = 1.0) -> float:
+    """Sakai's bpref family (NTCIREVAL's ``compute -j``) on the condensed list (the judged docs of
+    ``ranking``): bpref_NTCIR, bpref_R, bpref_N, bpref_relative, rpref_N, rpref_relative, rpref_relative2;
+    0 where R = 0 or N = 0."""
+    condensed_list = [doc for doc in ranking if doc in judged]
+    n_rel = sum(label >= rel for label in judged.values())
+    n_nonrel = len(judged) - n_rel
+    if not n_rel or not n_nonrel:
+        return 0.0
+    if name.startswith('bpref'):
+        total = 0.0
+        for rank, doc in enumerate(condensed_list, start=1):
+            if not is_relevant(doc, judged, rel):
+                continue
+            above = sum(not is_relevant(other, judged, rel) for other in condensed_list[:rank - 1])
+            total += {'bpref_NTCIR': lambda: 1 - min(n_rel, above) / min(n_rel, n_nonrel),
+                      'bpref_R': lambda: 1 - min(n_rel, above) / n_rel,
+                      'bpref_N': lambda: 1 - above / n_nonrel,
+                      'bpref_relative': lambda: 1 - above / (rank - 1) if rank > 1 else 0.0}[name]()
+        return total / n_rel
+    gain_of = [graded_gain(judged[doc], gains, rel) for doc in condensed_list]
+    ideal_total = sum(ideal_gains(judged, gains, rel))
+    total = 0.0
+    for rank, gain in enumerate(gain_of, start=1):
+        if gain <= 0:
+            continue
+        penalty = sum((gain - other) / gain for other in gain_of[:rank - 1] if other < gain)
+        divisor = {'rpref_N': n_rel + n_nonrel - (ideal_total / top_gain if top_gain else 0.0),
+                   'rpref_relative': rank - 1, 'rpref_relative2': rank}[name]
+        total += gain * (1 - penalty / divisor) if divisor else 0.0
+    return total / ideal_total if ideal_total else 0.0

@@ -32,6 +32,10 @@ MEASURES = {
     ('default', 'ERR'): lambda s: graded('ERR_NTCIR', s),
     ('rbup0.9', 'iRBU'): lambda s: graded('iRBU', s, OPTION['rbup0.9']),
     ('gap', 'GAP'): lambda s: 'GAP',
+    **{('condensed_bpref', name): (lambda s, name=name: f'{name}_NTCIR' if name == 'bpref' else name)
+       for name in ['bpref', 'bpref_R', 'bpref_N', 'bpref_relative']},
+    **{('condensed_bpref', name): (lambda s, name=name: graded(name, s))
+       for name in ['rpref_N', 'rpref_relative', 'rpref_relative2']},
 }
 
 

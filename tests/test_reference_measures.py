@@ -20,6 +20,7 @@ from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 
 from irmeasures_ext import (
+    DECLARED,
     ERR_NTCIR,
     GAP,
     RBP_NTCIR,
@@ -200,6 +201,41 @@ def test_cascade_measures_equal_their_reference_or_refuse(data, params, max_leve
                 PATHS[path]([measure], qrels, run)
     else:
         assert_matches(values, *PATHS[path](measures, qrels, run), path)
+
+
+BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from([None, 3, 6]), st.sampled_from(sorted(PATHS)))
+def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, path):
+    qrels, run = data
+    gains, rel = params['gains'], params['rel']
+    graded = {**with_gains(gains), **with_max_level(max_level)}
+    measures = {name: DECLARED[name](rel=rel, **(graded if name.startswith('rpref') else {})) for name in BPREF_FAMILY}
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if path == 'cli' and not any(run.values()):
+        return
+    if top_gain is None:
+        with pytest.raises((InputError, CommandError), match='max_level'):
+            PATHS[path]([measures['rpref_N']], qrels, run)
+        del measures['rpref_N'], measures['rpref_relative'], measures['rpref_relative2']
+    ranked = rankings(run)
+    expected = {measure: {qid: reference.sakai_bpref(name, ranked.get(qid, []), judged, rel, gains, top_gain or 1.0)
+                          for qid, judged in qrels.items()} for name, measure in measures.items()}
+    assert_matches(expected, *PATHS[path](list(measures.values()), qrels, run), path)
+
+
+def test_bpref_family_references_on_the_hand_computed_golden_case():
+    """tests/data/ntcireval_full/README.md, q123 in condensed_bpref: L0, L1, L2, L0 (with an unjudged doc,
+    removed); R = 3 (an L3 doc not retrieved), N = 2; gains 1:2:3."""
+    judged = {'n1': 0, 'a': 1, 'b': 2, 'n2': 0, 'c': 3}
+    ranking = ['n1', 'a', 'x', 'b', 'n2']
+    want = {'bpref_NTCIR': 1 / 3, 'bpref_R': 4 / 9, 'bpref_relative': 1 / 6, 'rpref_N': 5 / 18,
+            'rpref_relative': 1 / 12, 'rpref_relative2': 0.25, 'bpref_N': 2 * (1 - 1 / 2) / 3}
+    for name, value in want.items():
+        assert reference.sakai_bpref(name, ranking, judged, top_gain=3) == pytest.approx(value, abs=1e-15), name
+    assert reference.sakai_bpref('bpref_R', ranking, {'a': 1}) == 0.0  # N = 0
 
 
 def test_reference_ranking_and_first_relevant_rank_by_hand():

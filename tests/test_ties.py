@@ -173,6 +173,7 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
                                          rel))),
         *cascade_cases(gains, rel, k, cutoff),
         (GAP(rel=rel) if cutoff is None else GAP(rel=rel) @ cutoff, our(lambda r, j: reference.gap(r, j, rel, cutoff))),
+        *bpref_cases(gains, rel),
         (ir_measures.nDCG(**with_gains) @ k, our(lambda r, j: reference.trec_ndcg(r, j, k, gains))),
         (ir_measures.nDCG(**with_gains), our(lambda r, j: reference.trec_ndcg(r, j, None, gains))),
         (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, rel)),
@@ -200,6 +201,22 @@ def cascade_cases(gains: dict[int, float] | None, rel: int, k: int, cutoff: int 
          lambda r, j, depth: reference.err_ntcir(r, j, top_gain, params['gains'], rel, cutoff)),
         (iRBU(u=0.9, **params) @ k, lambda r, j, depth: reference.irbu(r, j, k, top_gain, 0.9, params['gains'], rel)),
     ]
+
+
+BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
+
+
+def bpref_cases(gains: dict[int, float] | None, rel: int):
+    """(measure, reference) of Sakai's bpref family, max_level 3 getting the largest gain."""
+    top = max([3, *(gains or {}).values()])
+    graded = {'max_level': 3, 'gains': {**(gains or {}), 3: top}}
+    top_gain = reference.graded_gain(3, {3: top}, rel)
+
+    def case(name):
+        params = graded if name.startswith('rpref') else {}
+        return (DECLARED[name](rel=rel, **params), lambda r, j, depth: reference.sakai_bpref(
+            name, r, j, rel, params.get('gains'), top_gain))
+    return [case(name) for name in BPREF_FAMILY]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -394,13 +411,20 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'ERR_NTCIR': lambda p: 1 / (2 * p),
             'iRBU': lambda p: 0.9 ** p / 2,  # u = 0.9 (REQUIRED)
             'GAP': lambda p: 1 / p,  # GS = 1·2 at rank p, GI(1) = 2
+            # the bpref family, with z (label 0, not retrieved) judged too: a is first in the condensed list
+            'bpref_NTCIR': lambda p: 1.0, 'bpref_R': lambda p: 1.0, 'bpref_N': lambda p: 1.0,
+            'bpref_relative': lambda p: 0.0, 'rpref_N': lambda p: 1.0, 'rpref_relative': lambda p: 0.0,
+            'rpref_relative2': lambda p: 1.0,
             'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
 REQUIRED = {'iRBU': {'u': 0.9}}
 #: The measures refused under ties=expected (no closed form), by design.
-NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP'}
+NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY}
+#: The qrels of the tied query, by measure: a alone, or a and z (label 0, not retrieved) for the bpref
+#: family, which scores 0 without a judged non-relevant doc.
+QRELS_OF_TIED = {name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))
@@ -413,11 +437,12 @@ def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
         measure = prototype(ties=policy, score_precision=precision, **REQUIRED.get(name, {}))
         if 'cutoff' in measure.SUPPORTED_PARAMS:
             measure = measure @ 3
+        qrels = QRELS_OF_TIED.get(name, {'q': {'a': 1}})
         if name in NO_EXPECTED and policy == 'expected':
             with pytest.raises(MeasureParamError, match='not supported under ties=expected'):
-                irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)
+                irmeasures_ext.provider.iter_calc([measure], qrels, TIED)
             continue
-        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)]
+        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], qrels, TIED)]
         want = statistics.fmean(map(VALUE_AT[name], POSITIONS_OF_A[policy, precision]))
         assert got == pytest.approx(want, abs=1e-12), (str(measure), policy, precision)
 
