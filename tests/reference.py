@@ -136,9 +136,15 @@ def msndcg(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = N
     return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: math.log2(rank + 1))
 
 
-def ndcg_jk(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
-    """Järvelin-Kekäläinen nDCG@k: discount max(1, log2 r) (ranks 1 and 2 undiscounted)."""
-    return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: max(1.0, math.log2(rank)))
+def ndcg_jk(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1,
+            logb: float = 2.0) -> float:
+    """Järvelin-Kekäläinen nDCG@k: discount 1 up to rank max(1, b), then log_b r (b = 2: max(1, log2 r), ranks
+    1 and 2 undiscounted); b = 0: ln r from rank 2 (NTCIREVAL's -logb 0)."""
+    def discount(rank: int) -> float:
+        if rank <= max(1.0, logb):
+            return 1.0
+        return math.log(rank) / math.log(logb) if logb else math.log(rank)
+    return _normalised_dcg(ranking, judged, cutoff, gains, rel, discount)
 
 
 def read_trec_qrels(path) -> dict[str, dict[str, int]]:

@@ -32,6 +32,14 @@ MEASURES = {
     ('default', 'ERR'): lambda s: graded('ERR_NTCIR', s),
     ('rbup0.9', 'iRBU'): lambda s: graded('iRBU', s, OPTION['rbup0.9']),
     ('gap', 'GAP'): lambda s: 'GAP',
+    ('default', 'nERR'): lambda s: graded('nERR', s),
+    ('default', 'MSnDCG'): lambda s: f'MSnDCG(gains={GAINS[s.gains]})'.replace(' ', ''),
+    **{(mode, 'nDCG'): (lambda s, mode=mode: f'nDCG_JK({OPTION.get(mode, "logb=2")},gains={GAINS[s.gains]})'.replace(
+        ' ', '')) for mode in ['default', 'logb10', 'logb0']},
+    ('default', 'AP'): lambda s: 'AP' if s.cutoff is None else 'Q(beta=0)',  # AP@k: ÷ min(k, R)
+    ('default', 'RR'): lambda s: 'RR',
+    ('default', 'P'): lambda s: 'P',
+    ('default', 'Hit'): lambda s: 'Success',
     **{('condensed_bpref', name): (lambda s, name=name: f'{name}_NTCIR' if name == 'bpref' else name)
        for name in ['bpref', 'bpref_R', 'bpref_N', 'bpref_relative']},
     **{('condensed_bpref', name): (lambda s, name=name: graded(name, s))
@@ -84,6 +92,9 @@ def test_every_golden_value_is_reproduced(mode, name):
     (lambda: irmeasures_ext.iRBU(u=1.5), 'iRBU: u must be a number with 0 <= u <= 1, got 1.5'),
     (lambda: irmeasures_ext.iRBU(u='0.9'), "iRBU: u must be a number with 0 <= u <= 1, got '0.9'"),
     (lambda: irmeasures_ext.ERR_NTCIR(max_level=0), 'ERR_NTCIR: max_level must be an integer from 1 to'),
+    (lambda: irmeasures_ext.nDCG_JK(logb=1), 'nDCG_JK: logb must be 0 (natural log) or a finite number > 1, got 1'),
+    (lambda: irmeasures_ext.nDCG_JK(logb=0.5), 'nDCG_JK: logb must be 0 (natural log) or a finite number > 1'),
+    (lambda: irmeasures_ext.nDCG_JK(logb=True), 'nDCG_JK: logb must be 0 (natural log) or a finite number > 1'),
 ])
 def test_bad_parameters_are_refused_by_name(build, message):
     with pytest.raises(irmeasures_ext.MeasureParamError) as refused:
@@ -95,3 +106,33 @@ def test_irbu_requires_u_and_a_cutoff():
     for measure, missing in [(irmeasures_ext.iRBU @ 5, "'u'"), (irmeasures_ext.iRBU(u=0.9), "'cutoff'")]:
         with pytest.raises(irmeasures_ext.MeasureParamError, match=f'iRBU: parameter {missing} is required'):
             PROVIDER.calc_aggregate([measure], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+
+
+def pytrec_eval_and_ours(theirs: list, ours: list) -> tuple[dict, dict]:
+    """Per (measure, topic) values of ``theirs`` by ir_measures' pytrec_eval provider and of ``ours`` by our
+    provider, both ranking as trec_eval (float32 scores) on the golden data."""
+    qrels, run = list(ir_measures.read_trec_qrels(str(QRELS))), list(ir_measures.read_trec_run(str(RUN)))
+
+    def calc(provider, measures):
+        return {(m.measure, m.query_id): m.value for m in provider.iter_calc(measures, qrels, run)}
+    return calc(ir_measures.pytrec_eval, theirs), calc(irmeasures_ext.provider, ours)
+
+
+def test_ir_measures_namesakes_equal_pytrec_eval_on_the_golden_data():
+    """AP, RR, P@k and Success@k, whose golden rows our provider reproduces, are pytrec_eval's values too."""
+    measures = [ir_measures.AP, ir_measures.RR, *(m @ k for m in (ir_measures.P, ir_measures.Success)
+                                                  for k in (1, 5, 10, 20, 100, 1000))]
+    theirs, ours = pytrec_eval_and_ours(measures, measures)
+    assert theirs.keys() <= ours.keys() and len(ours) == 14 * 200  # pytrec_eval omits the topics without a run line
+    assert all(ours[key] == pytest.approx(theirs.get(key, 0.0), abs=1e-12) for key in ours)
+
+
+def test_ntcireval_bpref_is_trec_eval_bpref_on_every_defined_golden_topic():
+    """NTCIREVAL's bpref equals ir_measures' Bpref (pytrec_eval) on every topic it defines, when both rank the
+    run alike: pytrec_eval ties q068/q069's scores in float32 (there the golden values need float64)."""
+    [setting] = settings('condensed_bpref', 'bpref')
+    theirs, ours = pytrec_eval_and_ours([ir_measures.Bpref], [irmeasures_ext.bpref_NTCIR])
+    for qid, value in golden()[setting].items():
+        assert ours[irmeasures_ext.bpref_NTCIR, qid] == pytest.approx(theirs[ir_measures.Bpref, qid], abs=1e-12), qid
+    differ = {qid for qid, value in golden()[setting].items() if abs(theirs[ir_measures.Bpref, qid] - value) > 1e-9}
+    assert differ == {'q068', 'q069'}

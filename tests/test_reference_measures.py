@@ -59,7 +59,7 @@ def gains_maps(draw) -> dict[int, float] | None:
 def measure_params(draw) -> dict:
     return {'beta': draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.7])), 'gains': draw(gains_maps()),
             'rel': draw(st.integers(1, 3)), 'cutoff': draw(st.sampled_from([None, *CUTOFFS])),
-            'k': draw(st.sampled_from(CUTOFFS))}
+            'k': draw(st.sampled_from(CUTOFFS)), 'logb': draw(st.sampled_from([2.0, 0.0, 10.0, 1.5, math.e]))}
 
 
 def rankings(run: dict) -> dict[str, list[str]]:
@@ -86,6 +86,8 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
         RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
         MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
         nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
+        nDCG_JK(rel=rel, logb=p['logb'], **with_gains(gains)) @ k:
+            lambda r, j: reference.ndcg_jk(r, j, k, gains, rel, p['logb']),
         GAP(rel=rel) if p['cutoff'] is None else GAP(rel=rel) @ p['cutoff']:
             lambda r, j: reference.gap(r, j, rel, p['cutoff']),
     }
@@ -263,6 +265,10 @@ def test_ndcg_family_references_on_hand_computed_cases():
     # MSnDCG@2 of [b, a]: (1 + 3/log2 3) / (3 + 1/log2 3); nDCG_JK@2: (1 + 3) / (3 + 1) = 1
     assert reference.msndcg(['b', 'a'], judged, 2) == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))
     assert reference.ndcg_jk(['b', 'a'], judged, 2) == pytest.approx(1.0, abs=1e-15)
+    # nDCG_JK@2 with ln (logb=0): (1 + 3/ln 2) / (3 + 1/ln 2); with logb=10 nothing is discounted below rank 11
+    assert reference.ndcg_jk(['b', 'a'], judged, 2, logb=0) == pytest.approx((1 + 3 / math.log(2)) / (3 + 1 / math.log(2)))
+    assert reference.ndcg_jk(['x'] * 9 + ['b', 'x', 'a'], judged, 12, logb=10) == pytest.approx(
+        (1 + 3 / math.log10(12)) / 4)
     # nERR@2 with g_max = 3: p(b) = 1/4, p(a) = 3/4; ERR = 1/4 + (3/4)(3/4)/2; ideal = 3/4 + (1/4)(1/4)/2
     assert reference.nerr(['b', 'a'], judged, 2, top_gain=3) == pytest.approx((1 / 4 + 9 / 32) / (3 / 4 + 1 / 32))
 
