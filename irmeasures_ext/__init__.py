@@ -29,6 +29,8 @@ from irmeasures_ext.errors import (
            ReversedScoresWarning,
 )
 from irmeasures_ext.measures import DECLARED, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext.measures import ERR_NTCIR, GAP, RBP_NTCIR, iRBU
+from irmeasures_ext.measures import bpref_N, bpref_NTCIR, bpref_R, bpref_relative, rpref_N, rpref_relative, rpref_relative2
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'
@@ -50,6 +52,8 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY_SUBMODULES})
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
+           'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP', 'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative',
+           'rpref_N', 'rpref_relative', 'rpref_relative2',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
            '__version__']

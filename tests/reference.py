@@ -136,9 +136,15 @@ def msndcg(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = N
     return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: math.log2(rank + 1))
 
 
-def ndcg_jk(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
-    """Järvelin-Kekäläinen nDCG@k: discount max(1, log2 r) (ranks 1 and 2 undiscounted)."""
-    return _normalised_dcg(ranking, judged, cutoff, gains, rel, lambda rank: max(1.0, math.log2(rank)))
+def ndcg_jk(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1,
+            logb: float = 2.0) -> float:
+    """Järvelin-Kekäläinen nDCG@k: discount 1 up to rank max(1, b), then log_b r (b = 2: max(1, log2 r), ranks
+    1 and 2 undiscounted); b = 0: ln r from rank 2 (NTCIREVAL's -logb 0)."""
+    def discount(rank: int) -> float:
+        if rank <= max(1.0, logb):
+            return 1.0
+        return math.log(rank) / math.log(logb) if logb else math.log(rank)
+    return _normalised_dcg(ranking, judged, cutoff, gains, rel, discount)
 
 
 def read_trec_qrels(path) -> dict[str, dict[str, int]]:
@@ -219,3 +225,80 @@ def condensed(ranking: Sequence[str], judged: Judged, lowest_judged: int | None 
     """The condensed list: ``ranking`` without its unjudged docs and, given ``lowest_judged``, without the
     docs labelled below it (trec_eval's -J: 0, NTCIREVAL's label -j: None)."""
     return [doc for doc in ranking if doc in judged and (lowest_judged is None or judged[doc] >= lowest_judged)]
+
+
+def _run_gains(ranking: Sequence[str], judged: Judged, gains: Gains, rel: int, cutoff: int | None) -> list[float]:
+    return [graded_gain(judged.get(doc), gains, rel) for doc in ranking[:cutoff]]
+
+
+def rbp_ntcir(ranking: Sequence[str], judged: Judged, top_gain: float, p: float = 0.95, gains: Gains = None,
+              rel: int = 1, cutoff: int | None = None) -> float:
+    """NTCIREVAL's RBP: (1 − p)·Σ_{r≤k} g(r)·p^{r−1} / g_max (0 when g_max is 0)."""
+    total = sum(gain * p ** (rank - 1)
+                for rank, gain in enumerate(_run_gains(ranking, judged, gains, rel, cutoff), start=1))
+    return (1 - p) * total / top_gain if top_gain else 0.0
+
+
+def err_ntcir(ranking: Sequence[str], judged: Judged, top_gain: float, gains: Gains = None, rel: int = 1,
+              cutoff: int | None = None) -> float:
+    """NTCIREVAL's ERR (not normalised): ERR@k with p = gain / (g_max + 1), over the whole list without k."""
+    run_gains = _run_gains(ranking, judged, gains, rel, cutoff)
+    return expected_reciprocal_rank(run_gains, top_gain, len(run_gains))
+
+
+def irbu(ranking: Sequence[str], judged: Judged, cutoff: int, top_gain: float, u: float, gains: Gains = None,
+         rel: int = 1) -> float:
+    """NTCIREVAL's iRBU@k = Σ_{r≤k} u^r·π(r)·Π_{i<r}(1 − π(i)), π = gain / (g_max + 1)."""
+    total, continue_probability = 0.0, 1.0
+    for rank, gain in enumerate(_run_gains(ranking, judged, gains, rel, cutoff), start=1):
+        stop = gain / (top_gain + 1)
+        total += u ** rank * stop * continue_probability
+        continue_probability *= 1 - stop
+    return total
+
+
+def gap(ranking: Sequence[str], judged: Judged, rel: int = 1, cutoff: int | None = None) -> float:
+    """GAP (NTCIREVAL): Σ_{r≤k} GS(r)/r / GI(min(k, R)), GS(r) = Σ_{i≤r} μ(μ + 1) with μ = min(lev(r), lev(i))
+    for a relevant r, lev = the label of a relevant doc else 0, GI(k) the same weights of the ideal levels."""
+    levels = [judged[doc] if is_relevant(doc, judged, rel) else 0 for doc in ranking[:cutoff]]
+    total = 0.0
+    for rank, level in enumerate(levels, start=1):
+        if level > 0:
+            total += sum(min(level, other) * (min(level, other) + 1) for other in levels[:rank]) / rank
+    ideal = sorted((label for label in judged.values() if label >= rel), reverse=True)[:cutoff]
+    best = sum(level * (level + 1) for level in ideal)
+    return total / best if best else 0.0
+
+
+def sakai_bpref(name: str, ranking: Sequence[str], judged: Judged, rel: int = 1, gains: Gains = None,
+                top_gain: float = 1.0) -> float:
+    """Sakai's bpref family (NTCIREVAL's ``compute -j``) on the condensed list (the judged docs of
+    ``ranking``): bpref_NTCIR, bpref_R, bpref_N, bpref_relative, rpref_N, rpref_relative, rpref_relative2;
+    0 where R = 0 or N = 0."""
+    condensed_list = [doc for doc in ranking if doc in judged]
+    n_rel = sum(label >= rel for label in judged.values())
+    n_nonrel = len(judged) - n_rel
+    if not n_rel or not n_nonrel:
+        return 0.0
+    if name.startswith('bpref'):
+        total = 0.0
+        for rank, doc in enumerate(condensed_list, start=1):
+            if not is_relevant(doc, judged, rel):
+                continue
+            above = sum(not is_relevant(other, judged, rel) for other in condensed_list[:rank - 1])
+            total += {'bpref_NTCIR': lambda: 1 - min(n_rel, above) / min(n_rel, n_nonrel),
+                      'bpref_R': lambda: 1 - min(n_rel, above) / n_rel,
+                      'bpref_N': lambda: 1 - above / n_nonrel,
+                      'bpref_relative': lambda: 1 - above / (rank - 1) if rank > 1 else 0.0}[name]()
+        return total / n_rel
+    gain_of = [graded_gain(judged[doc], gains, rel) for doc in condensed_list]
+    ideal_total = sum(ideal_gains(judged, gains, rel))
+    total = 0.0
+    for rank, gain in enumerate(gain_of, start=1):
+        if gain <= 0:
+            continue
+        penalty = sum((gain - other) / gain for other in gain_of[:rank - 1] if other < gain)
+        divisor = {'rpref_N': n_rel + n_nonrel - (ideal_total / top_gain if top_gain else 0.0),
+                   'rpref_relative': rank - 1, 'rpref_relative2': rank}[name]
+        total += gain * (1 - penalty / divisor) if divisor else 0.0
+    return total / ideal_total if ideal_total else 0.0

@@ -630,7 +630,7 @@ def test_nerr_max_level_defaults_and_rejects_labels_above_it():
     assert default == PROVIDER.calc_aggregate([nERR(max_level=3) @ 5], qrels, run)[nERR(max_level=3) @ 5]
     with pytest.raises(InputError, match='qrels label 3 exceeds max_level 2'):
         PROVIDER.calc_aggregate([nERR(max_level=2) @ 5], qrels, run)
-    with pytest.raises(MeasureParamError, match='max_level must be a positive integer'):
+    with pytest.raises(MeasureParamError, match='max_level must be an integer from 1 to'):
         nERR(max_level=0)
 
 

@@ -19,7 +19,22 @@ from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 
-from irmeasures_ext import InputError, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext import (
+    DECLARED,
+    ERR_NTCIR,
+    GAP,
+    RBP_NTCIR,
+    InputError,
+    MeanRank,
+    MedianRank,
+    MSnDCG,
+    Q,
+    RankVariance,
+    iRBU,
+    nDCG_JK,
+    nDCG_Z1,
+    nERR,
+)
 
 # Generated data often has no query in common between qrels and run: that warning is expected here.
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -44,7 +59,7 @@ def gains_maps(draw) -> dict[int, float] | None:
 def measure_params(draw) -> dict:
     return {'beta': draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.7])), 'gains': draw(gains_maps()),
             'rel': draw(st.integers(1, 3)), 'cutoff': draw(st.sampled_from([None, *CUTOFFS])),
-            'k': draw(st.sampled_from(CUTOFFS))}
+            'k': draw(st.sampled_from(CUTOFFS)), 'logb': draw(st.sampled_from([2.0, 0.0, 10.0, 1.5, math.e]))}
 
 
 def rankings(run: dict) -> dict[str, list[str]]:
@@ -56,8 +71,8 @@ def with_gains(gains: dict | None) -> dict:
 
 
 def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, float]]:
-    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG and nDCG_JK, per measure string
-    and query."""
+    """Reference values of Q, nDCG_Z1, MeanRank/MedianRank/RankVariance, MSnDCG, nDCG_JK and GAP, per measure
+    string and query."""
     ranked = rankings(run)
     depth = reference.run_depth(qrels, run)
     gains, rel, k = p['gains'], p['rel'], p['k']
@@ -71,6 +86,10 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
         RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
         MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
         nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
+        nDCG_JK(rel=rel, logb=p['logb'], **with_gains(gains)) @ k:
+            lambda r, j: reference.ndcg_jk(r, j, k, gains, rel, p['logb']),
+        GAP(rel=rel) if p['cutoff'] is None else GAP(rel=rel) @ p['cutoff']:
+            lambda r, j: reference.gap(r, j, rel, p['cutoff']),
     }
     return {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
             for measure, f in functions.items()}
@@ -107,16 +126,27 @@ def test_measures_equal_their_reference(data, params, path):
     assert_matches(expected, *PATHS[path](list(expected), qrels, run), path)
 
 
-def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
-    """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it:
-    a qrels label above max_level, or a relevant label whose gain exceeds max_level's."""
-    gains, rel, k = p['gains'], p['rel'], p['k']
-    params = {**with_gains(gains), **({} if max_level is None else {'max_level': max_level})}
-    measure = nERR(rel=rel, **params) @ k
+def top_gain_or_none(qrels: dict, gains: dict | None, rel: int, max_level: int | None) -> float | None:
+    """g_max of NTCIREVAL's cascade measures, or None where our provider must refuse the measure: a qrels
+    label above max_level, or a relevant label whose gain exceeds max_level's."""
     labels = [label for judged in qrels.values() for label in judged.values()]
     level = max_level if max_level is not None else max(gains) if gains else max([1, *labels])
     top_gain = reference.graded_gain(level, gains, rel)
     if max(labels) > level or any(reference.graded_gain(label, gains, rel) > top_gain for label in labels):
+        return None
+    return top_gain
+
+
+def with_max_level(max_level: int | None) -> dict:
+    return {} if max_level is None else {'max_level': max_level}
+
+
+def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
+    """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it."""
+    gains, rel, k = p['gains'], p['rel'], p['k']
+    measure = nERR(rel=rel, **with_gains(gains), **with_max_level(max_level)) @ k
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if top_gain is None:
         return measure, None
     ranked = rankings(run)
     return measure, {qid: reference.nerr(ranked.get(qid, []), judged, k, top_gain, gains, rel)
@@ -135,6 +165,79 @@ def test_nerr_equals_its_reference_or_refuses(data, params, max_level, path):
             PATHS[path]([measure], qrels, run)
     else:
         assert_matches({measure: values}, *PATHS[path]([measure], qrels, run), path)
+
+
+def cascade_expectation(qrels: dict, run: dict, p: dict, max_level: int | None,
+                        persistence: float) -> tuple[list, dict | None]:
+    """RBP_NTCIR, ERR_NTCIR (at the cutoff of ``p``, or none) and iRBU@k with their reference values, or None
+    where our provider must refuse them."""
+    gains, rel, cutoff, k = p['gains'], p['rel'], p['cutoff'], p['k']
+    params = {'rel': rel, **with_gains(gains), **with_max_level(max_level)}
+    at_cutoff = (lambda m: m) if cutoff is None else (lambda m: m @ cutoff)
+    rbp_p = min(persistence, 0.99)  # (RBP's p is below 1)
+    rbp, err = at_cutoff(RBP_NTCIR(p=rbp_p, **params)), at_cutoff(ERR_NTCIR(**params))
+    irbu = iRBU(u=persistence, **params) @ k
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if top_gain is None:
+        return [rbp, err, irbu], None
+    ranked = rankings(run)
+    functions = {rbp: lambda r, j: reference.rbp_ntcir(r, j, top_gain, rbp_p, gains, rel, cutoff),
+                 err: lambda r, j: reference.err_ntcir(r, j, top_gain, gains, rel, cutoff),
+                 irbu: lambda r, j: reference.irbu(r, j, k, top_gain, persistence, gains, rel)}
+    return list(functions), {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
+                             for measure, f in functions.items()}
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from([None, 2, 3, 4, 6]), st.sampled_from([0.0, 0.5, 0.95, 1.0]),
+       st.sampled_from(sorted(PATHS)))
+def test_cascade_measures_equal_their_reference_or_refuse(data, params, max_level, persistence, path):
+    """RBP_NTCIR (p = persistence, or 0.99 for 1), ERR_NTCIR and iRBU (u = persistence)."""
+    qrels, run = data
+    measures, values = cascade_expectation(qrels, run, params, max_level, persistence)
+    if path == 'cli' and not any(run.values()):
+        return
+    if values is None:
+        for measure in measures:
+            with pytest.raises((InputError, CommandError), match='max_level'):
+                PATHS[path]([measure], qrels, run)
+    else:
+        assert_matches(values, *PATHS[path](measures, qrels, run), path)
+
+
+BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), st.sampled_from([None, 3, 6]), st.sampled_from(sorted(PATHS)))
+def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, path):
+    qrels, run = data
+    gains, rel = params['gains'], params['rel']
+    graded = {**with_gains(gains), **with_max_level(max_level)}
+    measures = {name: DECLARED[name](rel=rel, **(graded if name.startswith('rpref') else {})) for name in BPREF_FAMILY}
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if path == 'cli' and not any(run.values()):
+        return
+    if top_gain is None:
+        with pytest.raises((InputError, CommandError), match='max_level'):
+            PATHS[path]([measures['rpref_N']], qrels, run)
+        del measures['rpref_N'], measures['rpref_relative'], measures['rpref_relative2']
+    ranked = rankings(run)
+    expected = {measure: {qid: reference.sakai_bpref(name, ranked.get(qid, []), judged, rel, gains, top_gain or 1.0)
+                          for qid, judged in qrels.items()} for name, measure in measures.items()}
+    assert_matches(expected, *PATHS[path](list(measures.values()), qrels, run), path)
+
+
+def test_bpref_family_references_on_the_hand_computed_golden_case():
+    """tests/data/ntcireval_full/README.md, q123 in condensed_bpref: L0, L1, L2, L0 (with an unjudged doc,
+    removed); R = 3 (an L3 doc not retrieved), N = 2; gains 1:2:3."""
+    judged = {'n1': 0, 'a': 1, 'b': 2, 'n2': 0, 'c': 3}
+    ranking = ['n1', 'a', 'x', 'b', 'n2']
+    want = {'bpref_NTCIR': 1 / 3, 'bpref_R': 4 / 9, 'bpref_relative': 1 / 6, 'rpref_N': 5 / 18,
+            'rpref_relative': 1 / 12, 'rpref_relative2': 0.25, 'bpref_N': 2 * (1 - 1 / 2) / 3}
+    for name, value in want.items():
+        assert reference.sakai_bpref(name, ranking, judged, top_gain=3) == pytest.approx(value, abs=1e-15), name
+    assert reference.sakai_bpref('bpref_R', ranking, {'a': 1}) == 0.0  # N = 0
 
 
 def test_reference_ranking_and_first_relevant_rank_by_hand():
@@ -162,8 +265,29 @@ def test_ndcg_family_references_on_hand_computed_cases():
     # MSnDCG@2 of [b, a]: (1 + 3/log2 3) / (3 + 1/log2 3); nDCG_JK@2: (1 + 3) / (3 + 1) = 1
     assert reference.msndcg(['b', 'a'], judged, 2) == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))
     assert reference.ndcg_jk(['b', 'a'], judged, 2) == pytest.approx(1.0, abs=1e-15)
+    # nDCG_JK@2 with ln (logb=0): (1 + 3/ln 2) / (3 + 1/ln 2); with logb=10 nothing is discounted below rank 11
+    assert reference.ndcg_jk(['b', 'a'], judged, 2, logb=0) == pytest.approx((1 + 3 / math.log(2)) / (3 + 1 / math.log(2)))
+    assert reference.ndcg_jk(['x'] * 9 + ['b', 'x', 'a'], judged, 12, logb=10) == pytest.approx(
+        (1 + 3 / math.log10(12)) / 4)
     # nERR@2 with g_max = 3: p(b) = 1/4, p(a) = 3/4; ERR = 1/4 + (3/4)(3/4)/2; ideal = 3/4 + (1/4)(1/4)/2
     assert reference.nerr(['b', 'a'], judged, 2, top_gain=3) == pytest.approx((1 / 4 + 9 / 32) / (3 / 4 + 1 / 32))
+
+
+def test_cascade_references_on_a_hand_computed_case():
+    # [b (label 1), a (label 3)], g_max = 3: stop probabilities 1/4 and 3/4.
+    judged = {'a': 3, 'b': 1}
+    assert reference.rbp_ntcir(['b', 'a'], judged, 3) == pytest.approx(0.05 * (1 + 3 * 0.95) / 3, abs=1e-15)
+    assert reference.rbp_ntcir(['b', 'a'], judged, 3, p=0.8, cutoff=1) == pytest.approx(0.2 / 3, abs=1e-15)
+    assert reference.err_ntcir(['b', 'a'], judged, 3) == pytest.approx(1 / 4 + (3 / 4) * (3 / 4) / 2, abs=1e-15)
+    assert reference.irbu(['b', 'a'], judged, 5, 3, 0.9) == pytest.approx(0.9 / 4 + 0.81 * (3 / 4) ** 2, abs=1e-15)
+
+
+def test_gap_reference_on_a_hand_computed_case():
+    # [b (1), x (unjudged), a (3), c (0)]: GS(1) = 1·2, GS(3) = 1·2 + 0 + 3·4; ideal [3, 1]: GI = 12 + 2.
+    judged = {'a': 3, 'b': 1, 'c': 0}
+    assert reference.gap(['b', 'x', 'a', 'c'], judged) == pytest.approx((2 / 1 + 14 / 3) / 14, abs=1e-15)
+    assert reference.gap(['b', 'x', 'a', 'c'], judged, cutoff=1) == pytest.approx(2 / 12, abs=1e-15)
+    assert reference.gap(['b', 'x', 'a', 'c'], judged, rel=2) == pytest.approx((12 / 3) / 12, abs=1e-15)
 
 
 def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():

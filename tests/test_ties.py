@@ -21,7 +21,21 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import irmeasures_ext
-from irmeasures_ext import InputError, MeanRank, MeasureParamError, MedianRank, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext import (
+    ERR_NTCIR,
+    GAP,
+    RBP_NTCIR,
+    InputError,
+    MeanRank,
+    MeasureParamError,
+    MedianRank,
+    MSnDCG,
+    Q,
+    iRBU,
+    nDCG_JK,
+    nDCG_Z1,
+    nERR,
+)
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.transforms import qrels_labels, rank_labels_by_credit
 from irmeasures_ext.errors import EqualRankError
@@ -45,6 +59,8 @@ def cases():
         (nDCG_Z1 @ 2, our(lambda r, j: reference.ndcg_z1(r, j, 2))),
         (MSnDCG @ 3, our(lambda r, j: reference.msndcg(r, j, 3))),
         (nDCG_JK(gains={1: 2, 3: 5}) @ 4, our(lambda r, j: reference.ndcg_jk(r, j, 4, {1: 2, 3: 5}))),
+        (RBP_NTCIR(max_level=3) @ 3, our(lambda r, j: reference.rbp_ntcir(r, j, 3, cutoff=3))),
+        (RBP_NTCIR(p=0.5, gains={1: 2, 3: 5}), our(lambda r, j: reference.rbp_ntcir(r, j, 5, 0.5, {1: 2, 3: 5}))),
         (MeanRank, lambda r, j, depth: reference.first_relevant_rank(r, j, depth)),
         (MeanRank(rel=3), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, 3)),
         (ir_measures.AP, our(reference.average_precision)),
@@ -155,6 +171,9 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
         (nERR(rel=rel, max_level=3, gains={**(gains or {}), 3: top}) @ k,
          our(lambda r, j: reference.nerr(r, j, k, reference.graded_gain(3, {3: top}, rel), {**(gains or {}), 3: top},
                                          rel))),
+        *cascade_cases(gains, rel, k, cutoff),
+        (GAP(rel=rel) if cutoff is None else GAP(rel=rel) @ cutoff, our(lambda r, j: reference.gap(r, j, rel, cutoff))),
+        *bpref_cases(gains, rel),
         (ir_measures.nDCG(**with_gains) @ k, our(lambda r, j: reference.trec_ndcg(r, j, k, gains))),
         (ir_measures.nDCG(**with_gains), our(lambda r, j: reference.trec_ndcg(r, j, None, gains))),
         (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, rel)),
@@ -167,6 +186,37 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
         (ir_measures.RR(rel=rel) @ k, our(lambda r, j: reference.reciprocal_rank(r, j, rel, k))),
         (ir_measures.Rprec(rel=rel), our(lambda r, j: reference.r_precision(r, j, rel))),
     ]
+
+
+def cascade_cases(gains: dict[int, float] | None, rel: int, k: int, cutoff: int | None):
+    """(measure, reference) of RBP_NTCIR, ERR_NTCIR and iRBU, max_level 3 getting the largest gain."""
+    top = max([3, *(gains or {}).values()])
+    params = {'rel': rel, 'max_level': 3, 'gains': {**(gains or {}), 3: top}}
+    top_gain = reference.graded_gain(3, {3: top}, rel)
+    at_cutoff = (lambda m: m) if cutoff is None else (lambda m: m @ cutoff)
+    return [
+        (at_cutoff(RBP_NTCIR(p=0.8, **params)),
+         lambda r, j, depth: reference.rbp_ntcir(r, j, top_gain, 0.8, params['gains'], rel, cutoff)),
+        (at_cutoff(ERR_NTCIR(**params)),
+         lambda r, j, depth: reference.err_ntcir(r, j, top_gain, params['gains'], rel, cutoff)),
+        (iRBU(u=0.9, **params) @ k, lambda r, j, depth: reference.irbu(r, j, k, top_gain, 0.9, params['gains'], rel)),
+    ]
+
+
+BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
+
+
+def bpref_cases(gains: dict[int, float] | None, rel: int):
+    """(measure, reference) of Sakai's bpref family, max_level 3 getting the largest gain."""
+    top = max([3, *(gains or {}).values()])
+    graded = {'max_level': 3, 'gains': {**(gains or {}), 3: top}}
+    top_gain = reference.graded_gain(3, {3: top}, rel)
+
+    def case(name):
+        params = graded if name.startswith('rpref') else {}
+        return (DECLARED[name](rel=rel, **params), lambda r, j, depth: reference.sakai_bpref(
+            name, r, j, rel, params.get('gains'), top_gain))
+    return [case(name) for name in BPREF_FAMILY]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -357,24 +407,42 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'MSnDCG': lambda p: 1 / math.log2(p + 1),  # ideal DCG 1
             'nDCG_JK': lambda p: 1 / max(1.0, math.log2(p)),
             'nERR': lambda p: 1 / p,  # stop probability 1/(1 + 1): ERR 1/(2p), ideal 1/2
+            'RBP_NTCIR': lambda p: 0.05 * 0.95 ** (p - 1),  # g_max 1
+            'ERR_NTCIR': lambda p: 1 / (2 * p),
+            'iRBU': lambda p: 0.9 ** p / 2,  # u = 0.9 (REQUIRED)
+            'GAP': lambda p: 1 / p,  # GS = 1·2 at rank p, GI(1) = 2
+            # the bpref family, with z (label 0, not retrieved) judged too: a is first in the condensed list
+            'bpref_NTCIR': lambda p: 1.0, 'bpref_R': lambda p: 1.0, 'bpref_N': lambda p: 1.0,
+            'bpref_relative': lambda p: 0.0, 'rpref_N': lambda p: 1.0, 'rpref_relative': lambda p: 0.0,
+            'rpref_relative2': lambda p: 1.0,
             'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
+
+
+#: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
+REQUIRED = {'iRBU': {'u': 0.9}}
+#: The measures refused under ties=expected (no closed form), by design.
+NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY}
+#: The qrels of the tied query, by measure: a alone, or a and z (label 0, not retrieved) for the bpref
+#: family, which scores 0 without a judged non-relevant doc.
+QRELS_OF_TIED = {name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))
 def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
-    """Each declared measure, built with ties= and score_precision=, ranks by them (nERR alone is refused
-    under expected, by design): its value on the tied query is the hand-computed one."""
+    """Each declared measure, built with ties= and score_precision=, ranks by them (those of NO_EXPECTED are
+    refused under expected, by design): its value on the tied query is the hand-computed one."""
     assert set(VALUE_AT) == set(DECLARED)  # a new measure needs its row here
     prototype = DECLARED[name]
     for policy, precision in itertools.product(TIE_POLICIES, SCORE_PRECISIONS):
-        measure = prototype(ties=policy, score_precision=precision)
+        measure = prototype(ties=policy, score_precision=precision, **REQUIRED.get(name, {}))
         if 'cutoff' in measure.SUPPORTED_PARAMS:
             measure = measure @ 3
-        if name == 'nERR' and policy == 'expected':
+        qrels = QRELS_OF_TIED.get(name, {'q': {'a': 1}})
+        if name in NO_EXPECTED and policy == 'expected':
             with pytest.raises(MeasureParamError, match='not supported under ties=expected'):
-                irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)
+                irmeasures_ext.provider.iter_calc([measure], qrels, TIED)
             continue
-        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], {'q': {'a': 1}}, TIED)]
+        [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], qrels, TIED)]
         want = statistics.fmean(map(VALUE_AT[name], POSITIONS_OF_A[policy, precision]))
         assert got == pytest.approx(want, abs=1e-12), (str(measure), policy, precision)
 
@@ -389,6 +457,21 @@ def test_a_new_measure_takes_the_ranking_parameters_without_declaring_them():
     assert sorted(_Probe.SUPPORTED_PARAMS) == ['judged_only', 'rel', 'score_precision', 'ties']
     with pytest.raises(MeasureParamError, match="ties must be one of"):
         _Probe(ties='random')
+
+
+@pytest.mark.parametrize('name', sorted(NO_EXPECTED))
+def test_expected_refuses_the_measures_without_a_closed_form_by_name(name):
+    measure = DECLARED[name](**REQUIRED.get(name, {}))
+    measure = measure @ 5 if 'cutoff' in measure.SUPPORTED_PARAMS else measure
+    with pytest.raises(MeasureParamError) as refused:
+        irmeasures_ext.provider.configured(ties='expected').calc_aggregate([measure], {'q': {'a': 1}},
+                                                                           {'q': {'a': 1.0}})
+    assert str(refused.value) == (f'{measure} is not supported under ties=expected (no closed form for '
+                                  'its mean over the orderings of tied docs); its range: ties=optimistic and '
+                                  'ties=pessimistic')
+    assert str(measure).startswith(name)
+    assert irmeasures_ext.provider.configured(ties='optimistic').calc_aggregate([measure], {'q': {'a': 1}},
+                                                                                {'q': {'a': 1.0}})
 
 
 def test_expected_refuses_nerr_by_name():

@@ -17,6 +17,8 @@ REL_PARAM = irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to
 CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold k')
 REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
+MAX_LEVEL_PARAM = irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: the largest label '
+                                                'of gains if given, else of the qrels)')
 
 #: Tie policies (see irmeasures_ext.engine.ties) and score precisions.
 TIE_POLICIES = ('trec_eval', 'optimistic', 'pessimistic', 'expected', 'rank')
@@ -89,7 +91,8 @@ class ExtMeasure(irm.Measure):
             return
         for name, info in self.SUPPORTED_PARAMS.items():
             if info.required and name not in self.params:
-                raise MeasureParamError(f'{self.NAME}: parameter {name!r} is required, e.g. {self.NAME}@10')
+                example = f', e.g. {self.NAME}@10' if name == 'cutoff' else ''
+                raise MeasureParamError(f'{self.NAME}: parameter {name!r} is required{example}')
         super().validate_params()
 
     def _param_repr(self, value: Any) -> str:
@@ -140,6 +143,8 @@ def check_common_param(measure_name: str, name: str, value: Any) -> Any:
         return check_integer(measure_name, name, value, minimum=0)
     if name == 'gains':
         return check_gains(measure_name, value)
+    if name == 'max_level':
+        return check_integer(measure_name, name, value, minimum=1)
     if name == 'judged_only' and not isinstance(value, bool):
         raise MeasureParamError(f'{measure_name}: judged_only must be True or False, got {value!r}')
     if name == 'ties':

@@ -1,6 +1,11 @@
 """NTCIREVAL's two nDCG variants: the original Järvelin-Kekäläinen nDCG and Microsoft's nDCG."""
 from __future__ import annotations
 
+from typing import Any
+
+from ir_measures import measures as irm
+
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import (
     GAINS_PARAM,
     REL_PARAM,
@@ -20,10 +25,12 @@ class _nDCG_JK(ExtMeasure):
     """
     The original nDCG@k of Järvelin and Kekäläinen, as NTCIREVAL computes its "nDCG":
 
-        DCG@k = Σ_{r≤k} g(r) / max(1, log2 r),    nDCG_JK@k = DCG@k / ideal DCG@k
+        DCG@k = Σ_{r≤k} g(r) / d(r),    nDCG_JK@k = DCG@k / ideal DCG@k
 
-    so ranks 1 and 2 are not discounted. Gains as in ``Q``: the label of a relevant doc, or
-    ``gains[label]``; the ideal list holds the qrels' relevant docs sorted by gain.
+    with d(r) = 1 for r <= max(1, b), else log_b r, for the log base b = ``logb`` (NTCIREVAL's
+    ``-logb``, default 2: ranks 1 and 2 are not discounted); ``logb=0`` is NTCIREVAL's natural log,
+    d(r) = ln r from rank 2 (which weighs 1/ln 2 > 1). Gains as in ``Q``: the label of a relevant doc,
+    or ``gains[label]``; the ideal list holds the qrels' relevant docs sorted by gain.
 
     Differs from ir_measures' ``nDCG`` (trec_eval's ndcg), which discounts every rank by
     1/log2(r + 1); see ``MSnDCG`` for that form with NTCIREVAL's gains.
@@ -36,7 +43,17 @@ class _nDCG_JK(ExtMeasure):
     NAME = __name__
     PRETTY_NAME = 'nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
     SHORT_DESC = 'Original nDCG with discount max(1, log2 r), as NTCIREVAL computes it.'
-    SUPPORTED_PARAMS = _PARAMS
+    SUPPORTED_PARAMS = {
+        **_PARAMS,
+        'logb': irm.ParamInfo(dtype=float, default=2.0,
+                              desc='log base b > 1 of the discount (ranks up to b are not discounted), or 0 for ln'),
+    }
+
+    def _check_param(self, name: str, value: Any) -> Any:
+        if name == 'logb' and (isinstance(value, bool) or not isinstance(value, (int, float))
+                               or not (value == 0 or 1 < value < float('inf'))):
+            raise MeasureParamError(f'{self.NAME}: logb must be 0 (natural log) or a finite number > 1, got {value!r}')
+        return float(value) if name == 'logb' else super()._check_param(name, value)
 
 
 class _MSnDCG(ExtMeasure):

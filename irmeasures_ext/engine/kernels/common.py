@@ -1,4 +1,4 @@
-"""What the kernels share: the kernel registry and the gain and DCG helpers."""
+"""What the kernels share: the kernel registry, the gain and DCG helpers and NTCIREVAL's cascade."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -12,7 +12,7 @@ from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_sum
 from irmeasures_ext.engine.ties import expected_position_weight, positions
-from irmeasures_ext.errors import MeasureParamError
+from irmeasures_ext.errors import InputError, MeasureParamError
 from irmeasures_ext.measures.base import name_of, optional_param
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
@@ -127,6 +127,54 @@ def ideal_dcg(measure: irm.Measure, judgments: Judgments, ideal: Callable[[], Id
         best = ideal()
         return discounted_gain(best.query, best.rank, best.gain, cutoff, discount, judgments.n_queries)
     return judgments.cached(('ideal DCG', measure), compute)
+
+
+def top_gain(measure: irm.Measure, judgments: Judgments) -> float:
+    """g_max of NTCIREVAL's cascade measures (nERR, ERR_NTCIR, RBP_NTCIR, iRBU, rpref): the gain of
+    ``max_level`` (default: the largest label of ``gains`` if given, else of the qrels). InputError
+    for a qrels label above it or a label of greater gain (whose stop probability would exceed 1)."""
+    rel, gains = measure['rel'], optional_param(measure, 'gains')
+    max_level = optional_param(measure, 'max_level') or max(gains or [int(judgments.label.max(initial=1))])
+    if judgments.label.max(initial=0) > max_level:
+        raise InputError(f'{measure}: qrels label {judgments.label.max()} exceeds max_level {max_level}')
+    top = graded_gain(np.array([max_level]), rel, gains)[0]
+    label_gain = graded_gain(judgments.label, rel, gains)
+    if np.any(label_gain > top):
+        worst = int(np.argmax(label_gain))
+        raise InputError(f'{measure}: the gain of label {judgments.label[worst]} ({label_gain[worst]:g}) exceeds '
+                         f'that of max_level {max_level} ({top:g}), so its stop probability would exceed 1')
+    return float(top)
+
+
+def cascade(query: np.ndarray, stop: np.ndarray, utility: np.ndarray, n_queries: int) -> np.ndarray:
+    """Σ_r utility(r) · stop(r) · Π_{i<r} (1 − stop(i)) per query, over rows grouped by query in rank order
+    (NTCIREVAL's cascade: ERR with utility 1/r, iRBU with u^r); rows of stop 0 (e.g. unjudged docs)
+    may be left out."""
+    starts = np.searchsorted(query, np.arange(n_queries))
+    log_continue = np.log1p(-stop)
+    running = np.cumsum(log_continue)
+    before_query = np.concatenate(([0.0], running))[starts]
+    continue_before = np.exp(running - log_continue - before_query[query])  # Π_{i<r}(1 - stop(i))
+    return segment_sum(utility * stop * continue_before, query, n_queries)
+
+
+def threshold_sum(ranked: RankedRun, value: np.ndarray, weight_of: Callable[[np.ndarray], np.ndarray],
+                  at_least: bool) -> np.ndarray:
+    """Per row r: Σ over the distinct positive values v_1 < v_2 < ... of ``value`` with v_t <= value[r] of
+    (weight_of(v_t) − weight_of(v_{t−1})) · #{rows i <= r of its query: value[i] >= v_t} (``at_least``)
+    or value[i] < v_t (weight_of(v_0) = 0). With ``at_least``, it is Σ_{i<=r} w(min(value[r], value[i])),
+    as GAP's grade sums need; else Σ_{i<r} (w(value[r]) − w(value[i]))_+ for increasing w, as rpref's
+    penalties need."""
+    total = np.zeros(len(value))
+    previous = 0.0
+    positive = value[value > 0]
+    for level in np.sort(positive)[np.concatenate(([True], np.diff(np.sort(positive)) != 0))[:len(positive)]]:
+        reached = value >= level
+        counted = ranked.cumulative((reached if at_least else ~reached).astype(np.int64))
+        weight = float(weight_of(np.array([level]))[0])
+        total += np.where(reached, (weight - previous) * counted, 0.0)
+        previous = weight
+    return total
 
 
 def gains_key(gains: dict[int, float] | None) -> tuple | None:
