@@ -20,17 +20,36 @@ from types import ModuleType
 from irmeasures_ext import suites
 from irmeasures_ext.comparison import compare
 from irmeasures_ext.errors import (
-           ComparisonError,
-           InputError,
-           IrMeasuresExtError,
-           IrMeasuresExtWarning,
-           MeasureParamError,
-           NoOverlapWarning,
-           ReversedScoresWarning,
+    ComparisonError,
+    InputError,
+    IrMeasuresExtError,
+    IrMeasuresExtWarning,
+    MeasureParamError,
+    NoOverlapWarning,
+    ReversedScoresWarning,
 )
-from irmeasures_ext.measures import DECLARED, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
-from irmeasures_ext.measures import ERR_NTCIR, GAP, RBP_NTCIR, iRBU
-from irmeasures_ext.measures import bpref_N, bpref_NTCIR, bpref_R, bpref_relative, rpref_N, rpref_relative, rpref_relative2
+from irmeasures_ext.measures import (
+    DECLARED,
+    ERR_NTCIR,
+    GAP,
+    RBP_NTCIR,
+    MeanRank,
+    MedianRank,
+    MSnDCG,
+    Q,
+    RankVariance,
+    bpref_N,
+    bpref_NTCIR,
+    bpref_R,
+    bpref_relative,
+    iRBU,
+    nDCG_JK,
+    nDCG_Z1,
+    nERR,
+    rpref_N,
+    rpref_relative,
+    rpref_relative2,
+)
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'

@@ -286,10 +286,14 @@ def sakai_bpref(name: str, ranking: Sequence[str], judged: Judged, rel: int = 1,
             if not is_relevant(doc, judged, rel):
                 continue
             above = sum(not is_relevant(other, judged, rel) for other in condensed_list[:rank - 1])
-            total += {'bpref_NTCIR': lambda: 1 - min(n_rel, above) / min(n_rel, n_nonrel),
-                      'bpref_R': lambda: 1 - min(n_rel, above) / n_rel,
-                      'bpref_N': lambda: 1 - above / n_nonrel,
-                      'bpref_relative': lambda: 1 - above / (rank - 1) if rank > 1 else 0.0}[name]()
+            if name == 'bpref_NTCIR':
+                total += 1 - min(n_rel, above) / min(n_rel, n_nonrel)
+            elif name == 'bpref_R':
+                total += 1 - min(n_rel, above) / n_rel
+            elif name == 'bpref_N':
+                total += 1 - above / n_nonrel
+            else:  # bpref_relative: a relevant doc at rank 1 contributes 0
+                total += 1 - above / (rank - 1) if rank > 1 else 0.0
         return total / n_rel
     gain_of = [graded_gain(judged[doc], gains, rel) for doc in condensed_list]
     ideal_total = sum(ideal_gains(judged, gains, rel))
