@@ -266,7 +266,8 @@ def test_ndcg_family_references_on_hand_computed_cases():
     assert reference.msndcg(['b', 'a'], judged, 2) == pytest.approx((1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3)))
     assert reference.ndcg_jk(['b', 'a'], judged, 2) == pytest.approx(1.0, abs=1e-15)
     # nDCG_JK@2 with ln (logb=0): (1 + 3/ln 2) / (3 + 1/ln 2); with logb=10 nothing is discounted below rank 11
-    assert reference.ndcg_jk(['b', 'a'], judged, 2, logb=0) == pytest.approx((1 + 3 / math.log(2)) / (3 + 1 / math.log(2)))
+    assert reference.ndcg_jk(['b', 'a'], judged, 2, logb=0) == pytest.approx(
+        (1 + 3 / math.log(2)) / (3 + 1 / math.log(2)))
     assert reference.ndcg_jk(['x'] * 9 + ['b', 'x', 'a'], judged, 12, logb=10) == pytest.approx(
         (1 + 3 / math.log10(12)) / 4)
     # nERR@2 with g_max = 3: p(b) = 1/4, p(a) = 3/4; ERR = 1/4 + (3/4)(3/4)/2; ideal = 3/4 + (1/4)(1/4)/2
