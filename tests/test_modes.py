@@ -127,9 +127,13 @@ def test_ndcg_with_gains_and_judged_only_is_left_to_other_providers():
         irmeasures_ext.provider.evaluator([measure], {'q': {'a': 1}})
 
 
+#: A value for each parameter some measure of ours requires.
+REQUIRED_EXAMPLES = {'cutoff': 5, 'u': 0.9}
+
+
 def every_measure_of_ours() -> list[ir_measures.Measure]:
-    """Each declared measure of ours, with a cutoff where it needs one."""
-    return [spec @ 5 if 'cutoff' in spec.SUPPORTED_PARAMS and spec.SUPPORTED_PARAMS['cutoff'].required else spec
+    """Each declared measure of ours, with a value for each parameter it requires (a cutoff, iRBU's u)."""
+    return [spec(**{name: REQUIRED_EXAMPLES[name] for name, info in spec.SUPPORTED_PARAMS.items() if info.required})
             for spec in DECLARED.values()]
 
 
