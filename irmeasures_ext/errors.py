@@ -39,6 +39,18 @@ class ConflictingLabelsError(RowError):
     """A (query, doc) pair of the qrels has two different labels."""
 
 
+class ConflictingClassesError(RowError):
+    """A (query, doc) pair of the qrels is in two equivalence classes."""
+
+
+class InvalidClassError(RowError):
+    """An equivalence class id of the qrels is not a non-negative integer; ``class_id`` is the id."""
+
+    def __init__(self, message: str, kind: str, query_id: str, doc_id: str, class_id: int) -> None:
+        super().__init__(message, kind, query_id, doc_id)
+        self.class_id = class_id
+
+
 class NonFiniteScoreError(RowError):
     """A score is NaN or infinite."""
 

@@ -42,10 +42,11 @@ def via_provider(measures: list, qrels: Mapping, run: Mapping) -> tuple[Values, 
 
 
 def write_trec_files(directory: Path, qrels: Mapping, run: Mapping) -> tuple[str, str]:
-    """Writes dict-of-dict qrels and run as TREC files (the run's rank column is the line number)."""
+    """Writes dict-of-dict qrels and run as TREC files (the run's rank column is the line number; qrels values
+    ``(label, class)`` give five-field lines)."""
     qrels_path, run_path = directory / 'qrels.txt', directory / 'run.txt'
-    qrels_path.write_text(''.join(f'{q} 0 {d} {label}\n' for q, docs in qrels.items() for d, label in docs.items()),
-                          encoding='utf-8')
+    qrels_path.write_text(''.join(f'{q} 0 {d} {" ".join(map(str, value)) if isinstance(value, tuple) else value}\n'
+                                  for q, docs in qrels.items() for d, value in docs.items()), encoding='utf-8')
     lines = [f'{q} Q0 {d} {i} {score!r} tag\n'
              for i, (q, d, score) in enumerate(((q, d, s) for q, docs in run.items() for d, s in docs.items()), 1)]
     run_path.write_text(''.join(lines), encoding='utf-8')

@@ -306,3 +306,37 @@ def sakai_bpref(name: str, ranking: Sequence[str], judged: Judged, rel: int = 1,
                    'rpref_relative': rank - 1, 'rpref_relative2': rank}[name]
         total += gain * (1 - penalty / divisor) if divisor else 0.0
     return total / ideal_total if ideal_total else 0.0
+
+
+class ClassJudged:
+    """One query's judgments as NTCIREVAL's ``label -ec`` and ``compute -ec`` see them for one ranking, in
+    the form the measures above read (``doc in judged``, ``judged[doc]``, ``judged.get(doc)`` for the ranked
+    docs; ``judged.values()`` for R and the ideal list).
+
+    ``judged`` gives each judged doc's label and ``classes`` its class. Walking down ``ranking``, the
+    first judged member of each class keeps its own label; a later member is judged non-relevant (label 0;
+    a negative label stays). The values are each class's highest label, one per class.
+    """
+
+    def __init__(self, ranking: Sequence[str], judged: Judged, classes: Mapping[str, int]) -> None:
+        self._best: dict[int, int] = {}
+        for doc, label in judged.items():
+            self._best[classes[doc]] = max(label, self._best.get(classes[doc], label))
+        self._labels: dict[str, int] = {}
+        seen: set[int] = set()
+        for doc in ranking:
+            if doc in judged:
+                self._labels[doc] = min(judged[doc], 0) if classes[doc] in seen else judged[doc]
+                seen.add(classes[doc])
+
+    def __contains__(self, doc: object) -> bool:
+        return doc in self._labels
+
+    def __getitem__(self, doc: str) -> int:
+        return self._labels[doc]
+
+    def get(self, doc: str, default: int | None = None) -> int | None:
+        return self._labels.get(doc, default)
+
+    def values(self) -> Iterable[int]:
+        return self._best.values()

@@ -458,7 +458,7 @@ def test_bare_word_through_the_command(files):
     ('Q(ties=sometimes)@10', "bad measure 'Q(ties=sometimes)@10': Q: ties must be one of trec_eval, optimistic, "
                              "pessimistic, expected, rank; got 'sometimes'"),
     ('Q(colour=red)@10', "bad measure 'Q(colour=red)@10': Q: unknown parameter(s) ['colour']; supported: ['beta', "
-                         "'cutoff', 'gains', 'judged_only', 'rel', 'score_precision', 'ties']"),
+                         "'classes', 'cutoff', 'gains', 'judged_only', 'rel', 'score_precision', 'ties']"),
     ('Q(ties=a+b)@10', "bad measure 'Q(ties=a+b)@10': expected Name, Name@cutoff, Name(param=value, ...)@cutoff or "
                        'a trec_eval name'),
 ])

@@ -454,7 +454,7 @@ def test_a_new_measure_takes_the_ranking_parameters_without_declaring_them():
 
     assert _Probe(ties='optimistic', score_precision='float64').params == {'ties': 'optimistic',
                                                                            'score_precision': 'float64'}
-    assert sorted(_Probe.SUPPORTED_PARAMS) == ['judged_only', 'rel', 'score_precision', 'ties']
+    assert sorted(_Probe.SUPPORTED_PARAMS) == ['classes', 'judged_only', 'rel', 'score_precision', 'ties']
     with pytest.raises(MeasureParamError, match="ties must be one of"):
         _Probe(ties='random')
 

@@ -18,7 +18,7 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import scores_from_ranks
-from irmeasures_ext.engine.transforms import Transforms, apply_all, transforms_of
+from irmeasures_ext.engine.transforms import CLASS_POLICIES, Transforms, apply_all, transforms_of
 from irmeasures_ext.errors import MeasureParamError, NoOverlapWarning, ValueOverflowError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
@@ -47,8 +47,10 @@ class ExtEvaluator(providers.Evaluator):
             measure: (ranking, transforms_of(measure, ranking, kernel_of(measure).credit, judgments))
             for measure, ranking in self.rankings.items()}
         for measure in measures:
+            # (classes=True: the class judgments now, and an InputError now for qrels without classes)
+            measure_judgments = judgments.by_class() if measure.params.get('classes') else judgments
             if (prepare := kernel_of(measure).prepare) is not None:
-                prepare(measure, judgments)
+                prepare(measure, measure_judgments)
 
     @functools.cached_property
     def qrel_qids(self) -> list[str]:  # type: ignore[override]  # (the base class's attribute, made when first read)
@@ -101,13 +103,18 @@ class ExtEvaluator(providers.Evaluator):
 
 def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     """The measure's ranking (its ``ties``/``score_precision`` parameters, else ``default``), checked to
-    have a kernel: MeasureParamError for a measure with no exact expected value, and for ties='expected'
-    with a depth cut (the docs of a tie group that straddles the cut would depend on the ordering)."""
+    have a kernel: MeasureParamError for a measure with no exact expected value, for ties='expected' with a
+    depth cut (the docs of a tie group that straddles the cut would depend on the ordering), and for classes
+    under a tie policy that orders tied docs by their labels."""
     ranking = default.of(measure)
     kernel_of(measure).function(measure, ranking.ties)
     if ranking.ties == 'expected' and ranking.depth is not None:
         raise MeasureParamError(f"{measure}: ties='expected' cannot be combined with a depth cut (depth="
                                 f'{ranking.depth}): choose another tie policy or no depth')
+    if measure.params.get('classes') and ranking.ties not in CLASS_POLICIES:
+        raise MeasureParamError(f'{measure}: classes=True needs ties={" or ties=".join(CLASS_POLICIES)}, not '
+                                f'ties={ranking.ties}: which member of a class is retrieved first depends on how '
+                                'tied docs are ordered')
     return ranking
 
 

@@ -14,7 +14,8 @@ from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum
-from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext.errors import ConflictingClassesError, ConflictingLabelsError, InputError, InvalidClassError
+from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
 #: Label given to retrieved documents that have no qrels entry (below every ``rel`` threshold).
 UNJUDGED = np.iinfo(np.int64).min
@@ -44,11 +45,15 @@ class IdealList:
 
 
 class Judgments:
-    """Qrels converted once: the evaluated query ids and every judged (query, doc, label)."""
+    """Qrels converted once: the evaluated query ids and every judged (query, doc, label), and each one's
+    equivalence class where the qrels have an ``equivalence_class`` column (else ``equivalence_class``
+    is None)."""
 
     def __init__(self, qrels: pa.Table) -> None:
         keep_freed_memory()
         self._cache: dict[Hashable, Any] = {}
+        if CLASS_COLUMN in qrels.column_names:
+            _check_class_ids(qrels)
         if self._index(qrels):
             self._index(_deduplicate_qrels(qrels))
 
@@ -64,6 +69,7 @@ class Judgments:
         self.n_queries = len(self.query_ids)
         self.query = to_numpy(ac.index_in(qrels['query_id'], self.query_ids)).astype(np.int64)
         self.label = to_numpy(qrels['relevance'])
+        self.equivalence_class = to_numpy(qrels[CLASS_COLUMN]) if CLASS_COLUMN in qrels.column_names else None
         self._docs = DocIds.of(qrels['doc_id'])
         # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
         # faster than an argsort) and compared on the bits above. They are looked up through
@@ -110,6 +116,27 @@ class Judgments:
         rank = np.arange(len(query)) - starts[query] + 1
         return IdealList(query, rank, gain, segment_cumsum(gain, query, starts), starts, counts)
 
+    def by_class(self) -> Judgments:
+        """The judgments of the equivalence classes (computed once): an entry per (query, class), labelled
+        with the class's highest label and named by the doc of its first entry of that label, so that R,
+        the ideal list and the counts per label are those of the classes. InputError for qrels without
+        classes."""
+        if self.equivalence_class is None:
+            raise InputError('classes=True needs qrels with equivalence classes (a fifth field, the class id, on '
+                             f'every line of a TREC file, an {CLASS_COLUMN} column, or dict values (relevance, '
+                             'class)); these qrels have none')
+        return self.cached('by class', self._by_class)
+
+    def _by_class(self) -> Judgments:
+        classes = self.equivalence_class
+        assert classes is not None  # (by_class checks)
+        order = np.lexsort((-self.label, classes, self.query))  # (stable: first entries first)
+        query, group = self.query[order], classes[order]
+        best = order[np.concatenate(([True], (query[1:] != query[:-1]) | (group[1:] != group[:-1])))[:len(order)]]
+        indices = pa.array(best)
+        return Judgments(pa.table({'query_id': ac.take(self.query_ids, pa.array(self.query[best])),
+                                   'doc_id': ac.take(self._docs.ids, indices), 'relevance': self.label[best]}))
+
     def highest_label(self, query: int) -> tuple[str, int]:
         """The doc and label of the highest label of query index ``query`` (one with a judgment; the first
         such entry)."""
@@ -148,15 +175,30 @@ class Judgments:
 
 
 def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
-    """Drops repeated identical qrels lines; raises InputError on conflicting labels."""
-    pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([('relevance', 'min'), ('relevance', 'max')])
+    """Drops repeated identical qrels lines; raises InputError on conflicting labels or classes."""
+    columns = [name for name in ('relevance', CLASS_COLUMN) if name in qrels.column_names]
+    pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([(name, how) for name in columns
+                                                              for how in ('min', 'max')])
     if pairs.num_rows != qrels.num_rows:
-        conflicts = pairs.filter(ac.not_equal(pairs['relevance_min'], pairs['relevance_max']))
-        if conflicts.num_rows:
-            first = conflicts.slice(0, 1).to_pylist()[0]
-            raise ConflictingLabelsError(f'conflicting labels for doc {first["doc_id"]!r} in query '
-                                         f'{first["query_id"]!r} (labels {first["relevance_min"]} and '
-                                         f'{first["relevance_max"]}); {conflicts.num_rows} such pair(s)',
-                                         'qrels', first['query_id'], first['doc_id'])
+        for name, error, what in (('relevance', ConflictingLabelsError, 'labels'),
+                                  (CLASS_COLUMN, ConflictingClassesError, 'classes')):
+            if name not in columns:
+                continue
+            conflicts = pairs.filter(ac.not_equal(pairs[f'{name}_min'], pairs[f'{name}_max']))
+            if conflicts.num_rows:
+                first = conflicts.slice(0, 1).to_pylist()[0]
+                raise error(f'conflicting {what} for doc {first["doc_id"]!r} in query {first["query_id"]!r} '
+                            f'({what} {first[f"{name}_min"]} and {first[f"{name}_max"]}); {conflicts.num_rows} such '
+                            'pair(s)', 'qrels', first['query_id'], first['doc_id'])
     return pa.table({'query_id': pairs['query_id'], 'doc_id': pairs['doc_id'],
-                     'relevance': pairs['relevance_min']})
+                     **{name: pairs[f'{name}_min'] for name in columns}})
+
+
+def _check_class_ids(qrels: pa.Table) -> None:
+    """InvalidClassError for the first class id below 0 (the column holds integers)."""
+    classes = to_numpy(qrels[CLASS_COLUMN])
+    if classes.min(initial=0) < 0:
+        bad = int(np.argmax(classes < 0))
+        query_id, doc_id = (qrels[name][bad].as_py() for name in ('query_id', 'doc_id'))
+        raise InvalidClassError(f'class id {int(classes[bad])} of doc {doc_id!r} in query {query_id!r} is not a '
+                                'non-negative integer', 'qrels', query_id, doc_id, int(classes[bad]))

@@ -60,7 +60,9 @@ class RankedRun:
 
     Rows are the *judged* retrieved documents only: an unjudged document is relevant for no
     ``rel`` and has no gain, so no measure needs its row; its rank still counts, and
-    ``n_retrieved`` holds every retrieved document.
+    ``n_retrieved`` holds every retrieved document. For judgments with equivalence classes each row
+    also has its document's class (``equivalence_class``, else None): a transform that drops or
+    reorders rows takes the same rows of it (:meth:`classes_of`).
     """
 
     judgments: Judgments
@@ -72,11 +74,16 @@ class RankedRun:
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
     run_queries: int     # queries in the run (run-only queries too)
+    equivalence_class: np.ndarray | None = None  # each row's class, for judgments with classes
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
         return self.judgments.n_queries
+
+    def classes_of(self, rows: np.ndarray) -> np.ndarray | None:
+        """The classes of ``rows`` (a mask or indices), or None without classes."""
+        return None if self.equivalence_class is None else self.equivalence_class[rows]
 
     def relevant(self, rel: int) -> np.ndarray:
         """Boolean per row: the document is judged with label >= rel."""
@@ -90,7 +97,8 @@ class RankedRun:
         query = self.query[keep]
         return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
                        tie_start=self.tie_start[keep], tie_size=self.tie_size[keep],
-                       starts=np.searchsorted(query, np.arange(self.n_queries)))
+                       starts=np.searchsorted(query, np.arange(self.n_queries)),
+                       equivalence_class=self.classes_of(keep))
 
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sums ``values`` (optionally where ``mask``) per query."""
@@ -125,7 +133,8 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     keep_freed_memory()
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
-        return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0)
+        return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0,
+                         None if judgments.equivalence_class is None else empty)
     # The query boundaries, by halves, and the score check on two threads, before the first block.
     with ThreadPoolExecutor(1) as helper:
         starts = _query_starts(run['query_id'], helper)
@@ -147,16 +156,18 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     blocks = _on_threads_with_caller(block, bounds, min(len(bounds), os.cpu_count() or 1, _MAX_THREADS))
     if any(b.has_duplicate for b in blocks):
         _find_duplicate_doc(run)
-    query, rank, label, tie_start, tie_size = (
+    query, rank, entry, tie_start, tie_size = (
         np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
-        for name in ('query', 'rank', 'label', 'tie_start', 'tie_size'))
+        for name in ('query', 'rank', 'entry', 'tie_start', 'tie_size'))
     # By query, then rank: each block's rows are (by _rank_block), and each query is in one block.
     order = np.argsort(query, kind='stable')
-    query, rank, label, tie_start, tie_size = (a[order] for a in (query, rank, label, tie_start, tie_size))
+    query, rank, entry, tie_start, tie_size = (a[order] for a in (query, rank, entry, tie_start, tie_size))
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
-    return RankedRun(judgments, query, rank, label, tie_start, tie_size,
-                     np.searchsorted(query, np.arange(judgments.n_queries)), n_retrieved.astype(np.int64), len(sizes))
+    classes = None if judgments.equivalence_class is None else judgments.equivalence_class[entry]
+    return RankedRun(judgments, query, rank, judgments.label[entry], tie_start, tie_size,
+                     np.searchsorted(query, np.arange(judgments.n_queries)), n_retrieved.astype(np.int64), len(sizes),
+                     classes)
 
 
 def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads: int) -> list[R]:
@@ -184,7 +195,7 @@ class _RankedBlock:
     has_duplicate: bool  # some doc hash repeats within a query (checked on the strings afterwards)
     query: np.ndarray    # judged rows: qrels query index,
     rank: np.ndarray     # rank,
-    label: np.ndarray    # label,
+    entry: np.ndarray    # qrels entry,
     tie_start: np.ndarray  # and tie group (see RankedRun)
     tie_size: np.ndarray
 
@@ -203,8 +214,7 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
                                        np.cumsum(sizes) - sizes, docs, rows)
     query = judgments.query[entry]
     order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
-    return _RankedBlock(has_duplicate, query[order], rank[order], judgments.label[entry[order]], tie_start[order],
-                        tie_size[order])
+    return _RankedBlock(has_duplicate, query[order], rank[order], entry[order], tie_start[order], tie_size[order])
 
 
 def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:

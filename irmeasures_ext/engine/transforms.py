@@ -62,7 +62,32 @@ def condensed(ranked: RankedRun, lowest_judged: int | None = None) -> RankedRun:
     first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
     return replace(ranked, query=query, rank=rank, label=label, tie_start=rank[first][group],
                    tie_size=np.bincount(group)[group], starts=starts,
-                   n_retrieved=np.bincount(query, minlength=ranked.n_queries))
+                   n_retrieved=np.bincount(query, minlength=ranked.n_queries),
+                   equivalence_class=ranked.classes_of(keep))
+
+
+#: The tie policies under which ``classes=True`` is defined: those that give one order of the tied docs
+#: without looking at their labels (which member of a class comes first depends on the order).
+CLASS_POLICIES = ('trec_eval', 'rank')
+
+
+def equivalence_classes(ranked: RankedRun) -> RankedRun:
+    """NTCIREVAL's equivalence classes (``label -ec``, ``compute -ec``): the first retrieved member of each
+    class keeps its label; every later member becomes a judged non-relevant row (label 0, a negative label
+    kept), so that a condensed list keeps it; and the judgments become those of the classes
+    (:meth:`Judgments.by_class`: R, the ideal list and the counts per label from each class's highest
+    label). A class whose first retrieved member is labelled 0 is used up, whatever its other members."""
+    judgments = ranked.judgments.by_class()  # (InputError for qrels without classes)
+    classes = ranked.equivalence_class
+    assert classes is not None  # (the run's rows carry them where the judgments do)
+    order = np.lexsort((ranked.rank, classes, ranked.query))
+    query, group = ranked.query[order], classes[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (query[1:] != query[:-1]) | (group[1:] != group[:-1])
+    later = np.empty_like(first)
+    later[order] = ~first
+    return replace(ranked, judgments=judgments, label=np.where(later, np.minimum(ranked.label, 0), ranked.label),
+                   equivalence_class=None)
 
 
 def truncated(ranked: RankedRun, depth: int) -> RankedRun:
@@ -73,7 +98,7 @@ def truncated(ranked: RankedRun, depth: int) -> RankedRun:
     return replace(ranked, query=query, rank=ranked.rank[keep], label=ranked.label[keep], tie_start=tie_start,
                    tie_size=np.minimum(ranked.tie_size[keep], depth - tie_start + 1),
                    starts=np.searchsorted(query, np.arange(ranked.n_queries)),
-                   n_retrieved=np.minimum(ranked.n_retrieved, depth))
+                   n_retrieved=np.minimum(ranked.n_retrieved, depth), equivalence_class=ranked.classes_of(keep))
 
 
 def judged_only(value: bool, measure: Measure) -> Transform | None:
@@ -88,8 +113,10 @@ def judged_only(value: bool, measure: Measure) -> Transform | None:
 
 #: The transforms a measure asks for with a parameter, applied in this order (after the tie policy's
 #: reordering and the depth cut): parameter name -> the transform for the parameter's value and the
-#: measure (None: no transform).
+#: measure (None: no transform). Classes come first: a doc retrieved first in its class uses the class
+#: up even when a condensed list would drop it (a negative label).
 BY_PARAMETER: dict[str, Callable[[Any, Measure], Transform | None]] = {
+    'classes': lambda value, _measure: Transform(equivalence_classes) if value else None,
     'judged_only': judged_only,
 }
 
@@ -143,7 +170,7 @@ def reorder(ranked: RankedRun, ties: str, label_ranks: tuple[int, ...] | None = 
     if ties == 'pessimistic':  # the group's unjudged documents come first
         position += tie_size - np.bincount(group)[group]
     return replace(ranked, query=query, rank=tie_start + position, label=ranked.label[order], tie_start=tie_start,
-                   tie_size=tie_size)
+                   tie_size=tie_size, equivalence_class=ranked.classes_of(order))
 
 
 def label_ranks(measure: Measure, credit: CreditFunction | None, judgments: Judgments) -> tuple[int, ...] | None:

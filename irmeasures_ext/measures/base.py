@@ -32,8 +32,16 @@ JUDGED_ONLY_PARAM = irm.ParamInfo(dtype=bool, default=False,
                                   desc='computed on the condensed list: unjudged docs removed before computing '
                                        "(NTCIREVAL's label -j; every doc of the qrels is kept, negative labels too)")
 #: The parameters every measure of ours takes to choose its ranking (e.g. for PyTerrier, which takes
-#: measure objects only) and its list; :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
-RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM, 'judged_only': JUDGED_ONLY_PARAM}
+#: measure objects only); :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
+RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
+#: The parameters of the ranked list every measure of ours takes (each asks for a transform of the list:
+#: ``irmeasures_ext.engine.transforms.BY_PARAMETER``); :class:`ExtMeasure` adds them too.
+LIST_PARAMS = {
+    'judged_only': JUDGED_ONLY_PARAM,
+    'classes': irm.ParamInfo(dtype=bool, default=False, desc=(
+        "equivalence classes (NTCIREVAL's -ec; qrels with a class id per doc): only the first retrieved member "
+        'of each class counts, at its own label; R and the ideal list count classes, at their highest label')),
+}
 
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
 INT64_MAX = (1 << 63) - 1
@@ -64,8 +72,8 @@ class ExtMeasure(irm.Measure):
     once, ``Q(beta=1) == Q(beta=1.0)``); required parameters are checked when it is
     evaluated, since ``nDCG_Z1`` alone is a valid prototype to write ``nDCG_Z1@5``.
 
-    Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`: ``ties``, ``score_precision``,
-    ``judged_only``) beside the ones it declares.
+    Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`: ``ties``, ``score_precision``)
+    and the list parameters (:data:`LIST_PARAMS`: ``judged_only``, ``classes``) beside the ones it declares.
     """
     #: Every measure of ours has a name (ir_measures' Measure allows None).
     NAME: str
@@ -74,7 +82,7 @@ class ExtMeasure(irm.Measure):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, **RANKING_PARAMS}
+        cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, **RANKING_PARAMS, **LIST_PARAMS}
 
     def __init__(self, **params: Any) -> None:
         check_known_params(self.NAME, params, self.SUPPORTED_PARAMS)
@@ -145,8 +153,8 @@ def check_common_param(measure_name: str, name: str, value: Any) -> Any:
         return check_gains(measure_name, value)
     if name == 'max_level':
         return check_integer(measure_name, name, value, minimum=1)
-    if name == 'judged_only' and not isinstance(value, bool):
-        raise MeasureParamError(f'{measure_name}: judged_only must be True or False, got {value!r}')
+    if name in ('judged_only', 'classes') and not isinstance(value, bool):
+        raise MeasureParamError(f'{measure_name}: {name} must be True or False, got {value!r}')
     if name == 'ties':
         return check_choice(measure_name, name, value, TIE_POLICIES)
     if name == 'score_precision':

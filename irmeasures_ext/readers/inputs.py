@@ -1,7 +1,10 @@
 """Turns every run/qrels form ir_measures accepts into Arrow tables with fixed columns.
 
 Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
-``(query_id: string, doc_id: string, relevance: int64)``. Accepted forms: Arrow tables,
+``(query_id: string, doc_id: string, relevance: int64)``, with ``equivalence_class: int64`` beside for
+qrels with equivalence classes: a fifth field on every line of a TREC file, an ``equivalence_class``
+column of a DataFrame or Arrow table, or ``(relevance, class)`` values of a dict-of-dict
+(``{qid: {docid: (rel, class)}}``); records carry none. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
 namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), TREC file paths and
 :class:`~irmeasures_ext.readers.trec.TrecSource` objects. In every form an id is a string or an
@@ -23,6 +26,7 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import trec
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
@@ -57,12 +61,23 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         data = trec.TrecSource(data)
     layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
-        read, name = Input(data.read(layout), data), data.name
+        read, name = Input(data.read(trec.qrels_layout(data) if kind == 'qrels' else layout), data), data.name
     else:
-        read, name = Input(_as_table(data, layout.schema, kind), None), kind
+        schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
+        read, name = Input(_as_table(data, schema, kind), None), kind
     if kind == 'run' and not with_rank and (read.source is not None or _has_rank_column(data)):
         _warn_if_listed_by_ascending_score(read.table, name)
     return read
+
+
+def _has_classes(qrels: Any) -> bool:
+    """Whether ``qrels`` (not a file) carry equivalence classes: an ``equivalence_class`` column, or a
+    dict-of-dict whose first value is a ``(relevance, class)`` pair."""
+    if isinstance(qrels, Mapping):
+        first = next((docs for docs in qrels.values() if isinstance(docs, Mapping) and docs), {})
+        return isinstance(next(iter(first.values()), None), (tuple, list))
+    columns = qrels.column_names if isinstance(qrels, pa.Table) else getattr(qrels, 'columns', ())
+    return CLASS_COLUMN in columns
 
 
 def _has_rank_column(data: Any) -> bool:
@@ -162,7 +177,24 @@ def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
         query_ids.extend([query_id] * len(docs))
         doc_ids.extend(docs.keys())
         values.extend(docs.values())
+    if CLASS_COLUMN in schema.names:
+        return _from_lists(query_ids, doc_ids, *_class_pairs(data, values, what), schema=schema, what=what)
     return _from_lists(query_ids, doc_ids, values, schema=schema, what=what)
+
+
+def _class_pairs(data: Mapping, values: list[Any], what: str) -> tuple[list[Any], list[Any]]:
+    """The labels and the class ids of the ``(relevance, class)`` values of a dict-of-dict ``data``;
+    InputError naming the query and doc of a value that is not such a pair."""
+    def is_pair(value: Any) -> bool:
+        return isinstance(value, (tuple, list)) and len(value) == 2
+
+    if not all(map(is_pair, values)):
+        query_id, doc_id = next((query_id, doc_id) for query_id, docs in data.items() for doc_id, value in docs.items()
+                                if not is_pair(value))
+        raise InputError(f'{what} dict-of-dict with equivalence classes: value {data[query_id][doc_id]!r} for doc '
+                         f'{doc_id!r} in query {query_id!r} is not a (relevance, class) pair (every value must be '
+                         'one)')
+    return [value[0] for value in values], [value[1] for value in values]
 
 
 def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
@@ -259,7 +291,7 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
         whole = np.floor(values) == values
         if not whole.all():
             bad = int(np.argmin(whole))
-            raise InputError(f'{what} column {field.name!r}: relevance must be an integer, '
+            raise InputError(f'{what} column {field.name!r}: {field.name} must be an integer, '
                              f'got {array[bad].as_py()!r} at row {bad}')
     if field.type == pa.string():
         return _as_ids(array, field, what)

@@ -7,7 +7,8 @@ One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
 - Fields are separated by runs of spaces, tabs, ``\\v`` and ``\\f`` (C's ``isspace``, as trec_eval
   splits). Every other character, U+00A0 and U+3000 included, belongs to a field.
 - Run lines: ``qid Q0 docid rank score tag``, later fields ignored (as trec_eval); qrels lines:
-  ``qid iteration docid relevance``, exactly.
+  ``qid iteration docid relevance``, exactly, or ``qid iteration docid relevance class`` on every line
+  (equivalence classes, NTCIREVAL's erel files; :func:`qrels_layout` tells them by the first line).
 - A score is a decimal number as ``strtod`` reads it (``[+-]digits[.digits][e[+-]digits]``, also
   ``.5`` and ``5.``), or inf/nan, which are read and then refused as not finite. A relevance is
   ``-?digits`` within int64. Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as
@@ -40,8 +41,16 @@ import pyarrow.csv as pacsv
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.memory import table_pool
-from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, InputError, NonFiniteScoreError, RowError
-from irmeasures_ext.readers.schemas import QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
+from irmeasures_ext.errors import (
+    ConflictingClassesError,
+    ConflictingLabelsError,
+    DuplicateDocError,
+    InputError,
+    InvalidClassError,
+    NonFiniteScoreError,
+    RowError,
+)
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
 
 _GZIP_MAGIC = b'\x1f\x8b'
 _BOM = b'\xef\xbb\xbf'
@@ -80,13 +89,16 @@ class Layout:
 
     @property
     def description(self) -> str:
-        return ' '.join(self.fields).replace('query_id', 'qid').replace('doc_id', 'docid')
+        names = ' '.join(self.fields).replace('query_id', 'qid').replace('doc_id', 'docid')
+        return names.replace(CLASS_COLUMN, 'class')
 
 
 RUN = Layout('run', ('query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag'), 'score', True, RUN_SCHEMA)
 #: A run with its rank column (an integer, as trec_eval would need to order by it).
 RANKED_RUN = Layout('run', RUN.fields, 'score', True, RANKED_RUN_SCHEMA)
 QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relevance', False, QRELS_SCHEMA)
+#: Qrels with an equivalence class id per line (``qid iteration docid relevance class``).
+QRELS_EC = Layout('qrels', (*QRELS.fields, CLASS_COLUMN), 'relevance', False, QRELS_EC_SCHEMA)
 
 
 def read_run(path: str | Path, name: str | None = None) -> pa.Table:
@@ -95,8 +107,17 @@ def read_run(path: str | Path, name: str | None = None) -> pa.Table:
 
 
 def read_qrels(path: str | Path, name: str | None = None) -> pa.Table:
-    """Reads TREC qrels (``qid iteration docid relevance``) into ``(query_id, doc_id, relevance)``."""
-    return TrecSource(path, name).read(QRELS)
+    """Reads TREC qrels (``qid iteration docid relevance``) into ``(query_id, doc_id, relevance)``, or
+    with a fifth field on every line, the class id, into ``(query_id, doc_id, relevance, equivalence_class)``."""
+    source = TrecSource(path, name)
+    return source.read(qrels_layout(source))
+
+
+def qrels_layout(source: TrecSource) -> Layout:
+    """QRELS_EC if the first line of ``source`` has five fields, else QRELS (a file mixing the two is refused
+    at its first line of the other kind). Reads only the file's first block."""
+    first = next(source.lines(), (0, []))[1]
+    return QRELS_EC if len(first) == len(QRELS_EC.fields) else QRELS
 
 
 class TrecSource:
@@ -246,8 +267,10 @@ class TrecSource:
         for line_no, fields in self.lines():
             found = True
             if len(fields) < n_fields or (len(fields) > n_fields and not layout.extra_fields):
+                mixed = layout.kind == 'qrels' and {n_fields, len(fields)} == {len(QRELS.fields), len(QRELS_EC.fields)}
                 raise TrecFileError(f'{self.name}:{line_no}: expected {n_fields} fields ({layout.description}), '
-                                    f'got {len(fields)}')
+                                    f'got {len(fields)}' + ('; a class id (the fifth field) is on every line or on '
+                                                            'none' if mixed else ''))
             for field in fields[:n_fields]:
                 try:
                     field.decode('utf-8')
@@ -260,7 +283,8 @@ class TrecSource:
                 if layout.schema.field(name).type == pa.int64():
                     number = fields[layout.fields.index(name)]
                     if not LABEL.fullmatch(number):
-                        raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is not an integer')
+                        what = 'class id' if name == CLASS_COLUMN else name
+                        raise TrecFileError(f'{self.name}:{line_no}: {what} {_text(number)!r} is not an integer')
                     if not _INT64[0] <= int(number) <= _INT64[1]:
                         raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is out of range '
                                             f'({_INT64[0]} to {_INT64[1]})')
@@ -274,6 +298,8 @@ class TrecSource:
         doc_field = 2
         layout = RUN if error.kind == 'run' else QRELS
         value_field = layout.fields.index(layout.value)
+        if isinstance(error, (ConflictingClassesError, InvalidClassError)):
+            value_field = QRELS_EC.fields.index(CLASS_COLUMN)
         first: tuple[int, bytes] | None = None
         for line_no, fields in self.lines(containing=doc_id):
             if fields[0] != query_id or fields[doc_field] != doc_id:
@@ -281,15 +307,20 @@ class TrecSource:
             where, value = f'{self.name}:{line_no}', _text(fields[value_field])
             if isinstance(error, NonFiniteScoreError):
                 return TrecFileError(f'{where}: score {value!r} is not finite')
-            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError)):  # a problem of one line
-                return TrecFileError(f'{where}: {error.problem}')
+            if isinstance(error, InvalidClassError):
+                if int(fields[value_field]) == error.class_id:
+                    return TrecFileError(f'{where}: {error.problem}')
+                continue
+            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError, ConflictingClassesError)):
+                return TrecFileError(f'{where}: {error.problem}')  # a problem of one line
             if first is None:
                 first = line_no, fields[value_field]
             elif isinstance(error, DuplicateDocError):
                 return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
                                      f'(first at line {first[0]})')
             elif int(fields[value_field]) != int(first[1]):
-                return TrecFileError(f'{where}: conflicting labels for doc {error.doc_id!r} in query '
+                what = 'classes' if isinstance(error, ConflictingClassesError) else 'labels'
+                return TrecFileError(f'{where}: conflicting {what} for doc {error.doc_id!r} in query '
                                      f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
         return TrecFileError(f'{self.name}: {error}')
 
