@@ -17,6 +17,8 @@ REL_PARAM = irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to
 CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold k')
 REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
+MAX_LEVEL_PARAM = irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: the largest '
+                                                'label of gains if given, else of the qrels)')
 
 #: Tie policies (see irmeasures_ext.engine.ties) and score precisions.
 TIE_POLICIES = ('trec_eval', 'optimistic', 'pessimistic', 'expected', 'rank')
@@ -133,6 +135,8 @@ def check_common_param(measure_name: str, name: str, value: Any) -> Any:
         return check_integer(measure_name, name, value, minimum=0)
     if name == 'gains':
         return check_gains(measure_name, value)
+    if name == 'max_level' and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise MeasureParamError(f'{measure_name}: max_level must be a positive integer, got {value!r}')
     if name == 'judged_only' and not isinstance(value, bool):
         raise MeasureParamError(f'{measure_name}: judged_only must be True or False, got {value!r}')
     if name == 'ties':
@@ -182,16 +186,17 @@ def check_measure(measure: irm.Measure) -> None:
         raise MeasureParamError(f'{measure.NAME}: {error}') from None
 
 
-def check_gains(measure_name: str, gains: Any) -> dict[int, float]:
-    """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats."""
+def check_gains(measure_name: str, gains: Any, param: str = 'gains', item: str = 'gain') -> dict[int, float]:
+    """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats. ``param``
+    and ``item`` name the parameter and its values in messages (e.g. ``stops``, ``stop value``)."""
     if not isinstance(gains, dict):
-        raise MeasureParamError(f'{measure_name}: gains must be a dict {{label: gain}}, got {gains!r}')
+        raise MeasureParamError(f'{measure_name}: {param} must be a dict {{label: {item}}}, got {gains!r}')
     for label, gain in gains.items():
         if isinstance(label, bool) or not isinstance(label, int) or not -INT64_MAX - 1 <= label <= INT64_MAX:
-            raise MeasureParamError(f'{measure_name}: gains keys must be (64-bit) integer labels, got {label!r}')
+            raise MeasureParamError(f'{measure_name}: {param} keys must be (64-bit) integer labels, got {label!r}')
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain) or gain < 0:
             raise MeasureParamError(
-                f'{measure_name}: gain for label {label} must be a finite number >= 0, got {gain!r}')
+                f'{measure_name}: {item} for label {label} must be a finite number >= 0, got {gain!r}')
     return {label: float(gain) for label, gain in gains.items()}
 
 

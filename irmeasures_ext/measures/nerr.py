@@ -1,13 +1,9 @@
 """NTCIREVAL's normalised Expected Reciprocal Rank."""
 from __future__ import annotations
 
-from typing import Any
-
-from ir_measures import measures as irm
-
-from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import (
     GAINS_PARAM,
+    MAX_LEVEL_PARAM,
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
@@ -41,14 +37,9 @@ class _nERR(ExtMeasure):
     SUPPORTED_PARAMS = {
         'cutoff': REQUIRED_CUTOFF_PARAM,
         'gains': GAINS_PARAM,
-        'max_level': irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: see above)'),
+        'max_level': MAX_LEVEL_PARAM,
         'rel': REL_PARAM,
     }
-
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'max_level' and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise MeasureParamError(f'{self.NAME}: max_level must be a positive integer, got {value!r}')
-        return super()._check_param(name, value)
 
 
 
