@@ -28,7 +28,22 @@ from irmeasures_ext.errors import (
            NoOverlapWarning,
            ReversedScoresWarning,
 )
-from irmeasures_ext.measures import DECLARED, MeanRank, MedianRank, MSnDCG, Q, RankVariance, nDCG_JK, nDCG_Z1, nERR
+from irmeasures_ext.measures import (
+    DECLARED,
+    EBR,
+    NCU,
+    MeanRank,
+    MedianRank,
+    MSnDCG,
+    O_measure,
+    P_measure,
+    P_plus,
+    Q,
+    RankVariance,
+    nDCG_JK,
+    nDCG_Z1,
+    nERR,
+)
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'
@@ -49,7 +64,8 @@ def __getattr__(name: str) -> ModuleType:
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY_SUBMODULES})
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
+__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'O_measure',
+           'P_measure', 'P_plus', 'NCU', 'EBR', 'DECLARED',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
            '__version__']

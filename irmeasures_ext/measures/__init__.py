@@ -7,6 +7,7 @@ from irmeasures_ext.measures import trec_family  # noqa: F401  (ir_measures' mea
 from irmeasures_ext.measures.base import PROVIDER_SPECS, ExtMeasure
 from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
 from irmeasures_ext.measures.nerr import nERR
+from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
@@ -15,4 +16,4 @@ from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVarianc
 DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if isinstance(spec, ExtMeasure)}
 
 __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'MedianRank', 'Q', 'RankVariance',
-           'nDCG_JK', 'nDCG_Z1', 'nERR']
+           'nDCG_JK', 'nDCG_Z1', 'nERR', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR']

@@ -4,7 +4,7 @@ Importing this package imports each kernel module, whose ``@kernel(NAME)`` funct
 :data:`KERNELS`. A new kernel module is imported here (a test checks that every declared measure
 has a kernel and that no module is left out).
 """
-from irmeasures_ext.engine.kernels import ndcg_z1, nerr, ntcir_ndcg, q, rank_stats, trec_family  # noqa: F401
+from irmeasures_ext.engine.kernels import ndcg_z1, nerr, ntcir_br, ntcir_ndcg, q, rank_stats, trec_family  # noqa: F401
 from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of
 
 __all__ = ['KERNELS', 'Kernel', 'kernel_of']
