@@ -40,7 +40,8 @@ class _O_measure(BlendedRatioMeasure):
     ``ties='expected'``: closed form. The first relevant doc is in the first tie group holding one; its
     offset j in that group has the distribution of the first of r relevant docs among g, and given j it
     is any of the r with equal probability, so E[O] = Σ_j P(j) · (1 + β·G/r) / (s + j + β·cg*(s + j)),
-    with s the group's first rank and G its relevant docs' total gain.
+    with s the group's first rank and G its relevant docs' total gain. ``optimistic``/``pessimistic``
+    (tied docs by gain) give its best/worst value.
 
     .. cite:: Tetsuya Sakai. On the Task of Finding One Highly Relevant Document with High Precision.
        IPSJ Transactions on Databases 47 (SIG 4), 2006.
@@ -61,9 +62,9 @@ class _P_measure(BlendedRatioMeasure):
         P = BR(rp),   rp the first rank holding the highest label among the retrieved relevant docs
                       (not necessarily the topic's highest label); 0 if no relevant doc is retrieved.
 
-    Matches NTCIREVAL's ``P-measure`` (version 190111) per topic. Not supported under
-    ``ties='expected'``; optimistic/pessimistic order tied docs by gain, which need not give P's
-    largest/smallest value (a lower doc tied before the best one can raise BR(rp)).
+    Matches NTCIREVAL's ``P-measure`` (version 190111) per topic. Refused under ``ties='expected'`` (no
+    closed form) and ``'optimistic'``/``'pessimistic'``: no order of tied docs by gain gives its best or worst
+    value (a lower doc tied before the best one can raise BR(rp)).
 
     .. cite:: Tetsuya Sakai. On the Task of Finding One Highly Relevant Document with High Precision.
        IPSJ Transactions on Databases 47 (SIG 4), 2006.
@@ -84,7 +85,8 @@ class _P_plus(BlendedRatioMeasure):
 
         P+ = (1/C(rp)) · Σ_{r≤rp} I(r)·BR(r);   0 if no relevant doc is retrieved.
 
-    Matches NTCIREVAL's ``P-plus`` (version 190111) per topic. Not supported under ``ties='expected'``.
+    Matches NTCIREVAL's ``P-plus`` (version 190111) per topic. Refused under ``ties='expected'``,
+    ``'optimistic'`` and ``'pessimistic'``, as ``P_measure``.
 
     .. cite:: Tetsuya Sakai. On Penalising Late Arrival of Relevant Documents in Information Retrieval
        Evaluation with Graded Relevance. EVIA 2007.
@@ -117,7 +119,9 @@ class _NCU(BlendedRatioMeasure):
     The utility U is ``utility='BR'``: BR(r), or ``utility='P'``: precision C(r)/r (then ``beta`` does
     not apply). NTCIREVAL prints them as ``NCUgu,P``, ``NCUgu,BR``, ``NCUrb,P`` and ``NCUrb,BR``; each
     matches per topic (version 190111). Parameters that do not apply (``stops`` with ``rb``, ``gamma``
-    with ``gu``, ``beta`` with ``P``) are refused. Not supported under ``ties='expected'``.
+    with ``gu``, ``beta`` with ``P``) are refused. Refused under ``ties='expected'``; with ``rb``,
+    ``optimistic``/``pessimistic`` (tied docs by gain) give its best/worst value, with ``gu`` they are refused
+    (a doc of larger stop value tied after a smaller one can raise it).
 
     .. cite:: Tetsuya Sakai and Stephen Robertson. Modelling A User Population for Designing Information
        Retrieval Metrics. EVIA 2008.
@@ -172,7 +176,8 @@ class _EBR(BlendedRatioMeasure):
 
     g_max is the gain of ``max_level`` (as in ``nERR``; labels above it are an error). ``beta=0`` makes
     the utility precision. Matches NTCIREVAL's ``EBR`` and ``EBR@k`` (version 190111, which added it in
-    2018 and leaves it undocumented) per topic. Not supported under ``ties='expected'``.
+    2018 and leaves it undocumented) per topic. Refused under ``ties='expected'``, ``'optimistic'`` and
+    ``'pessimistic'`` (ordering tied docs by gain need not give its best or worst value).
 
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     .. cite:: Olivier Chapelle, Donald Metzler, Ya Zhang, Pierre Grinspan. Expected Reciprocal Rank for

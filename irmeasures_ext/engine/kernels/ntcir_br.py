@@ -14,6 +14,12 @@ from irmeasures_ext.engine.ties import RelevantGroups, first_relevant_offset_dis
 from irmeasures_ext.measures.base import optional_param
 
 
+def _never(measure: irm.Measure) -> bool:
+    """For ``bounded_by_credit``: no measure of the family (a lower doc tied before a better one, or a doc of
+    larger stop value after a smaller one, can raise its value)."""
+    return False
+
+
 def _leads(query: np.ndarray) -> np.ndarray:
     """Whether each row is the first of its query (rows grouped by query)."""
     return np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]
@@ -58,7 +64,7 @@ def o_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return _per_query(rows.blended[first], rows.query[first], ranked.n_queries)
 
 
-@kernel('P_measure', prepare=graded_ideal, credit=graded_credit)
+@kernel('P_measure', prepare=graded_ideal, credit=graded_credit, bounded_by_credit=_never)
 def p_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """P-measure per query: BR at the preferred rank."""
     rows = blended_ratios(measure, ranked, measure['beta'])
@@ -66,7 +72,7 @@ def p_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return _per_query(rows.blended[preferred], rows.query[preferred], ranked.n_queries)
 
 
-@kernel('P_plus', prepare=graded_ideal, credit=graded_credit)
+@kernel('P_plus', prepare=graded_ideal, credit=graded_credit, bounded_by_credit=_never)
 def p_plus(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """P-plus per query: the mean BR over the relevant docs down to the preferred rank."""
     rows = blended_ratios(measure, ranked, measure['beta'])
@@ -77,7 +83,8 @@ def p_plus(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(total, _per_query(rows.hits[preferred], rows.query[preferred], ranked.n_queries))
 
 
-@kernel('NCU', prepare=graded_ideal, credit=graded_credit)
+@kernel('NCU', prepare=graded_ideal, credit=graded_credit,
+        bounded_by_credit=lambda measure: measure['stopping'] == 'rb')
 def ncu(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """NCU per query: the utility at each relevant doc weighted by the probability of stopping there."""
     rows = blended_ratios(measure, ranked, measure['beta'] if measure['utility'] == 'BR' else 0.0)
@@ -98,7 +105,7 @@ def ncu(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(segment_sum(rows.blended * weight, rows.query, ranked.n_queries), total)
 
 
-@kernel('EBR', prepare=graded_ideal, credit=graded_credit)
+@kernel('EBR', prepare=graded_ideal, credit=graded_credit, bounded_by_credit=_never)
 def ebr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """EBR (or EBR@k) per query: BR at the rank where the cascade user stops, in expectation."""
     rows = blended_ratios(measure, ranked, measure['beta'], optional_param(measure, 'cutoff'))
