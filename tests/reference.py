@@ -50,24 +50,10 @@ def ideal_gains(judged: Judged, gains: Gains, rel: int) -> list[float]:
 def q_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1,
               cutoff: int | None = None) -> float:
     """Q = (1/R)·Σ I(r)·BR(r), BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)); @k sums r ≤ k, divides by min(k, R)."""
-    ideal = ideal_gains(judged, gains, rel)
-    n_relevant = len(ideal)
+    n_relevant = len(ideal_gains(judged, gains, rel))
     if n_relevant == 0:
         return 0.0
-    ideal_cumulative = []
-    running = 0.0
-    for gain in ideal:
-        running += gain
-        ideal_cumulative.append(running)
-    total, hits, cumulative_gain = 0.0, 0, 0.0
-    for rank, doc in enumerate(ranking, start=1):
-        if cutoff is not None and rank > cutoff:
-            break
-        cumulative_gain += graded_gain(judged.get(doc), gains, rel)
-        if is_relevant(doc, judged, rel):
-            hits += 1
-            ideal_at_rank = ideal_cumulative[min(rank, n_relevant) - 1]
-            total += (hits + beta * cumulative_gain) / (rank + beta * ideal_at_rank)
+    total = sum(blended for _, _, _, blended in blended_ratio_rows(ranking, judged, beta, gains, rel, cutoff))
     return total / (n_relevant if cutoff is None else min(cutoff, n_relevant))
 
 
