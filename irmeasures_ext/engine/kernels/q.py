@@ -13,7 +13,7 @@ from irmeasures_ext.engine.ties import RelevantGroups, expand
 from irmeasures_ext.measures.base import optional_param
 
 
-def blended_ratio(hits: np.ndarray, gained: np.ndarray, position: np.ndarray, ideal_cumulative: np.ndarray,
+def blended_ratio(hits: np.ndarray | float, gained: np.ndarray, position: np.ndarray, ideal_cumulative: np.ndarray,
                   beta: float) -> np.ndarray:
     """BR = (C + β·cg) / (r + β·cg*) from its parts (or their expectations): divided through by β when
     β > 1, so finite for any finite β."""
