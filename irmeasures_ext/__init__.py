@@ -30,12 +30,17 @@ from irmeasures_ext.errors import (
 )
 from irmeasures_ext.measures import (
     DECLARED,
+    EBR,
     ERR_NTCIR,
     GAP,
+    NCU,
     RBP_NTCIR,
     MeanRank,
     MedianRank,
     MSnDCG,
+    O_measure,
+    P_measure,
+    P_plus,
     Q,
     RankVariance,
     bpref_N,
@@ -72,7 +77,7 @@ def __dir__() -> list[str]:
 
 __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
            'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP', 'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative',
-           'rpref_N', 'rpref_relative', 'rpref_relative2',
+           'rpref_N', 'rpref_relative', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
            '__version__']

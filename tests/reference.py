@@ -50,24 +50,10 @@ def ideal_gains(judged: Judged, gains: Gains, rel: int) -> list[float]:
 def q_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1,
               cutoff: int | None = None) -> float:
     """Q = (1/R)·Σ I(r)·BR(r), BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)); @k sums r ≤ k, divides by min(k, R)."""
-    ideal = ideal_gains(judged, gains, rel)
-    n_relevant = len(ideal)
+    n_relevant = len(ideal_gains(judged, gains, rel))
     if n_relevant == 0:
         return 0.0
-    ideal_cumulative = []
-    running = 0.0
-    for gain in ideal:
-        running += gain
-        ideal_cumulative.append(running)
-    total, hits, cumulative_gain = 0.0, 0, 0.0
-    for rank, doc in enumerate(ranking, start=1):
-        if cutoff is not None and rank > cutoff:
-            break
-        cumulative_gain += graded_gain(judged.get(doc), gains, rel)
-        if is_relevant(doc, judged, rel):
-            hits += 1
-            ideal_at_rank = ideal_cumulative[min(rank, n_relevant) - 1]
-            total += (hits + beta * cumulative_gain) / (rank + beta * ideal_at_rank)
+    total = sum(blended for _, _, _, blended in blended_ratio_rows(ranking, judged, beta, gains, rel, cutoff))
     return total / (n_relevant if cutoff is None else min(cutoff, n_relevant))
 
 
@@ -340,3 +326,82 @@ class ClassJudged:
 
     def values(self) -> Iterable[int]:
         return self._best.values()
+
+
+# NTCIREVAL's other blended-ratio measures (tests/data/ntcireval_full/README.md, "Definitions").
+
+def blended_ratio_rows(ranking: Sequence[str], judged: Judged, beta: float, gains: Gains, rel: int,
+                       cutoff: int | None = None) -> list[tuple[int, int, int, float]]:
+    """(rank r, label, C(r), BR(r)) for each relevant doc ranked ``cutoff`` or better, BR(r) = (C(r) + β·cg(r)) /
+    (r + β·cg*(r))."""
+    ideal = ideal_gains(judged, gains, rel)
+    rows, hits, cumulative_gain = [], 0, 0.0
+    for rank, doc in enumerate(ranking, start=1):
+        if cutoff is not None and rank > cutoff:
+            break
+        cumulative_gain += graded_gain(judged.get(doc), gains, rel)
+        if is_relevant(doc, judged, rel):
+            hits += 1
+            ideal_at_rank = sum(ideal[:rank])
+            rows.append((rank, judged[doc], hits, (hits + beta * cumulative_gain) / (rank + beta * ideal_at_rank)))
+    return rows
+
+
+def o_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1) -> float:
+    """BR at the first relevant doc; 0 if none is retrieved."""
+    rows = blended_ratio_rows(ranking, judged, beta, gains, rel)
+    return rows[0][3] if rows else 0.0
+
+
+def _up_to_preferred(rows: list[tuple[int, int, int, float]]) -> list[tuple[int, int, int, float]]:
+    """The rows down to the preferred rank: the first holding the highest label retrieved."""
+    highest = max(label for _, label, _, _ in rows)
+    end = next(i for i, (_, label, _, _) in enumerate(rows) if label == highest)
+    return rows[:end + 1]
+
+
+def p_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1) -> float:
+    """BR at the preferred rank; 0 if no relevant doc is retrieved."""
+    rows = blended_ratio_rows(ranking, judged, beta, gains, rel)
+    return _up_to_preferred(rows)[-1][3] if rows else 0.0
+
+
+def p_plus(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: Gains = None, rel: int = 1) -> float:
+    """The mean BR over the relevant docs down to the preferred rank; 0 if no relevant doc is retrieved."""
+    rows = blended_ratio_rows(ranking, judged, beta, gains, rel)
+    if not rows:
+        return 0.0
+    kept = _up_to_preferred(rows)
+    return sum(blended for _, _, _, blended in kept) / len(kept)
+
+
+def ncu(ranking: Sequence[str], judged: Judged, stopping: str = 'gu', utility: str = 'BR', beta: float = 1.0,
+        gains: Gains = None, stops: Gains = None, gamma: float = 0.95, rel: int = 1) -> float:
+    """Σ over relevant docs of utility (BR, or precision for 'P') times the stop weight (gu: the stop value,
+    ``stops[label]`` or the gain; rb: γ^(C(r)-1)), over the weights of the R relevant docs of the qrels."""
+    def stop_value(label: int) -> float:
+        return float(stops[label]) if stops is not None and label in stops else graded_gain(label, gains, rel)
+
+    rows = blended_ratio_rows(ranking, judged, beta if utility == 'BR' else 0.0, gains, rel)
+    if stopping == 'gu':
+        total = sum(blended * stop_value(label) for _, label, _, blended in rows)
+        norm = sum(stop_value(label) for label in judged.values() if label >= rel)
+    else:
+        total = sum(blended * gamma ** (hits - 1) for _, _, hits, blended in rows)
+        norm = sum(gamma ** k for k in range(n_relevant(judged, rel)))
+    return total / norm if norm else 0.0
+
+
+def ebr(ranking: Sequence[str], judged: Judged, top_gain: float, beta: float = 1.0, gains: Gains = None,
+        rel: int = 1, cutoff: int | None = None) -> float:
+    """Σ_{r≤k} BR(r)·π(r)·Π_{i<r}(1 − π(i)), π = gain / (top_gain + 1)."""
+    ideal = ideal_gains(judged, gains, rel)
+    total, reach, hits, cumulative_gain = 0.0, 1.0, 0, 0.0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        gain = graded_gain(judged.get(doc), gains, rel)
+        cumulative_gain += gain
+        hits += is_relevant(doc, judged, rel)
+        stop = gain / (top_gain + 1)
+        total += reach * stop * (hits + beta * cumulative_gain) / (rank + beta * sum(ideal[:rank]))
+        reach *= 1 - stop
+    return total

@@ -569,6 +569,16 @@ def test_numpy_prints_no_warnings():
     ('Q(patience=2)', "unknown parameter(s) ['patience']"),
     ('Q@0', 'cutoff must be an integer from 1 to'),
     ('nDCG_Z1(rel=1.5)@5', 'rel must be an integer from 1 to'),
+    ("NCU(stopping='x')", "NCU: stopping must be one of gu, rb; got 'x'"),
+    ("NCU(utility='AP')", "NCU: utility must be one of BR, P; got 'AP'"),
+    ("NCU(stopping='rb',stops={1:1})", "NCU: stops applies only with stopping='gu', not stopping='rb'"),
+    ('NCU(gamma=0.5)', "NCU: gamma applies only with stopping='rb', not stopping='gu'"),
+    ("NCU(utility='P',beta=2)", "NCU: beta applies only with utility='BR', not utility='P'"),
+    ("NCU(stopping='rb',gamma=1.5)", 'NCU: gamma must be a number from 0 to 1, got 1.5'),
+    ('NCU(stops={1:"x"})', 'NCU: stop value for label 1 must be a finite number >= 0'),
+    ('NCU(stops=2)', 'NCU: stops must be a dict {label: stop value}'),
+    ('P_plus(beta="x")', 'P_plus: beta must be'),
+    ('EBR(max_level=0)@5', 'EBR: max_level must be an integer from 1 to'),
 ])
 def test_invalid_params_fail_when_the_measure_is_built(text, message):
     with pytest.raises(MeasureParamError, match=message.replace('(', r'\(').replace(')', r'\)').replace('[', r'\[')):

@@ -21,13 +21,18 @@ from strategies import qrels_and_run
 
 from irmeasures_ext import (
     DECLARED,
+    EBR,
     ERR_NTCIR,
     GAP,
+    NCU,
     RBP_NTCIR,
     InputError,
     MeanRank,
     MedianRank,
     MSnDCG,
+    O_measure,
+    P_measure,
+    P_plus,
     Q,
     RankVariance,
     iRBU,
@@ -238,6 +243,84 @@ def test_bpref_family_references_on_the_hand_computed_golden_case():
     for name, value in want.items():
         assert reference.sakai_bpref(name, ranking, judged, top_gain=3) == pytest.approx(value, abs=1e-15), name
     assert reference.sakai_bpref('bpref_R', ranking, {'a': 1}) == 0.0  # N = 0
+
+
+@st.composite
+def ncu_params(draw) -> dict:
+    """NCU's stopping and utility, with stop values (gu; not always increasing) or γ (rb) drawn."""
+    params = {'stopping': draw(st.sampled_from(['gu', 'rb'])), 'utility': draw(st.sampled_from(['BR', 'P']))}
+    if params['stopping'] == 'gu' and draw(st.booleans()):
+        params['stops'] = draw(gains_maps()) or {2: 0.0}
+    elif params['stopping'] == 'rb':
+        params['gamma'] = draw(st.sampled_from([0.0, 0.5, 0.95, 1.0]))
+    return params
+
+
+def blended_ratio_expectation(qrels: dict, run: dict, p: dict, ncu_choice: dict,
+                              max_level: int | None) -> tuple[dict, object, dict | None]:
+    """Reference values of O_measure, P_measure, P_plus and NCU; EBR (at the drawn cutoff) and its values, or
+    None where our provider must refuse it (as nERR)."""
+    ranked = rankings(run)
+    beta, gains, rel, cutoff = p['beta'], p['gains'], p['rel'], p['cutoff']
+    common = {'rel': rel, **with_gains(gains)}
+    ncu_beta = {'beta': beta} if ncu_choice['utility'] == 'BR' else {}
+    functions = {
+        O_measure(beta=beta, **common): lambda r, j: reference.o_measure(r, j, beta, gains, rel),
+        P_measure(beta=beta, **common): lambda r, j: reference.p_measure(r, j, beta, gains, rel),
+        P_plus(beta=beta, **common): lambda r, j: reference.p_plus(r, j, beta, gains, rel),
+        NCU(**ncu_choice, **ncu_beta, **common): lambda r, j: reference.ncu(
+            r, j, ncu_choice['stopping'], ncu_choice['utility'], beta, gains, ncu_choice.get('stops'),
+            ncu_choice.get('gamma', 0.95), rel),
+    }
+    expected = {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
+                for measure, f in functions.items()}
+    ebr = EBR(beta=beta, **common, **with_max_level(max_level))
+    ebr = ebr if cutoff is None else ebr @ cutoff
+    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    if top_gain is None:
+        return expected, ebr, None
+    return expected, ebr, {qid: reference.ebr(ranked.get(qid, []), judged, top_gain, beta, gains, rel, cutoff)
+                           for qid, judged in qrels.items()}
+
+
+@SETTINGS
+@given(qrels_and_run(), measure_params(), ncu_params(), st.sampled_from([None, 2, 3, 4, 6]),
+       st.sampled_from(sorted(PATHS)))
+def test_blended_ratio_measures_equal_their_reference(data, params, ncu_choice, max_level, path):
+    """O_measure, P_measure, P_plus, NCU and EBR (which refuses labels above max_level, as nERR)."""
+    qrels, run = data
+    if path == 'cli' and not any(run.values()):
+        return
+    expected, ebr, ebr_values = blended_ratio_expectation(qrels, run, params, ncu_choice, max_level)
+    if ebr_values is None:
+        with pytest.raises((InputError, CommandError), match='max_level'):
+            PATHS[path]([ebr], qrels, run)
+    else:
+        expected[ebr] = ebr_values
+    assert_matches(expected, *PATHS[path](list(expected), qrels, run), path)
+
+
+def test_blended_ratio_references_on_hand_computed_cases():
+    """README's q119 (L1, L0, L2, unjudged, L3, L0, L1; R = 4) and q123, and an NCU and EBR case by hand."""
+    judged = {'a': 1, 'b': 0, 'c': 2, 'e': 3, 'f': 0, 'g': 1}
+    ranking = ['a', 'b', 'c', 'x', 'e', 'f', 'g']
+    assert reference.o_measure(ranking, judged) == pytest.approx(0.5, abs=1e-15)
+    assert reference.p_measure(ranking, judged) == pytest.approx(0.75, abs=1e-15)
+    assert reference.p_plus(ranking, judged) == pytest.approx(65 / 108, abs=1e-15)
+    exponential = {1: 1, 2: 3, 3: 7}
+    assert reference.p_plus(ranking, judged, 2.0, exponential) == pytest.approx(0.487356321839, abs=1e-12)
+    q123 = {'a': 0, 'b': 1, 'c': 2, 'd': 0, 'e': 3}  # e (L3) not retrieved: rp is the L2 doc
+    assert reference.p_measure(['a', 'b', 'x', 'c', 'd'], q123) == pytest.approx(0.5, abs=1e-15)
+    assert reference.p_plus(['a', 'b', 'x', 'c', 'd'], q123) == pytest.approx(11 / 28, abs=1e-15)
+    # [b (L1), a (L2)], R = 2 (ideal 2, 1): BR(1) = 2/3, BR(2) = 5/5; precision 1, 1
+    pair = {'a': 2, 'b': 1}
+    assert reference.ncu(['b', 'a'], pair) == pytest.approx((2 / 3 * 1 + 1 * 2) / 3, abs=1e-15)
+    assert reference.ncu(['b', 'a'], pair, stops={1: 3}) == pytest.approx((2 / 3 * 3 + 1 * 2) / 5, abs=1e-15)
+    assert reference.ncu(['b', 'a'], pair, 'rb', gamma=0.5) == pytest.approx((2 / 3 + 0.5) / 1.5, abs=1e-15)
+    assert reference.ncu(['x', 'a'], pair, 'rb', 'P', gamma=0.5) == pytest.approx(0.5 / 1.5, abs=1e-15)
+    # EBR, g_max 2: π(b) = 1/3, π(a) = 2/3; 1/3·2/3 + (2/3)(2/3)·1
+    assert reference.ebr(['b', 'a'], pair, 2) == pytest.approx(2 / 9 + 4 / 9, abs=1e-15)
+    assert reference.ebr(['b', 'a'], pair, 2, cutoff=1) == pytest.approx(2 / 9, abs=1e-15)
 
 
 def test_reference_ranking_and_first_relevant_rank_by_hand():

@@ -22,14 +22,19 @@ from hypothesis import strategies as st
 
 import irmeasures_ext
 from irmeasures_ext import (
+    EBR,
     ERR_NTCIR,
     GAP,
+    NCU,
     RBP_NTCIR,
     InputError,
     MeanRank,
     MeasureParamError,
     MedianRank,
     MSnDCG,
+    O_measure,
+    P_measure,
+    P_plus,
     Q,
     iRBU,
     nDCG_JK,
@@ -74,6 +79,10 @@ def cases():
         (ir_measures.Rprec, our(reference.r_precision)),
         (ir_measures.nDCG, our(reference.trec_ndcg)),
         (ir_measures.nDCG @ 3, our(lambda r, j: reference.trec_ndcg(r, j, 3))),
+        (O_measure, our(reference.o_measure)),
+        (O_measure(beta=0.5, gains={1: 1, 2: 3, 3: 7}),
+         our(lambda r, j: reference.o_measure(r, j, 0.5, {1: 1, 2: 3, 3: 7}))),
+        (O_measure(beta=3.0, rel=2), our(lambda r, j: reference.o_measure(r, j, 3.0, None, 2))),
     ]
     return listed
 
@@ -185,6 +194,11 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
         (ir_measures.RR(rel=rel), our(lambda r, j: reference.reciprocal_rank(r, j, rel))),
         (ir_measures.RR(rel=rel) @ k, our(lambda r, j: reference.reciprocal_rank(r, j, rel, k))),
         (ir_measures.Rprec(rel=rel), our(lambda r, j: reference.r_precision(r, j, rel))),
+        (O_measure(beta=beta, rel=rel, **with_gains), our(lambda r, j: reference.o_measure(r, j, beta, gains, rel))),
+        (NCU(stopping='rb', beta=beta, rel=rel, gamma=0.5, **with_gains),
+         our(lambda r, j: reference.ncu(r, j, 'rb', 'BR', beta, gains, None, 0.5, rel))),
+        (NCU(stopping='rb', utility='P', rel=rel, **with_gains),
+         our(lambda r, j: reference.ncu(r, j, 'rb', 'P', beta, gains, None, 0.95, rel))),
     ]
 
 
@@ -415,7 +429,10 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'bpref_NTCIR': lambda p: 1.0, 'bpref_R': lambda p: 1.0, 'bpref_N': lambda p: 1.0,
             'bpref_relative': lambda p: 0.0, 'rpref_N': lambda p: 1.0, 'rpref_relative': lambda p: 0.0,
             'rpref_relative2': lambda p: 1.0,
-            'MeanRank': float, 'MedianRank': float, 'RankVariance': float}  # the query's rank
+            'MeanRank': float, 'MedianRank': float, 'RankVariance': float,  # the query's rank
+            'O_measure': lambda p: 2 / (p + 1), 'P_measure': lambda p: 2 / (p + 1), 'P_plus': lambda p: 2 / (p + 1),
+            'NCU': lambda p: 2 / (p + 1),  # BR(p), stop value 1 of 1
+            'EBR': lambda p: 1 / (p + 1)}  # BR(p) times the stop probability 1/(1 + 1)
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
@@ -425,12 +442,16 @@ NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY}
 #: The qrels of the tied query, by measure: a alone, or a and z (label 0, not retrieved) for the bpref
 #: family, which scores 0 without a judged non-relevant doc.
 QRELS_OF_TIED = {name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY}
+#: The tie policies each measure of ours refuses (as declared: NCU's default is stopping='gu'): no exact
+#: expected value, or no order by credit giving its best/worst value.
+REFUSED = {**{name: {'expected'} for name in NO_EXPECTED},
+           **{name: {'expected', 'optimistic', 'pessimistic'} for name in ('P_measure', 'P_plus', 'NCU', 'EBR')}}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))
 def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
-    """Each declared measure, built with ties= and score_precision=, ranks by them (those of NO_EXPECTED are
-    refused under expected, by design): its value on the tied query is the hand-computed one."""
+    """Each declared measure, built with ties= and score_precision=, ranks by them (or refuses the policies
+    REFUSED lists, by design): its value on the tied query is the hand-computed one."""
     assert set(VALUE_AT) == set(DECLARED)  # a new measure needs its row here
     prototype = DECLARED[name]
     for policy, precision in itertools.product(TIE_POLICIES, SCORE_PRECISIONS):
@@ -438,8 +459,8 @@ def test_every_measure_of_ours_takes_every_tie_policy_and_precision(name):
         if 'cutoff' in measure.SUPPORTED_PARAMS:
             measure = measure @ 3
         qrels = QRELS_OF_TIED.get(name, {'q': {'a': 1}})
-        if name in NO_EXPECTED and policy == 'expected':
-            with pytest.raises(MeasureParamError, match='not supported under ties=expected'):
+        if policy in REFUSED.get(name, ()):
+            with pytest.raises(MeasureParamError, match=f'not supported under ties={policy}'):
                 irmeasures_ext.provider.iter_calc([measure], qrels, TIED)
             continue
         [got] = [m.value for m in irmeasures_ext.provider.iter_calc([measure], qrels, TIED)]
@@ -481,6 +502,39 @@ def test_expected_refuses_nerr_by_name():
                                   'its mean over the orderings of tied docs); its range: ties=optimistic and '
                                   'ties=pessimistic')
     assert irmeasures_ext.provider.calc_aggregate([nERR(ties='optimistic') @ 5], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+
+
+@pytest.mark.parametrize('measure,policy', [
+    *((measure, policy) for measure in (P_measure, P_plus(beta=2.0), NCU, NCU(utility='P'), EBR @ 5)
+      for policy in ('optimistic', 'pessimistic', 'expected')),
+    (NCU(stopping='rb'), 'expected'), (NCU(stopping='rb', utility='P'), 'expected')])
+def test_refused_policies_name_the_measure(measure, policy):
+    """A policy a measure cannot honour exactly is refused with the measure's name and the policy; the same
+    measure under trec_eval is computed."""
+    qrels, run = {'q': {'a': 1, 'b': 2}}, {'q': {'a': 1.0, 'b': 1.0}}
+    with pytest.raises(MeasureParamError) as refused:
+        irmeasures_ext.provider.configured(ties=policy).calc_aggregate([measure], qrels, run)
+    assert str(refused.value).startswith(f'{measure} is not supported under ties={policy} (')
+    if policy != 'expected':
+        assert str(refused.value).endswith(f'gives its {"best" if policy == "optimistic" else "worst"} value over '
+                                           'their orderings); its policies: ties=trec_eval and ties=rank')
+    else:  # the policies it points to are those the measure takes
+        takes_extremes = measure.params.get('stopping') == 'rb'
+        assert str(refused.value).endswith('its range: ties=optimistic and ties=pessimistic' if takes_extremes
+                                           else 'its policies: ties=trec_eval and ties=rank')
+    assert irmeasures_ext.provider.calc_aggregate([measure], qrels, run)[measure] > 0
+
+
+def test_ordering_by_gain_is_not_the_best_for_the_measures_refusing_optimistic():
+    """Why P_measure, P_plus, NCU (gu) and EBR refuse optimistic/pessimistic: after a non-relevant doc, a tie of
+    an L3 and a lower doc scores more with the lower doc first (the reference, so the brute force's orderings)."""
+    judged = {'c': 0, 'a': 3, 'd': 2}
+    for function in (reference.p_measure, reference.p_plus, reference.ncu,
+                     lambda r, j: reference.ncu(r, j, utility='P'), lambda r, j: reference.ebr(r, j, 3),
+                     lambda r, j: reference.ebr(r, j, 3, beta=0.0)):
+        assert function(['c', 'a', 'd'], judged) < function(['c', 'd', 'a'], judged)
+    assert reference.p_measure(['c', 'a', 'd'], judged) == pytest.approx(4 / 7)  # BR(2) = (1 + 3) / (2 + 5)
+    assert reference.p_measure(['c', 'd', 'a'], judged) == pytest.approx(7 / 8)  # BR(3) = (2 + 5) / (3 + 5)
 
 
 def test_invalid_policies_are_refused():

@@ -16,6 +16,7 @@ from irmeasures_ext.measures.ntcir_bpref import (
     rpref_relative,
     rpref_relative2,
 )
+from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
 from irmeasures_ext.measures.ntcir_cascade import ERR_NTCIR, RBP_NTCIR, iRBU
 from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
@@ -27,4 +28,5 @@ DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if
 
 __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'MedianRank', 'Q', 'RankVariance',
            'nDCG_JK', 'nDCG_Z1', 'nERR', 'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP',
-           'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
+           'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2',
+           'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR']

@@ -202,16 +202,17 @@ def check_measure(measure: irm.Measure) -> None:
         raise MeasureParamError(f'{measure.NAME}: {error}') from None
 
 
-def check_gains(measure_name: str, gains: Any) -> dict[int, float]:
-    """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats."""
+def check_gains(measure_name: str, gains: Any, param: str = 'gains', item: str = 'gain') -> dict[int, float]:
+    """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats. ``param``
+    and ``item`` name the parameter and its values in messages (e.g. ``stops``, ``stop value``)."""
     if not isinstance(gains, dict):
-        raise MeasureParamError(f'{measure_name}: gains must be a dict {{label: gain}}, got {gains!r}')
+        raise MeasureParamError(f'{measure_name}: {param} must be a dict {{label: {item}}}, got {gains!r}')
     for label, gain in gains.items():
         if isinstance(label, bool) or not isinstance(label, int) or not -INT64_MAX - 1 <= label <= INT64_MAX:
-            raise MeasureParamError(f'{measure_name}: gains keys must be (64-bit) integer labels, got {label!r}')
+            raise MeasureParamError(f'{measure_name}: {param} keys must be (64-bit) integer labels, got {label!r}')
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain) or gain < 0:
             raise MeasureParamError(
-                f'{measure_name}: gain for label {label} must be a finite number >= 0, got {gain!r}')
+                f'{measure_name}: {item} for label {label} must be a finite number >= 0, got {gain!r}')
     return {label: float(gain) for label, gain in gains.items()}
 
 

@@ -14,8 +14,21 @@ from irmeasures_ext.measures.base import (
     declare,
 )
 
+#: The patience of NTCIREVAL's blended ratio.
+BETA_PARAM = irm.ParamInfo(dtype=float, default=1.0,
+                           desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives precision)')
 
-class _Q(ExtMeasure):
+
+class BlendedRatioMeasure(ExtMeasure):
+    """A measure built on NTCIREVAL's blended ratio BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)): checks β."""
+
+    def _check_param(self, name: str, value: Any) -> Any:
+        if name == 'beta':
+            return check_non_negative(self.NAME, 'beta', value)
+        return super()._check_param(name, value)
+
+
+class _Q(BlendedRatioMeasure):
     """
     Q-measure: a graded-relevance measure that blends precision and normalised cumulative gain.
 
@@ -47,17 +60,10 @@ class _Q(ExtMeasure):
     SHORT_DESC = 'Average of blended ratios (precision and normalised cumulative gain) at each relevant doc.'
     SUPPORTED_PARAMS = {
         'cutoff': CUTOFF_PARAM,
-        'beta': irm.ParamInfo(dtype=float, default=1.0,
-                              desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives AP)'),
+        'beta': BETA_PARAM,
         'gains': GAINS_PARAM,
         'rel': REL_PARAM,
     }
-
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'beta':
-            return check_non_negative(self.NAME, 'beta', value)
-        return super()._check_param(name, value)
-
 
 
 Q = declare(_Q())

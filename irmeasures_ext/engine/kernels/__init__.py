@@ -8,6 +8,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     ndcg_z1,
     nerr,
     ntcir_bpref,
+    ntcir_br,
     ntcir_cascade,
     ntcir_gap,
     ntcir_ndcg,

@@ -38,16 +38,26 @@ class Kernel:
     #: measure's largest/smallest value over the orderings of each tie group. None: the label itself, which
     #: serves every measure whose credit does not decrease as the label grows (binary relevance).
     credit: CreditFunction | None = None
+    #: Whether tied docs ordered by ``credit`` give the measure's largest/smallest value, for a measure of the
+    #: family; None: for every one. Where not, ``optimistic``/``pessimistic`` are refused naming the measure.
+    bounded_by_credit: Callable[[irm.Measure], bool] | None = None
 
     def function(self, measure: irm.Measure, ties: str) -> KernelFunction:
         """The function computing ``measure`` under tie policy ``ties``: MeasureParamError for ``expected``
-        where the measure has no exact expected value."""
+        where the measure has no exact expected value, and for ``optimistic``/``pessimistic`` where ordering
+        by credit does not give its best/worst value."""
+        bounded = self.bounded_by_credit is None or self.bounded_by_credit(measure)
+        if ties in ('optimistic', 'pessimistic') and not bounded:
+            raise MeasureParamError(f'{measure} is not supported under ties={ties} (no order of tied docs by a '
+                                    f'credit per doc gives its {"best" if ties == "optimistic" else "worst"} value '
+                                    'over their orderings); its policies: ties=trec_eval and ties=rank')
         if ties != 'expected':
             return self.compute
         if self.expected is None:
+            others = ('its range: ties=optimistic and ties=pessimistic' if bounded else
+                      'its policies: ties=trec_eval and ties=rank')
             raise MeasureParamError(f'{measure} is not supported under ties=expected (no closed form for its mean '
-                                    'over the orderings of tied docs); its range: ties=optimistic and '
-                                    'ties=pessimistic')
+                                    f'over the orderings of tied docs); {others}')
         return self.expected
 
 
@@ -61,11 +71,12 @@ def kernel_of(measure: irm.Measure) -> Kernel:
 
 
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
-           expected: KernelFunction | None = None,
-           credit: CreditFunction | None = None) -> Callable[[KernelFunction], KernelFunction]:
+           expected: KernelFunction | None = None, credit: CreditFunction | None = None,
+           bounded_by_credit: Callable[[irm.Measure], bool] | None = None) -> Callable[[KernelFunction],
+                                                                                  KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name``."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected, credit)
+        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit)
         return compute
     return register
 

@@ -1,6 +1,8 @@
 """Kernel of Sakai's Q-measure (declared in ``irmeasures_ext.measures.q``)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from ir_measures import measures as irm
 
@@ -9,6 +11,42 @@ from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide, segment_sum
 from irmeasures_ext.engine.ties import RelevantGroups, expand
 from irmeasures_ext.measures.base import optional_param
+
+
+def blended_ratio(hits: np.ndarray | float, gained: np.ndarray, position: np.ndarray, ideal_cumulative: np.ndarray,
+                  beta: float) -> np.ndarray:
+    """BR = (C + β·cg) / (r + β·cg*) from its parts (or their expectations): divided through by β when
+    β > 1, so finite for any finite β."""
+    if beta > 1:
+        return (hits / beta + gained) / (position / beta + ideal_cumulative)
+    return (hits + beta * gained) / (position + beta * ideal_cumulative)
+
+
+@dataclass(frozen=True)
+class BlendedRatios:
+    """The relevant rows of a ranked run (label >= rel) ranked ``cutoff`` or better, in ranking order, with
+    the blended ratio at each: the rows where NTCIREVAL's BR-based measures take their values."""
+
+    query: np.ndarray
+    rank: np.ndarray
+    label: np.ndarray
+    gain: np.ndarray     # the row's own gain
+    hits: np.ndarray     # C(r): relevant docs down to the row
+    blended: np.ndarray  # BR(r)
+
+
+def blended_ratios(measure: irm.Measure, ranked: RankedRun, beta: float, cutoff: int | None = None) -> BlendedRatios:
+    """The relevant rows of ``ranked`` with BR(r) for patience ``beta`` (``beta=0`` gives precision C(r)/r),
+    gains and ``rel`` from ``measure``."""
+    rel, gains = measure['rel'], optional_param(measure, 'gains')
+    ideal = graded_ideal(measure, ranked.judgments)
+    relevant = ranked.relevant(rel)
+    gain = graded_gain(ranked.label, rel, gains)
+    hits, cumulative = ranked.cumulative(relevant.astype(np.int64)), ranked.cumulative(gain)
+    counted = relevant if cutoff is None else relevant & (ranked.rank <= cutoff)
+    query, rank = ranked.query[counted], ranked.rank[counted]
+    blended = blended_ratio(hits[counted], cumulative[counted], rank, ideal.cumulative_at(query, rank), beta)
+    return BlendedRatios(query, rank, ranked.label[counted], gain[counted], hits[counted], blended)
 
 
 def expected_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -32,11 +70,7 @@ def expected_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     position = groups.start[owner] + offset
     hits = r * (groups.relevant_before[owner] + 1) + offset * r * (r - 1) * others
     gained = r * groups.gain_before[owner] + total + offset * (r - 1) * total * others
-    ideal_cumulative = ideal.cumulative_at(groups.query[owner], position)
-    if beta > 1:  # divided through by beta, as in q_measure
-        blended = (hits / beta + gained) / (position / beta + ideal_cumulative)
-    else:
-        blended = (hits + beta * gained) / (position + beta * ideal_cumulative)
+    blended = blended_ratio(hits, gained, position, ideal.cumulative_at(groups.query[owner], position), beta)
     n_relevant = ideal.counts if cutoff is None else np.minimum(ideal.counts, cutoff)
     return safe_divide(segment_sum(blended / g, groups.query[owner], ranked.n_queries), n_relevant)
 
@@ -44,18 +78,9 @@ def expected_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 @kernel('Q', prepare=graded_ideal, expected=expected_q, credit=graded_credit)
 def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Q-measure per query (see :class:`irmeasures_ext.measures.q._Q`)."""
-    rel, beta = measure['rel'], measure['beta']
-    gains, cutoff = optional_param(measure, 'gains'), optional_param(measure, 'cutoff')
-    ideal = graded_ideal(measure, ranked.judgments)
-    relevant = ranked.relevant(rel)
-    hits = ranked.cumulative(relevant.astype(np.int64))
-    gain = ranked.cumulative(graded_gain(ranked.label, rel, gains))
-    counted = relevant if cutoff is None else relevant & (ranked.rank <= cutoff)
-    query, rank = ranked.query[counted], ranked.rank[counted]
-    hit, cumulative, ideal_cumulative = hits[counted], gain[counted], ideal.cumulative_at(query, rank)
-    if beta > 1:  # the same ratio divided through by beta: finite for any finite beta
-        blended = (hit / beta + cumulative) / (rank / beta + ideal_cumulative)
-    else:
-        blended = (hit + beta * cumulative) / (rank + beta * ideal_cumulative)
-    n_relevant = ideal.counts if cutoff is None else np.minimum(ideal.counts, cutoff)
-    return safe_divide(segment_sum(blended, query, ranked.n_queries), n_relevant)
+    cutoff = optional_param(measure, 'cutoff')
+    rows = blended_ratios(measure, ranked, measure['beta'], cutoff)
+    n_relevant = graded_ideal(measure, ranked.judgments).counts
+    if cutoff is not None:
+        n_relevant = np.minimum(n_relevant, cutoff)
+    return safe_divide(segment_sum(rows.blended, rows.query, ranked.n_queries), n_relevant)
