@@ -24,7 +24,8 @@ from irmeasures_ext.cli.common import EXIT_ERROR, PROG
 from irmeasures_ext.errors import IrMeasuresExtWarning
 
 #: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
-COMMANDS = {'compare': 'compare', 'crosscheck': 'crosscheck', 'datasets': 'datasets', 'ties': 'ties'}
+COMMANDS = {'compare': 'compare', 'crosscheck': 'crosscheck', 'datasets': 'datasets', 'ntcireval': 'ntcireval',
+            'ties': 'ties'}
 
 
 def main(argv: list[str] | None = None) -> int:
