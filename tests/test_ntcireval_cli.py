@@ -175,6 +175,8 @@ def test_bad_values_are_one_line_errors(capsys, argv, message):
     (['-cutoffs', '10,x'], "argument -cutoffs: '10,x': expected positive integers separated by \",\", e.g. 10,1000"),
     (['-cutoffs', '0'], "argument -cutoffs: '0': expected positive integers separated by \",\", e.g. 10,1000"),
     (['-cutoffs', '10,10'], "argument -cutoffs: '10,10': a cutoff is given twice"),
+    (['-p', '-2'], "argument -p: '-2': expected decimals >= 0, or -1 for all digits"),
+    (['-p', 'x'], "argument -p: 'x': expected decimals >= 0, or -1 for all digits"),
     (['-o', 'jsonl'], "argument -o: invalid choice: 'jsonl' (choose from 'text', 'tsv')"),
 ])
 def test_usage_errors(capsys, argv, message):
