@@ -84,7 +84,8 @@ def _parser() -> ArgumentParser:
                     'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
                     'with pytrec_eval; "irmeasures-ext compare QRELS RUN RUN... [MEASURE...]" compares runs with '
                     'significance tests; "irmeasures-ext ties QRELS RUN [MEASURE...]" shows how much score ties '
-                    'move each measure; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
+                    'move each measure; "irmeasures-ext ntcireval QRELS RUN -g GAINS" is NTCIREVAL\'s ad hoc '
+                    'evaluation, with its names; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
                     'package\'s datasets (e.g. "irmeasures-ext datasets list").',
         epilog='Files may be gzipped. Measures use ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" '
                '"Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval names (map, ndcg_cut.10, P.5,10); several may '

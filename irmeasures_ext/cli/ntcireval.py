@@ -1,0 +1,306 @@
+"""``irmeasures-ext ntcireval QRELS RUN -g GAINS``: NTCIREVAL's ad hoc ``label`` and ``compute`` in
+one command, on TREC files, with this package's measures.
+
+It prints what NTCIREVAL 190111's ``compute`` prints, under its names and in its order (``RR``,
+``Q-measure``, then per cutoff ``AP@0010``, ``nDCG@0010``, ..., ``Hit@0010``), for every measure
+irmeasures_ext has (:data:`ROWS`), per topic (``-q``) and as means over the qrels topics as its
+``NEV2mean`` script computes them. Text output is the lines of NTCIREVAL's per-topic ``.nev``
+files, ``QID NAME=  VALUE`` (without their ``#`` header lines); ``-o tsv`` prints rows
+``QID<TAB>NAME<TAB>VALUE``. Each NTCIREVAL name is one row of :data:`ROWS`, mapping it to our
+measure for the options given; an option whose measures or mode irmeasures_ext does not have yet
+is refused, naming what is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TextIO
+
+from ir_measures import AP, RR, P, Success
+from ir_measures.measures import Measure
+
+from irmeasures_ext.cli.common import (
+    PROG,
+    SUMMARY_QID,
+    ArgumentParser,
+    CliError,
+    add_inputs,
+    add_ranking,
+    load,
+    prepare_process,
+)
+from irmeasures_ext.errors import RowError
+from irmeasures_ext.measures.nerr import nERR
+from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
+from irmeasures_ext.measures.q import Q
+
+#: NTCIREVAL's ``-cutoffs`` default and limit ("Too many cutoffs" beyond), and its ``-p``-less 4 decimals.
+DEFAULT_CUTOFFS = (1000,)
+MAX_CUTOFFS = 9
+DEFAULT_PLACES = 4
+#: The width NTCIREVAL pads ``NAME=`` to before the value (``printf("%s RR=                  %.4f")``).
+NAME_WIDTH = 21
+#: What NTCIREVAL's ``compute`` prints, in its order: the measures without a cutoff, those printed at
+#: each cutoff (``@k`` stands for ``@%04d`` of the cutoff), then the bpref family (with ``compute -j``).
+#: GAP and GAP@k are printed only with ``-gap``, iRBU@k only with ``-rbup``.
+BEFORE_CUTOFFS = ('RR', 'O-measure', 'P-measure', 'P-plus', 'AP', 'Q-measure', 'NCUgu,P', 'NCUgu,BR', 'NCUrb,P',
+                  'NCUrb,BR', 'GAP', 'RBP', 'ERR', 'EBR')
+AT_EACH_CUTOFF = ('AP@k', 'Q@k', 'GAP@k', 'nDCG@k', 'MSnDCG@k', 'P@k', 'RBP@k', 'ERR@k', 'nERR@k', 'EBR@k',
+                  'iRBU@k', 'Hit@k')
+AFTER_CUTOFFS = ('bpref', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2')
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one command as our measures take them: ``gains`` ``{level: gain}`` from ``-g``
+    (which declares the highest level, ``max_level``), ``beta``, and the options a measure reads only
+    when given (None: NTCIREVAL's default, which is the measure's own)."""
+
+    gains: dict[int, float]
+    max_level: int
+    beta: float
+    logb: float | None = None
+    rbp: float | None = None
+    gamma: float | None = None
+    stops: dict[int, float] | None = None
+    rbup: float | None = None
+
+    def given(self, *names: str) -> dict[str, Any]:
+        """``{name: value}`` of those of ``names`` given on the command line (to pass to a measure)."""
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+
+class Row(NamedTuple):
+    """How one NTCIREVAL output name is computed: ``build`` gives our measure for the settings (for a name
+    of :data:`AT_EACH_CUTOFF`, the measure without its cutoff); ``reads`` names the options of
+    :class:`Settings` it depends on beyond gains and beta; ``shown_with`` the flag without which NTCIREVAL
+    does not print it (``gap``, ``rbup``, ``bpref``)."""
+
+    build: Callable[[Settings], Measure]
+    reads: tuple[str, ...] = ()
+    shown_with: str | None = None
+
+
+#: Whether nDCG_JK takes NTCIREVAL's ``-logb`` (the log base of its discount).
+_NDCG_LOGB = ('logb',) if 'logb' in nDCG_JK.SUPPORTED_PARAMS else ()
+
+#: NTCIREVAL's output names, each computed by one measure of ours (or of ir_measures, which our provider
+#: computes): a name missing here is not printed.
+ROWS: dict[str, Row] = {
+    'RR': Row(lambda s: RR),
+    'AP': Row(lambda s: AP),
+    'Q-measure': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
+    'AP@k': Row(lambda s: Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
+    'Q@k': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
+    'nDCG@k': Row(lambda s: nDCG_JK(gains=s.gains, **s.given(*_NDCG_LOGB)), reads=_NDCG_LOGB),
+    'MSnDCG@k': Row(lambda s: MSnDCG(gains=s.gains)),
+    'P@k': Row(lambda s: P),
+    'nERR@k': Row(lambda s: nERR(gains=s.gains, max_level=s.max_level)),
+    'Hit@k': Row(lambda s: Success),
+}
+
+#: What each of NTCIREVAL's options needs of irmeasures_ext: an option no row reads or is shown with
+#: (or a mode not wired here yet) is refused with this.
+NEEDS = {
+    'j': 'condensed lists (label -j): the judged_only=True parameter on every measure',
+    'bpref': 'the bpref family (bpref, bpref_R, bpref_N, bpref_relative, rpref_*) on condensed lists',
+    'truncate': 'the depth cut (label -truncate N) on the provider',
+    'ec': "equivalence classes (-ec): the qrels' class field and classes=True on every measure",
+    'rbp': 'RBP and RBP@k (RBP_NTCIR(p=))',
+    'gamma': "NCUrb,P and NCUrb,BR (NCU(stopping='rb', gamma=))",
+    'logb': "nDCG_JK's logb parameter (the log base of nDCG@k's discount)",
+    'stops': "NCUgu,P and NCUgu,BR (NCU(stopping='gu', stops=))",
+    'gap': 'GAP and GAP@k (GAP)',
+    'rbup': 'iRBU@k (iRBU(u=))',
+}
+#: The modes (options that change every measure) this command does not apply yet.
+UNWIRED_MODES = ('j', 'truncate', 'ec')
+#: The command line spelling of each option (``stops`` is ``-s``).
+FLAG = {name: f'-{name}' for name in NEEDS} | {'stops': '-s'}
+
+
+def run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    settings = settings_of(args)
+    check_supported(args)
+    printed = printed_measures(settings, args.cutoffs, {name for name in ('gap', 'rbup', 'bpref')
+                                                        if getattr(args, name)})
+    prepare_process()
+    import pyarrow.compute as pc
+
+    from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.plugin import provider as ext_provider
+    from irmeasures_ext.readers.inputs import read_input
+    qrels_input, run_input = load(args.qrels, args.run)
+    qrels = read_input(qrels_input, 'qrels')
+    with qrels.located():
+        check_levels(qrels.table, settings.max_level, args.g)
+    ours = ext_provider.configured(args.ties, args.score_precision)
+    results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, ours)
+    relevant = qrels.table.filter(pc.greater_equal(qrels.table['relevance'], 1))['query_id']
+    defined = pc.is_in(results.query_ids, value_set=pc.unique(relevant)).to_numpy(zero_copy_only=False)
+    columns = [(name, results.values[measure]) for name, measure in printed]
+    write = _write_tsv if args.o == 'tsv' else _write_text
+    if args.q:
+        write(sys.stdout, results.query_ids.filter(defined), [(name, values[defined]) for name, values in columns],
+              args.p)
+    means = [(name, values[defined].sum(keepdims=True) / len(values)) for name, values in columns]  # NEV2mean
+    write(sys.stdout, _summary_ids() if args.q else None, means, args.p)
+    return 0
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The measures' settings from the parsed command line (CliError for bad values)."""
+    gains = _levels('-g', args.g)
+    if any(gain == 0 for gain in gains.values()):
+        raise CliError(f'-g {args.g}: a gain of 0 is not supported (NTCIREVAL then leaves that level out of AP and '
+                       'Q but counts it in R, RR and P@k; our measures do not reproduce that)')
+    if not math.isfinite(args.beta) or args.beta < 0:
+        raise CliError(f'-beta must be a finite number >= 0, got {args.beta:g}')
+    return Settings(gains=gains, max_level=len(gains), beta=args.beta, logb=args.logb, rbp=args.rbp,
+                    gamma=args.gamma, stops=None if args.s is None else _levels('-s', args.s), rbup=args.rbup)
+
+
+def check_supported(args: argparse.Namespace) -> None:
+    """CliError for the first option given whose measures or mode irmeasures_ext does not have yet."""
+    if args.bpref and not args.j:
+        raise CliError('-bpref computes the bpref family on condensed lists, as NTCIREVAL\'s "compute -j" after '
+                       '"label -j": give -j too')
+    used = {name for row in ROWS.values() for name in (*row.reads, row.shown_with) if name}
+    for name, needs in NEEDS.items():
+        value = getattr(args, 's' if name == 'stops' else name)
+        if value is not None and value is not False and (name in UNWIRED_MODES or name not in used):
+            raise CliError(f'{FLAG[name]} is not supported yet: it needs {needs}, which irmeasures_ext does not have')
+
+
+def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str]) -> list[tuple[str, Measure]]:
+    """(NTCIREVAL name, our measure) of every line ``compute`` prints per topic, in its order."""
+    def rows(names: tuple[str, ...]) -> list[tuple[str, Row]]:
+        return [(name, ROWS[name]) for name in names
+                if name in ROWS and (ROWS[name].shown_with is None or ROWS[name].shown_with in flags)]
+    printed = [(name, row.build(settings)) for name, row in rows(BEFORE_CUTOFFS)]
+    for cutoff in cutoffs:
+        printed += [(name.replace('@k', f'@{cutoff:04d}'), row.build(settings) @ cutoff)
+                    for name, row in rows(AT_EACH_CUTOFF)]
+    return printed + [(name, row.build(settings)) for name, row in rows(AFTER_CUTOFFS)]
+
+
+def check_levels(qrels: Any, max_level: int, gains_text: str) -> None:
+    """RowError for the first qrels line whose label is above the highest level ``-g`` declares, where
+    NTCIREVAL's compute stops with "max rel level mismatch"."""
+    import pyarrow.compute as pc
+    above = qrels.filter(pc.greater(qrels['relevance'], max_level))
+    if above.num_rows:
+        query_id, doc_id, label = (above[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
+        raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} is above L{max_level}, the highest '
+                       f'level "-g {gains_text}" declares (give one gain per level, L1 to the highest)',
+                       'qrels', query_id, doc_id)
+
+
+def _levels(flag: str, text: str) -> dict[int, float]:
+    """``{level: value}`` of a colon-separated list such as ``1:2:3`` (levels L1, L2, ...)."""
+    try:
+        values = [float(part) for part in text.split(':')]
+    except ValueError:
+        raise CliError(f'{flag} {text}: expected numbers separated by ":" (one per level from L1), e.g. 1:2:3') \
+            from None
+    if not all(math.isfinite(value) and value >= 0 for value in values):
+        raise CliError(f'{flag} {text}: every value must be a finite number >= 0')
+    return {level: value for level, value in enumerate(values, start=1)}
+
+
+def _cutoffs(text: str) -> list[int]:
+    """The ``-cutoffs`` list: distinct positive integers, at most MAX_CUTOFFS."""
+    parts = text.split(',')
+    if not all(part.isdigit() and int(part) > 0 for part in parts):
+        raise argparse.ArgumentTypeError(f'{text!r}: expected positive integers separated by ",", e.g. 10,1000')
+    cutoffs = [int(part) for part in parts]
+    if len(cutoffs) > MAX_CUTOFFS:
+        raise argparse.ArgumentTypeError(f'{len(cutoffs)} cutoffs; NTCIREVAL takes at most {MAX_CUTOFFS}')
+    if len(set(cutoffs)) < len(cutoffs):
+        raise argparse.ArgumentTypeError(f'{text!r}: a cutoff is given twice')
+    return cutoffs
+
+
+def _places(text: str) -> int:
+    """The ``-p`` value: decimals >= 0, or -1 for all digits."""
+    if not text.lstrip('-').isdigit() or int(text) < -1:
+        raise argparse.ArgumentTypeError(f'{text!r}: expected decimals >= 0, or -1 for all digits')
+    return int(text)
+
+
+def _summary_ids() -> Any:
+    from irmeasures_ext._arrow.arrays import string_array
+    return string_array([SUMMARY_QID])
+
+
+def _formatted(values: Any, places: int) -> Any:
+    """The values as an Arrow string array, with ``places`` decimals (-1: Python's shortest repr)."""
+    from irmeasures_ext._arrow.arrays import string_array
+    from irmeasures_ext.cli.output import fixed
+    return fixed(values, places) if places >= 0 else string_array([format(v) for v in values.tolist()])
+
+
+def _write_lines(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int,
+                 label: Callable[[str], str], prefix: str) -> None:
+    """One line per query and measure, the queries' lines together: ``QID`` + label(name) + value, or,
+    without ``query_ids``, label(name) + value (``prefix`` separates the query id from the label)."""
+    from irmeasures_ext._arrow import compute as ac
+    from irmeasures_ext._arrow.arrays import string_scalar
+    if query_ids is None:
+        out.write(''.join(f'{label(name)}{value}\n' for name, values in columns
+                          for value in _formatted(values, places).to_pylist()))
+        return
+    pieces = []
+    for name, values in columns:
+        pieces += [query_ids, string_scalar(prefix + label(name)), _formatted(values, places), string_scalar('\n')]
+    if pieces and len(query_ids):
+        out.write(''.join(ac.binary_join_element_wise(*pieces, string_scalar('')).to_pylist()))
+
+
+def _write_text(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:
+    """NTCIREVAL's lines, ``NAME=`` padded as it pads them, after the query id (``-q``)."""
+    _write_lines(out, query_ids, columns, places, lambda name: f'{name + "=":<{NAME_WIDTH}}', ' ')
+
+
+def _write_tsv(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:
+    """``QID<TAB>NAME<TAB>VALUE`` rows (``NAME<TAB>VALUE`` for the means without ``-q``)."""
+    _write_lines(out, query_ids, columns, places, lambda name: f'{name}\t', '\t')
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog=f'{PROG} ntcireval',
+        description="NTCIREVAL's ad hoc evaluation (label, then compute) of a TREC run, with the measures of "
+                    "irmeasures_ext: NTCIREVAL's names and order, per topic (-q) and as means over the qrels "
+                    'topics (NEV2mean: a topic without relevant docs, which NTCIREVAL prints nothing for, counts '
+                    '0). The run is ranked by score with trec_eval\'s tie rule (see --ties).')
+    add_inputs(parser)
+    parser.add_argument('-g', required=True, metavar='GAINS',
+                        help='gain of each relevance level from L1, e.g. 1:2:3 (required, as in NTCIREVAL: it also '
+                             'declares the highest level; a qrels label above it is an error)')
+    parser.add_argument('-beta', type=float, default=1.0, metavar='B',
+                        help='patience of the blended ratio (Q-measure, Q@k; default 1)')
+    parser.add_argument('-cutoffs', type=_cutoffs, default=list(DEFAULT_CUTOFFS), metavar='LIST',
+                        help=f'comma-separated cutoffs of the @k measures, at most {MAX_CUTOFFS} (default 1000)')
+    parser.add_argument('-q', action='store_true', help='per topic, before the means (query id "all")')
+    parser.add_argument('-o', choices=['text', 'tsv'], default='text',
+                        help='text: NTCIREVAL\'s "QID NAME=  VALUE" lines (default); tsv: QID<TAB>NAME<TAB>VALUE')
+    parser.add_argument('-p', type=_places, default=DEFAULT_PLACES, metavar='PLACES',
+                        help=f'decimal places (default {DEFAULT_PLACES}, as NTCIREVAL; -1: all digits)')
+    parser.add_argument('-j', action='store_true', help='condensed lists: unjudged docs removed (label -j)')
+    parser.add_argument('-bpref', action='store_true', help='also the bpref family, with -j (compute -j)')
+    parser.add_argument('-truncate', type=int, metavar='N', help='only the first N docs of each topic')
+    parser.add_argument('-ec', action='store_true', help="equivalence classes: QRELS has a fifth field, the class")
+    parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP (NTCIREVAL default 0.95)')
+    parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb (NTCIREVAL default 0.95)')
+    parser.add_argument('-logb', type=float, metavar='B', help='log base of nDCG@k\'s discount (NTCIREVAL default 2; '
+                                                               '0: natural log)')
+    parser.add_argument('-s', metavar='STOPS', help='stop values of NCUgu per level, e.g. 1:1:4 (default: the gains)')
+    parser.add_argument('-gap', action='store_true', help='also GAP and GAP@k')
+    parser.add_argument('-rbup', type=float, metavar='U', help='also iRBU@k, with this u')
+    add_ranking(parser)
+    return parser
