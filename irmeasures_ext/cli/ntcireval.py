@@ -240,8 +240,8 @@ def _summary_ids() -> Any:
 def _formatted(values: Any, places: int) -> Any:
     """The values as an Arrow string array, with ``places`` decimals (-1: Python's shortest repr)."""
     from irmeasures_ext._arrow.arrays import string_array
-    from irmeasures_ext.cli.output import fixed
-    return fixed(values, places) if places >= 0 else string_array([format(v) for v in values.tolist()])
+    spec = '' if places == -1 else f'.{places}f'
+    return string_array([format(value, spec) for value in values.tolist()])
 
 
 def _write_lines(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int,
