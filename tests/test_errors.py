@@ -490,7 +490,7 @@ def test_an_empty_run_dataframe_is_an_empty_run():
 
 
 RANK_NEEDED = ('tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a TREC file '
-               '(its path), or as a DataFrame or Arrow table with a rank column')
+               '(its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
 
 
 @pytest.mark.parametrize('run, form', [

@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError
 from irmeasures_ext.measures.base import DEFAULT_RANKING, SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.readers import FORMATS
 
 PROG = 'irmeasures-ext'
 EXIT_DIFFER = 1
@@ -76,30 +77,50 @@ def _positive_int(text: str) -> int:
 
 
 def add_inputs(parser: ArgumentParser) -> None:
-    parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
-    parser.add_argument('run', metavar='RUN', help=f'TREC run file ("{STDIN}": read it from standard input)')
+    """The QRELS and RUN arguments, and the options choosing their format."""
+    parser.add_argument('qrels', metavar='QRELS', help='qrels file (TREC, Parquet or Arrow), or an ir_datasets id '
+                                                       'with qrels')
+    parser.add_argument('run', metavar='RUN', help=f'run file (TREC, Parquet or Arrow; "{STDIN}": read it from '
+                                                   'standard input)')
+    add_formats(parser)
 
 
-def load(qrels_arg: str, run_arg: str) -> tuple[Any, Any]:
-    """The qrels (a TREC file, or an ir_datasets id's qrels records) and the run (a TREC file, or
-    standard input read once for "-") to evaluate."""
-    return load_qrels(qrels_arg), load_run(run_arg)
+def add_formats(parser: ArgumentParser) -> None:
+    """The --format and --qrels-format options."""
+    parser.add_argument('--format', choices=FORMATS,
+                        help='the format of the input files, instead of choosing it by extension: parquet for '
+                             '.parquet and a folder holding .parquet files (a pyarrow dataset), arrow (Arrow IPC '
+                             'file or stream, Feather) for .arrow, .feather and .ipc, trec for any other. Columns: '
+                             'query_id, doc_id, score|relevance, or PyTerrier\'s qid, docno, score|label')
+    parser.add_argument('--qrels-format', choices=FORMATS, help='the format of QRELS, if not that of --format')
 
 
-def load_qrels(qrels_arg: str) -> Any:
-    """A TREC qrels file, or an ir_datasets id's qrels records."""
-    from irmeasures_ext.readers.trec import TrecSource
+def load(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The qrels (a file, or an ir_datasets id's qrels records) and the run (a file, or standard input
+    read once for "-") of the arguments of :func:`add_inputs`."""
+    return load_qrels(args.qrels, args.qrels_format or args.format), load_run(args.run, args.format)
+
+
+def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
+    """A qrels file (in ``file_format``, else as its extension says), or an ir_datasets id's qrels records."""
+    from irmeasures_ext.readers.columnar import open_file
     if qrels_arg == STDIN:
         raise CliError(f'only RUN may be "{STDIN}" (standard input)')
-    if os.path.exists(qrels_arg):  # a directory too: the reader names it as the problem
-        return TrecSource(qrels_arg)
+    if os.path.exists(qrels_arg):  # a directory too: the reader says whether it can read it
+        return open_file(qrels_arg, file_format)
     return _ir_datasets_qrels(qrels_arg)
 
 
-def load_run(run_arg: str) -> Any:
-    """A TREC run file, or standard input read once for "-"."""
+def load_run(run_arg: str, file_format: str | None = None) -> Any:
+    """A run file (in ``file_format``, else as its extension says), or standard input read once for "-"
+    (a TREC run unless ``file_format`` says otherwise)."""
+    from irmeasures_ext.readers.columnar import ColumnarSource, open_file
     from irmeasures_ext.readers.trec import TrecSource
-    return TrecSource.of_bytes(_read_stdin(), '<stdin>') if run_arg == STDIN else TrecSource(run_arg)
+    if run_arg != STDIN:
+        return open_file(run_arg, file_format)
+    if file_format in (None, 'trec'):
+        return TrecSource.of_bytes(_read_stdin(), '<stdin>')
+    return ColumnarSource.of_bytes(_read_stdin(), file_format, '<stdin>')
 
 
 def _read_stdin() -> bytes:

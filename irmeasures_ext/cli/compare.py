@@ -17,6 +17,7 @@ from irmeasures_ext.cli.common import (
     STDIN,
     ArgumentParser,
     CliError,
+    add_formats,
     add_ranking,
     load_qrels,
     load_run,
@@ -56,8 +57,8 @@ def run(argv: list[str]) -> int:
     if args.plot:
         from irmeasures_ext.comparison.plot import check_plot_path
         check_plot_path(args.plot, args.overwrite)
-    qrels = load_qrels(args.qrels)
-    runs = [load_run(path) for path in run_args]
+    qrels = load_qrels(args.qrels, args.qrels_format or args.format)
+    runs = [load_run(path, args.format) for path in run_args]
     if names is None:
         names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]
     run_values = evaluate_runs(qrels, runs, measures, names, args.ties, args.score_precision, args.workers)
@@ -110,9 +111,11 @@ def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
 
 def _parser() -> ArgumentParser:
     parser = ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
-    parser.add_argument('qrels', metavar='QRELS', help='TREC qrels file, or an ir_datasets id with qrels')
+    parser.add_argument('qrels', metavar='QRELS', help='qrels file (TREC, Parquet or Arrow), or an ir_datasets id '
+                                                       'with qrels')
     parser.add_argument('inputs', nargs='+', metavar='RUN|MEASURE',
-                        help='two or more run files (any existing path; "-": standard input), and measures')
+                        help='two or more run files (TREC, Parquet or Arrow: any existing path; "-": standard '
+                             'input), and measures')
     parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
     parser.add_argument('--names', help='comma-separated run names (default: the file names without suffixes)')
     parser.add_argument('--baseline', help='the run every other is compared with, by name or index (default: '
@@ -143,5 +146,6 @@ def _parser() -> ArgumentParser:
     parser.add_argument('--workers', type=int, default=1,
                         help='runs evaluated at once (default 1: the reader already uses every core; each more '
                              'adds about one run\'s memory)')
+    add_formats(parser)
     add_ranking(parser)
     return parser

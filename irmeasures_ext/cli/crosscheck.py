@@ -61,7 +61,7 @@ def run(argv: list[str]) -> int:
     if unshared:
         raise CliError(f'not computed by both {ext_provider.NAME} and {reference}: {" ".join(unshared)}')
     prepare_process()
-    qrels, run = load(args.qrels, args.run)
+    qrels, run = load(args)
     qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
     # (ours first: it checks the inputs, naming their lines)
     ours = per_query(evaluate(measures, qrels, run, ext_provider, ext_provider.NAME))

@@ -45,7 +45,7 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
-    qrels, run_input = load(args.qrels, args.run)
+    qrels, run_input = load(args)
     results = evaluate(measures, qrels, run_input, ours, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
@@ -61,7 +61,7 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import PROTOCOLS
     compute, needs_citing = PROTOCOLS[args.protocol]
-    qrels, run = load(args.qrels, args.run)
+    qrels, run = load(args)
     citing: Mapping[str, str] = {}
     if needs_citing:
         from irmeasures_ext.datasets.citation_rec import citing_ids
@@ -80,16 +80,16 @@ def _parser() -> ArgumentParser:
     from irmeasures_ext import __version__
     parser = ArgumentParser(
         prog=PROG,
-        description='Evaluate a TREC run, like the ir_measures command, with the measures of irmeasures_ext. '
+        description='Evaluate a run, like the ir_measures command, with the measures of irmeasures_ext. '
                     'Other commands: "irmeasures-ext crosscheck QRELS RUN [MEASURE...]" compares irmeasures_ext '
                     'with pytrec_eval; "irmeasures-ext compare QRELS RUN RUN... [MEASURE...]" compares runs with '
                     'significance tests; "irmeasures-ext ties QRELS RUN [MEASURE...]" shows how much score ties '
                     'move each measure; "irmeasures-ext ntcireval QRELS RUN -g GAINS" is NTCIREVAL\'s ad hoc '
                     'evaluation, with its names; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
                     'package\'s datasets (e.g. "irmeasures-ext datasets list").',
-        epilog='Files may be gzipped. Measures use ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" '
-               '"Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval names (map, ndcg_cut.10, P.5,10); several may '
-               'share one argument ("P@10 nDCG@10").')
+        epilog='TREC files may be gzipped; Parquet and Arrow files are read too (see --format). Measures use '
+               'ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" "Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval '
+               'names (map, ndcg_cut.10, P.5,10); several may share one argument ("P@10 nDCG@10").')
     add_inputs(parser)
     parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help='measures to compute')
     parser.add_argument('--suite', action='append', choices=sorted(SUITES),

@@ -134,7 +134,7 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
-    qrels_input, run_input = load(args.qrels, args.run)
+    qrels_input, run_input = load(args)
     qrels = read_input(qrels_input, 'qrels')
     with qrels.located():
         check_levels(qrels.table, settings.max_level, args.g)

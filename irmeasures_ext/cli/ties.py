@@ -35,7 +35,7 @@ def run(argv: list[str]) -> int:
         raise CliError(f'not computed by {ext_provider.NAME}: {" ".join(unsupported)}')
     prepare_process()
     from irmeasures_ext.reports.tie_report import tie_report
-    qrels, run_input = load(args.qrels, args.run)
+    qrels, run_input = load(args)
     rows = tie_report(measures, qrels, run_input, {policy: Ranking(policy, args.score_precision)
                                                    for policy in POLICIES})
     spec = '' if args.places == -1 else f'.{args.places}f'

@@ -6,14 +6,18 @@ qrels with equivalence classes: a fifth field on every line of a TREC file, an `
 column of a DataFrame or Arrow table, or ``(relevance, class)`` values of a dict-of-dict
 (``{qid: {docid: (rel, class)}}``); records carry none. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
-namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), TREC file paths and
-:class:`~irmeasures_ext.readers.trec.TrecSource` objects. In every form an id is a string or an
+namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), file paths (TREC, Parquet
+or Arrow IPC files, folders of Parquet files: :func:`~irmeasures_ext.readers.columnar.open_file`),
+``pyarrow.dataset.Dataset`` objects and the sources of :mod:`.trec` and :mod:`.columnar`. Parquet and
+Arrow data is checked as an Arrow table is (:func:`_from_source`). In every form an id is a string or an
 integer (bools too), read as ``str()`` writes it; any other type is an InputError (:func:`_as_ids`).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -25,7 +29,7 @@ import pyarrow as pa
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
-from irmeasures_ext.readers import trec
+from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
@@ -34,14 +38,14 @@ _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
 
 @dataclass(frozen=True)
 class Input:
-    """A run or qrels read into a table, and the TREC file it was read from (None for other forms)."""
+    """A run or qrels read into a table, and the file or dataset it was read from (None for other forms)."""
 
     table: pa.Table
-    source: trec.TrecSource | None
+    source: trec.TrecSource | columnar.ColumnarSource | None
 
     @contextlib.contextmanager
     def located(self) -> Iterator[None]:
-        """Re-raises a check's RowError on the table naming the line(s) of the file it concerns."""
+        """Re-raises a check's RowError on the table naming the file it concerns (and for a TREC file, the line)."""
         try:
             yield
         except RowError as error:
@@ -58,14 +62,20 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table
     if isinstance(data, (str, os.PathLike)):
-        data = trec.TrecSource(data)
+        data = columnar.open_file(data)
+    elif _is_dataset(data):
+        data = columnar.ColumnarSource.of_dataset(data)
     layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
         read, name = Input(data.read(trec.qrels_layout(data) if kind == 'qrels' else layout), data), data.name
+    elif isinstance(data, columnar.ColumnarSource):
+        schema = QRELS_EC_SCHEMA if kind == 'qrels' and CLASS_COLUMN in data.column_names else layout.schema
+        name = kind if data.name is None else data.name
+        read = Input(_from_source(data, schema, kind if data.name is None else f'{data.name}: {kind}'), data)
     else:
         schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
         read, name = Input(_as_table(data, schema, kind), None), kind
-    if kind == 'run' and not with_rank and (read.source is not None or _has_rank_column(data)):
+    if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
         _warn_if_listed_by_ascending_score(read.table, name)
     return read
 
@@ -80,10 +90,17 @@ def _has_classes(qrels: Any) -> bool:
     return CLASS_COLUMN in columns
 
 
+def _is_dataset(data: Any) -> bool:
+    """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data)."""
+    dataset_module = sys.modules.get('pyarrow.dataset')
+    return dataset_module is not None and isinstance(data, dataset_module.Dataset)
+
+
 def _has_rank_column(data: Any) -> bool:
-    """Whether ``data`` is a DataFrame or an Arrow table with a ``rank`` column."""
-    columns = data.column_names if isinstance(data, pa.Table) else getattr(data, 'columns', ())
-    return 'rank' in columns
+    """Whether ``data`` is a DataFrame, an Arrow table or a Parquet/Arrow source with a ``rank`` column."""
+    if isinstance(data, (pa.Table, columnar.ColumnarSource)):
+        return 'rank' in data.column_names
+    return 'rank' in getattr(data, 'columns', ())
 
 
 #: Rows of a run compared at once by :func:`_queries_listed_by_ascending_score`.
@@ -138,8 +155,17 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
-    raise InputError(f'unsupported {what} type {type(data).__name__}: expected a TREC file path, a pandas '
-                     f'DataFrame, an Arrow table, a dict-of-dict or an iterable of namedtuples')
+    raise InputError(f'unsupported {what} type {type(data).__name__}: expected a file path (TREC, Parquet or '
+                     f'Arrow), a pandas DataFrame, an Arrow table or dataset, a dict-of-dict or an iterable of '
+                     f'namedtuples')
+
+
+def _from_source(source: columnar.ColumnarSource, schema: pa.Schema, what: str) -> pa.Table:
+    """A Parquet/Arrow file's or dataset's table, its columns checked as a table's: only the columns the
+    schema needs are read, and only once the column names pass."""
+    needed = [name for name in source.column_names if _COLUMN_ALIASES.get(name, name) in schema.names]
+    table = functools.cache(lambda: source.read(needed))
+    return _from_columns(source.column_names, lambda name: table()[name], schema, what)
 
 
 def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) -> pa.Table:
@@ -213,7 +239,7 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
 def _no_ranks(form: str) -> InputError:
     """The error for a run read with its ranks (tie policy ``rank``) given in a ``form`` that carries none."""
     return InputError(f'tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a '
-                      'TREC file (its path), or as a DataFrame or Arrow table with a rank column')
+                      'TREC file (its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
 
 
 def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:

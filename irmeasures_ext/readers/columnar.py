@@ -1,0 +1,159 @@
+"""Runs and qrels stored as Parquet (a file, or a folder of files: a pyarrow dataset) or Arrow IPC / Feather.
+
+A path's format is chosen by its extension (:func:`format_of`) or given (``'trec'``, ``'parquet'``,
+``'arrow'``); :func:`open_file` returns the source that reads it. A :class:`ColumnarSource` knows its
+column names from the schema and reads only the columns asked for (:meth:`ColumnarSource.read`); which
+columns those are, and how they become the fixed columns, is :mod:`.inputs`' business, as for Arrow
+tables. An Arrow file may be in the IPC file format (Feather v2) or the IPC stream format. Standard
+input and pipes are read once, into memory. ``pyarrow.dataset`` is imported only when such a source
+is opened (it adds a tenth of a second to the command's start).
+"""
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from irmeasures_ext.errors import InputError, RowError
+from irmeasures_ext.readers import FORMATS, trec
+
+_FORMAT_OF_SUFFIX = {'.parquet': 'parquet', '.arrow': 'arrow', '.feather': 'arrow', '.ipc': 'arrow'}
+_DESCRIPTION = {'parquet': 'a Parquet file', 'arrow': 'an Arrow IPC (Feather) file'}
+_IPC_FILE_MAGIC = b'ARROW1'
+#: What pyarrow raises for data it cannot read (ArrowIOError is an OSError).
+_UNREADABLE = (pa.ArrowException, OSError)
+
+
+class ColumnarFileError(InputError):
+    """A Parquet or Arrow IPC file (or folder) cannot be read; the message names it."""
+
+
+def format_of(path: str | os.PathLike[str]) -> str:
+    """The format of ``path`` by its extension (``.parquet``; ``.arrow``, ``.feather``, ``.ipc``); a folder
+    holding ``.parquet`` files (at any depth) is ``'parquet'``; anything else ``'trec'``."""
+    path = Path(path)
+    suffix_format = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
+    if suffix_format is not None:
+        return suffix_format
+    if path.is_dir() and next(path.rglob('*.parquet'), None) is not None:
+        return 'parquet'
+    return 'trec'
+
+
+def open_file(path: str | os.PathLike[str], file_format: str | None = None,
+              name: str | None = None) -> trec.TrecSource | ColumnarSource:
+    """The source reading ``path`` (named ``name`` in messages, default the path) in ``file_format``
+    (default: by its extension, :func:`format_of`)."""
+    file_format = format_of(path) if file_format is None else file_format
+    if file_format == 'trec':
+        return trec.TrecSource(path, name)
+    _check_format(file_format)
+    return ColumnarSource.of_path(path, file_format, name)
+
+
+def _check_format(file_format: str) -> None:
+    if file_format not in _DESCRIPTION:
+        raise InputError(f'unknown input format {file_format!r}: expected one of {", ".join(FORMATS)}')
+
+
+class ColumnarSource:
+    """A run or qrels stored column by column: a Parquet or Arrow IPC file, a folder of Parquet files,
+    such a file's bytes, or a ``pyarrow.dataset.Dataset``.
+
+    ``name`` names it in messages (None for a Dataset object: messages then say ``run`` or ``qrels``, as
+    for tables). Opening reads the schema only; :meth:`read` reads the data."""
+
+    def __init__(self, opener: Callable[[], Any], name: str | None) -> None:
+        """``opener`` returns a dataset to read (a fresh one each call: an IPC stream is read once)."""
+        self.name = name
+        self._opener = opener
+        self._opened: Any = opener()
+        #: The columns the data holds, in their stored order.
+        self.column_names: list[str] = self._opened.schema.names
+
+    @classmethod
+    def of_path(cls, path: str | os.PathLike[str], file_format: str, name: str | None = None) -> ColumnarSource:
+        """The Parquet file or folder, or Arrow IPC file, at ``path``."""
+        name = str(path) if name is None else name
+        path = Path(path)
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            raise ColumnarFileError(f'{name}: no such file') from None
+        except OSError as error:
+            raise ColumnarFileError(f'{name}: cannot read: {error.strerror}') from None
+        if stat.S_ISDIR(mode):
+            if file_format != 'parquet':
+                raise ColumnarFileError(f'{name}: is a directory, expected {_DESCRIPTION[file_format]}')
+            return cls(lambda: _parquet_folder(path, name), name)
+        if not stat.S_ISREG(mode):  # standard input, a pipe: read once, into memory
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                raise ColumnarFileError(f'{name}: cannot read: {error.strerror or error}') from None
+            return cls.of_bytes(data, file_format, name)
+        return cls(lambda: _file_dataset(path, file_format, name), name)
+
+    @classmethod
+    def of_bytes(cls, data: bytes, file_format: str, name: str) -> ColumnarSource:
+        """The Parquet or Arrow IPC file whose whole content is ``data`` (e.g. standard input)."""
+        _check_format(file_format)
+        return cls(lambda: _buffer_dataset(pa.py_buffer(data), file_format, name), name)
+
+    @classmethod
+    def of_dataset(cls, dataset: Any) -> ColumnarSource:
+        """A ``pyarrow.dataset.Dataset`` given by the caller."""
+        return cls(lambda: dataset, None)
+
+    def read(self, columns: list[str]) -> pa.Table:
+        """The data's ``columns``, read whole: the one place a streaming reader reads instead, block by block."""
+        opened, self._opened = self._opened, None
+        try:
+            return (self._opener() if opened is None else opened).to_table(columns=columns)
+        except _UNREADABLE as error:
+            raise ColumnarFileError(f'{self.name or "dataset"}: cannot read: {error}') from None
+
+    def locate(self, error: RowError) -> InputError:
+        """A check's error on the table read from this source, naming the source (a file has no lines)."""
+        return error if self.name is None else InputError(f'{self.name}: {error}')
+
+
+def _parquet_folder(path: Path, name: str) -> Any:
+    """The Parquet dataset of a folder: its files at any depth (hive partitions such as ``query_id=3/``
+    read as columns), those whose names start with ``.`` or ``_`` left out (Spark's ``_SUCCESS``, ``.crc``)."""
+    import pyarrow.dataset as ds
+    try:
+        dataset = ds.dataset(path, format='parquet', partitioning='hive')
+    except _UNREADABLE as error:
+        raise ColumnarFileError(f'{name}: cannot read as a folder of Parquet files: {error}') from None
+    if not dataset.files:
+        raise ColumnarFileError(f'{name}: folder holds no Parquet files')
+    return dataset
+
+
+def _file_dataset(path: Path, file_format: str, name: str) -> Any:
+    """The dataset of a Parquet file or an Arrow IPC file (or, memory-mapped, an IPC stream)."""
+    import pyarrow.dataset as ds
+    try:
+        return ds.dataset(path, format='parquet' if file_format == 'parquet' else 'ipc')
+    except _UNREADABLE:
+        if file_format == 'parquet':
+            raise ColumnarFileError(f'{name}: not {_DESCRIPTION[file_format]}') from None
+    return _buffer_dataset(pa.memory_map(str(path)).read_buffer(), file_format, name)
+
+
+def _buffer_dataset(buffer: pa.Buffer, file_format: str, name: str) -> Any:
+    """The dataset of a Parquet file, an Arrow IPC file or an Arrow IPC stream held in ``buffer``."""
+    import pyarrow.dataset as ds
+    try:
+        if file_format == 'arrow' and buffer[:len(_IPC_FILE_MAGIC)].to_pybytes() != _IPC_FILE_MAGIC:
+            return ds.dataset(pa.ipc.open_stream(buffer))
+        format_ = ds.ParquetFileFormat() if file_format == 'parquet' else ds.IpcFileFormat()
+        fragment = format_.make_fragment(buffer)
+        return ds.FileSystemDataset([fragment], fragment.physical_schema, format_)
+    except _UNREADABLE:
+        raise ColumnarFileError(f'{name}: not {_DESCRIPTION[file_format]}') from None
