@@ -10,7 +10,8 @@ ir_datasets is imported, else as soon as it is. It imports nothing but ir_measur
 
 Layout: ``measures/`` declares the measures, ``engine/`` computes them (``engine/kernels/``: one
 kernel module per measure family), ``readers/`` turns TREC files and every other input form into
-Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers.
+Arrow tables, ``cli/`` is the ``irmeasures-ext`` command, ``datasets/`` the ir_datasets wrappers, ``dask`` the
+distributed engine (the ``dask`` extra).
 The submodules are attributes of the package (``irmeasures_ext.frames.evaluate_frame``), each imported
 when first used.
 """
@@ -63,7 +64,7 @@ register()
 
 #: Submodules imported on first access as attributes (``import irmeasures_ext`` loads only the declarations;
 #: ``comparison``, ``measures``, ``plugin`` and ``suites`` are imported with it).
-_LAZY_SUBMODULES = ('cli', 'datasets', 'engine', 'frames', 'readers', 'sample')
+_LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'sample')
 
 
 def __getattr__(name: str) -> ModuleType:

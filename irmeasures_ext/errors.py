@@ -30,6 +30,10 @@ class RowError(InputError):
         super().__init__(f'{kind}: {message}')
         self.problem, self.kind, self.query_id, self.doc_id = message, kind, query_id, doc_id
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, str, str]]:
+        # (pickled by its own arguments: a Dask worker's error reaches the client intact)
+        return type(self), (self.problem, self.kind, self.query_id, self.doc_id)
+
 
 class DuplicateDocError(RowError):
     """A doc appears twice in one query of a run."""

@@ -44,16 +44,22 @@ def evaluate_frame(measures: Iterable[Measure], qrels: Any, run: Any, provider: 
     ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
     queries sorted. See :func:`iter_calc` for ``provider``, ``ties``, ``score_precision`` and the checks.
     """
+    results = _evaluate(measures, qrels, run, provider, ties, score_precision)
+    return long_frame(results.query_ids, results.values)
+
+
+def long_frame(query_ids: Any, values: dict[Measure, Any]) -> pd.DataFrame:
+    """Per-query values (each measure's array aligned with ``query_ids``, an Arrow array) as a DataFrame
+    with columns ``query_id``, ``measure`` (its name) and ``value`` (float64), measure by measure."""
     import numpy as np
     import pandas as pd
 
-    results = _evaluate(measures, qrels, run, provider, ties, score_precision)
-    n_queries = len(results.query_ids)
-    names = [str(measure) for measure in results.values]
+    n_queries = len(query_ids)
+    names = [str(measure) for measure in values]
     return pd.DataFrame({
-        'query_id': np.tile(np.array(results.query_ids.to_pylist(), dtype=object), len(names)),
+        'query_id': np.tile(np.array(query_ids.to_pylist(), dtype=object), len(names)),
         'measure': np.repeat(np.array(names, dtype=object), n_queries),
-        'value': np.concatenate([np.empty(0), *(v.astype(np.float64) for v in results.values.values())]),
+        'value': np.concatenate([np.empty(0), *(v.astype(np.float64) for v in values.values())]),
     })
 
 

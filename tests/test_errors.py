@@ -17,6 +17,7 @@ import io
 import itertools
 import math
 import os
+import pickle
 import random
 import re
 import shutil
@@ -46,7 +47,7 @@ from irmeasures_ext import (
 from irmeasures_ext.cli import main
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError
 from irmeasures_ext.readers import inputs
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
@@ -459,6 +460,17 @@ def test_malformed_run_objects_are_rejected(run, message):
 def test_more_malformed_python_runs_name_the_column_or_type(run, message):
     with pytest.raises(InputError, match=re.escape(message)):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_a_row_error_pickles_whole_as_it_travels_from_another_process():
+    """A Dask worker's (or a multiprocessing pool's) error reaches the caller pickled: same type, message
+    and fields."""
+    with pytest.raises(DuplicateDocError) as raised:
+        PROVIDER.calc_aggregate([Q], GRADED_QRELS, pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'a'],
+                                                                 'score': [1.0, 2.0]}))
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert type(copy) is DuplicateDocError and str(copy) == str(raised.value)
+    assert (copy.kind, copy.query_id, copy.doc_id, copy.problem) == ('run', 'q1', 'a', raised.value.problem)
 
 
 def test_non_integer_relevance_in_dataframe_is_rejected():

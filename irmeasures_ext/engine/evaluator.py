@@ -63,17 +63,25 @@ class ExtEvaluator(providers.Evaluator):
         return any(ranking.reads_rank for ranking in self.rankings.values())
 
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
-        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
-        run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
-        distinct list they need (:mod:`.transforms`)."""
+        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids)."""
+        return self.values_of(self.ranked_lists(run))
+
+    def ranked_lists(self, run: Any) -> dict[tuple[Ranking, Transforms], RankedRun]:
+        """The run ranked once per distinct ranking of the measures, and each ranked run transformed once
+        per distinct list they need (:mod:`.transforms`): ``measure``'s list is the one under
+        ``self.lists[measure]``."""
         run = read_input(run, 'run', with_rank=self.reads_rank)
         rankings = {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
         if rankings and self.judgments.n_queries and not next(iter(rankings.values())).n_retrieved.any():
-            _warn_no_overlap(next(iter(rankings.values())))
+            ranked = next(iter(rankings.values()))
+            warn_no_overlap(ranked.n_queries, ranked.run_queries, stacklevel=5)
         elif not rankings:  # no measure of ours: the run is still checked
             with run.located():
                 rank_run(run.table, self.judgments)
-        lists = apply_all(rankings, dict.fromkeys(self.lists.values()))
+        return apply_all(rankings, dict.fromkeys(self.lists.values()))
+
+    def values_of(self, lists: dict[tuple[Ranking, Transforms], RankedRun]) -> dict[Measure, np.ndarray]:
+        """Per-query values of every measure from the :meth:`ranked_lists` of a run."""
         with self._qrels.located():
             return {measure: _computed(measure, lists[self.lists[measure]], self.rankings[measure])
                     for measure in self.measures}
@@ -138,12 +146,13 @@ def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarr
     return values
 
 
-def _warn_no_overlap(ranked: RankedRun) -> None:
-    n = ranked.judgments.n_queries
-    detail = 'the run is empty' if not ranked.run_queries else (
-        f'none of its {ranked.run_queries} queries is in the qrels: check the query ids')
-    warnings.warn(f'the run retrieves nothing for any of the {n} qrels queries ({detail}); every measure takes '
-                  'its value for an unanswered query', NoOverlapWarning, stacklevel=4)
+def warn_no_overlap(n_queries: int, run_queries: int, stacklevel: int) -> None:
+    """NoOverlapWarning: a run of ``run_queries`` queries retrieves nothing for any of the ``n_queries``
+    qrels queries."""
+    detail = 'the run is empty' if not run_queries else (
+        f'none of its {run_queries} queries is in the qrels: check the query ids')
+    warnings.warn(f'the run retrieves nothing for any of the {n_queries} qrels queries ({detail}); every measure '
+                  'takes its value for an unanswered query', NoOverlapWarning, stacklevel=stacklevel)
 
 
 def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING) -> ExtEvaluator:

@@ -168,7 +168,21 @@ def _from_source(source: columnar.ColumnarSource, schema: pa.Schema, what: str) 
     return _from_columns(source.column_names, lambda name: table()[name], schema, what)
 
 
+def read_columns(names: list[str], kind: str, with_rank: bool = False) -> list[str]:
+    """Which of the columns ``names`` of a table :func:`read_input` reads for a ``kind`` (``with_rank``: see
+    there), in its fields' order; InputError for missing or ambiguous columns, as :func:`read_input` gives."""
+    layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
+    return list(_named_columns(names, layout.schema, kind).values())
+
+
 def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) -> pa.Table:
+    available = _named_columns(names, schema, what)
+    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what) for field in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, str]:
+    """The column of ``names`` holding each field of ``schema`` (ours or PyTerrier's name), by field."""
     available: dict[str, str] = {}
     for name in names:
         field = _COLUMN_ALIASES.get(name, name)
@@ -182,8 +196,7 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) ->
     if missing:
         raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
                          f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
-    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what) for field in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return {field.name: available[field.name] for field in schema}
 
 
 def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:

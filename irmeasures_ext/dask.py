@@ -1,0 +1,198 @@
+"""Runs of any size on Dask (``pip install irmeasures-ext[dask]``): :func:`calc_aggregate` and
+:func:`per_query`, each partition of the run evaluated by our provider's engine on a worker.
+
+The run is a dask DataFrame, or the path of Parquet file(s) (a file, a folder, a glob) read with
+``dask.dataframe.read_parquet``, with ir_measures' column names (``query_id, doc_id, score``) or
+PyTerrier's (``qid, docno, score``); only those columns are read (and ``rank`` for tie policy
+``rank``). The qrels are any form our provider accepts: read here, once, into the evaluator that each
+worker receives once.
+
+A partition is evaluated on its own, so each query's rows must be in one partition:
+
+- a run indexed by the query id with known divisions (``run.set_index('query_id')``, or Parquet read with
+  its sorted index and ``calculate_divisions=True``) has them so: it is used as it is;
+- otherwise one pass over the partitions finds the queries whose rows are in more than one partition
+  (reading the run's columns: read alone, a Parquet run's query ids come in fewer, merged partitions).
+  None (a run written query by query and split between queries): the partitions are used as they are.
+  Fewer than there are partitions (a run written query by query, split at row counts, so a query may
+  straddle a boundary): only those queries' rows are shuffled together. More (interleaved queries): the
+  whole run is shuffled on the query id.
+
+A worker returns the per-query values of the qrels queries its partition answers, and the rows of its
+queries that retrieve the most docs in each list the measures rank: evaluated together, those rows give
+the qrels queries the run does not answer their values as the whole run gives them in one process (e.g.
+MeanRank's 1 + the largest candidate count). The aggregates are computed from the per-query values of
+every qrels query, as one process computes them.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from dask.delayed import Delayed
+from ir_measures.measures import Measure
+
+from irmeasures_ext.engine.aggregates import aggregate
+from irmeasures_ext.engine.evaluator import ExtEvaluator, warn_no_overlap
+from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
+from irmeasures_ext.frames import long_frame
+from irmeasures_ext.plugin import IrMeasuresExtProvider
+from irmeasures_ext.plugin import provider as default_provider
+from irmeasures_ext.readers.inputs import read_columns, read_input
+
+
+def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
+                   provider: IrMeasuresExtProvider | None = None) -> dict[Measure, float]:
+    """Each measure's aggregate over the qrels queries (as ``ir_measures.calc_aggregate``), the run
+    evaluated on the Dask scheduler in use (a ``distributed.Client``'s cluster, else Dask's default);
+    ``provider``: our provider as configured (``irmeasures_ext.provider.configured(ties=...)``)."""
+    built, _, partials = _evaluated_partitions(measures, qrels, run, provider)
+    return {measure: aggregate(measure, column)
+            for measure, column in _all_values(built, dask.compute(*partials)).items()}
+
+
+def per_query(measures: Iterable[Measure], qrels: Any, run: Any,
+              provider: IrMeasuresExtProvider | None = None) -> dd.DataFrame:
+    """The per-query values as a dask DataFrame with columns ``query_id``, ``measure`` (its name) and
+    ``value``: one row per (measure, qrels query), in no particular order. See :func:`calc_aggregate`."""
+    built, shipped, partials = _evaluated_partitions(measures, qrels, run, provider)
+    frames = [dask.delayed(_answered_frame)(shipped, partial) for partial in partials]
+    frames.append(dask.delayed(_unanswered_frame)(shipped, partials))
+    meta = long_frame(pa.array([], pa.string()), dict.fromkeys(built.measures, np.empty(0)))
+    return dd.from_delayed(frames, meta=meta, verify_meta=False)
+
+
+@dataclass(frozen=True)
+class _Partial:
+    """One partition's evaluation."""
+
+    answered: list[np.ndarray]  # per measure (in the evaluator's order), the qrels queries (positions in the
+    #                             sorted qrels query ids) whose ranked list for the measure has docs
+    values: list[np.ndarray]  # per measure, its values of those queries
+    longest: np.ndarray  # per list of the evaluator (its ``lists``' distinct values): the most docs of one query
+    rows: pa.Table  # the rows of the queries retrieving that many
+    run_queries: int  # its distinct queries, run-only ones too
+    qrels_queries: int  # its distinct queries of the qrels
+
+
+def _evaluated_partitions(measures: Iterable[Measure], qrels: Any, run: Any,
+                          provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, Delayed, list[Delayed]]:
+    """The evaluator, the same as a Dask object (sent to each worker once), and each partition's
+    :class:`_Partial` (not computed yet)."""
+    ours = default_provider if provider is None else provider
+    if not isinstance(ours, IrMeasuresExtProvider):
+        raise MeasureParamError(f'provider must be the {default_provider.NAME} provider (configured as you wish), '
+                                f'got {ours!r}')
+    built = cast(ExtEvaluator, ours.evaluator(measures, qrels))
+    frame, whole_queries = _run_frame(run, built.reads_rank)
+    if not whole_queries:
+        frame = _gathered_by_query(frame)
+    shipped = dask.delayed(built, traverse=False)
+    return built, shipped, [dask.delayed(_evaluate_partition)(shipped, part) for part in frame.to_delayed()]
+
+
+def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
+    """The run as a dask DataFrame of the columns read (the query id first), and whether each query's rows
+    are known to be in one partition (indexed by the query id, with known divisions)."""
+    if isinstance(run, (str, os.PathLike)):
+        run = dd.read_parquet(os.fspath(run))
+    if not isinstance(run, dd.DataFrame):
+        raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(run).__name__} '
+                         '(a pandas DataFrame: dask.dataframe.from_pandas(run, npartitions=...), or evaluate it '
+                         'with ir_measures.calc_aggregate)')
+    names = [str(name) for name in run.columns]
+    index = run.index.name
+    in_index = index is not None and index not in names
+    columns = read_columns([*names, index] if in_index else names, 'run', with_rank)
+    whole_queries = in_index and columns[0] == index and run.known_divisions
+    if in_index and index in columns:
+        run = run.reset_index()
+    return run[columns], whole_queries
+
+
+def _gathered_by_query(run: dd.DataFrame) -> dd.DataFrame:
+    """``run`` with each query's rows in one partition: as it is, or with the rows of the queries found in
+    more than one partition shuffled (all rows when that is as many queries as partitions, or more)."""
+    query_column = run.columns[0]
+    # (from the partitions of every column: Dask reads a Parquet run's query ids alone in fewer, merged partitions)
+    ids = run.map_partitions(_query_ids, meta=(query_column, run[query_column].dtype)).compute()
+    straddling = ids[ids.duplicated()].unique().tolist()
+    if not straddling:
+        return run
+    if len(straddling) >= run.npartitions:
+        return run.shuffle(query_column)
+    moved = run[query_column].isin(straddling)
+    return dd.concat([run[~moved], run[moved].shuffle(query_column, npartitions=len(straddling))])
+
+
+def _query_ids(partition: pd.DataFrame) -> pd.Series:
+    """The distinct query ids of a partition (its first column)."""
+    return partition.iloc[:, 0].drop_duplicates()
+
+
+def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame) -> _Partial:
+    """Evaluates one partition (on a worker): every query whose rows it holds has all of them."""
+    run = read_input(partition, 'run', with_rank=built.reads_rank)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', NoOverlapWarning)  # (warned of for the whole run, by the client)
+        lists = built.ranked_lists(run)
+    values = built.values_of(lists)
+    answered = [np.flatnonzero(lists[built.lists[measure]].n_retrieved) for measure in built.measures]
+    retrieved = [lists[key].n_retrieved for key in dict.fromkeys(built.lists.values())]
+    longest = np.array([counts.max(initial=0) for counts in retrieved], dtype=np.int64)
+    chosen = pa.array(sorted({int(np.argmax(counts)) for counts in retrieved if counts.any()}), pa.int64())
+    query_ids = run.table['query_id']
+    rows = run.table.filter(pc.is_in(query_ids, value_set=built.judgments.query_ids.take(chosen)))
+    return _Partial(answered, [values[measure][queries] for measure, queries in zip(built.measures, answered,
+                                                                                    strict=True)],
+                    longest, rows, len(pc.unique(query_ids)),
+                    pc.sum(pc.is_in(built.judgments.query_ids, value_set=query_ids)).as_py() or 0)
+
+
+def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measure, np.ndarray]:
+    """Every measure's values of every qrels query (aligned with the sorted qrels query ids): the
+    partitions' where the query's list has docs, the others' from the partitions' longest queries (as the
+    queries the run does not answer)."""
+    if built.measures and built.judgments.n_queries and not any(partial.qrels_queries for partial in partials):
+        warn_no_overlap(built.judgments.n_queries, sum(partial.run_queries for partial in partials), stacklevel=4)
+    longest_in = {int(np.argmax([partial.longest[i] for partial in partials])) for i in range(len(partials[0].longest))}
+    rows = [partials[i].rows for i in sorted(longest_in)] or [partials[0].rows]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', NoOverlapWarning)
+        values = built.values(pa.concat_tables(rows))
+    for partial in partials:
+        for measure, answered, column in zip(built.measures, partial.answered, partial.values, strict=True):
+            values[measure][answered] = column
+    return values
+
+
+def _answered_frame(built: ExtEvaluator, partial: _Partial) -> pd.DataFrame:
+    return _frame(built, partial.answered, partial.values)
+
+
+def _unanswered_frame(built: ExtEvaluator, partials: Sequence[_Partial]) -> pd.DataFrame:
+    """The values of the (measure, qrels query) pairs no partition answers."""
+    unanswered = np.ones((len(list(built.measures)), built.judgments.n_queries), dtype=np.bool_)
+    for partial in partials:
+        for row, answered in zip(unanswered, partial.answered, strict=True):
+            row[answered] = False
+    positions = [np.flatnonzero(row) for row in unanswered]
+    values = _all_values(built, partials)
+    return _frame(built, positions, [values[measure][queries] for measure, queries in zip(built.measures, positions,
+                                                                                          strict=True)])
+
+
+def _frame(built: ExtEvaluator, queries: list[np.ndarray], values: list[np.ndarray]) -> pd.DataFrame:
+    """A :func:`~irmeasures_ext.frames.long_frame` of each measure's ``values`` of its ``queries``."""
+    return pd.concat([long_frame(built.judgments.query_ids.take(pa.array(positions, pa.int64())), {measure: column})
+                      for measure, positions, column in zip(built.measures, queries, values, strict=True)]
+                     or [long_frame(pa.array([], pa.string()), {})], ignore_index=True)
