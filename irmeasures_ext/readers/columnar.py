@@ -151,7 +151,7 @@ def _buffer_dataset(buffer: pa.Buffer, file_format: str, name: str) -> Any:
     import pyarrow.dataset as ds
     try:
         if file_format == 'arrow' and buffer[:len(_IPC_FILE_MAGIC)].to_pybytes() != _IPC_FILE_MAGIC:
-            return ds.dataset(pa.ipc.open_stream(buffer))
+            return ds.dataset(pa.ipc.open_stream(buffer).read_all())  # (pyarrow 14 takes no stream reader)
         format_ = ds.ParquetFileFormat() if file_format == 'parquet' else ds.IpcFileFormat()
         fragment = format_.make_fragment(buffer)
         return ds.FileSystemDataset([fragment], fragment.physical_schema, format_)
