@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, TextIO
 from ir_measures import AP, RR, P, Success
 from ir_measures.measures import Measure
 
+from irmeasures_ext import measures as ours
 from irmeasures_ext.cli.common import (
     PROG,
     SUMMARY_QID,
@@ -35,21 +36,6 @@ from irmeasures_ext.cli.common import (
     prepare_process,
 )
 from irmeasures_ext.errors import MeasureParamError, RowError
-from irmeasures_ext.measures.nerr import nERR
-from irmeasures_ext.measures.ntcir_bpref import (
-    bpref_N,
-    bpref_NTCIR,
-    bpref_R,
-    bpref_relative,
-    rpref_N,
-    rpref_relative,
-    rpref_relative2,
-)
-from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
-from irmeasures_ext.measures.ntcir_cascade import ERR_NTCIR, RBP_NTCIR, iRBU
-from irmeasures_ext.measures.ntcir_gap import GAP
-from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
-from irmeasures_ext.measures.q import Q
 
 #: NTCIREVAL's ``-cutoffs`` default and limit ("Too many cutoffs" beyond), and its ``-p``-less 4 decimals.
 DEFAULT_CUTOFFS = (1000,)
@@ -88,6 +74,10 @@ class Settings:
         return {param: getattr(self, option) for param, option in options.items()
                 if getattr(self, option) is not None}
 
+    def blended(self) -> dict[str, Any]:
+        """β and the gains, as the blended-ratio measures (Q, O-measure, ...) take them."""
+        return {'beta': self.beta, 'gains': self.gains}
+
     def graded(self) -> dict[str, Any]:
         """The gains and the top level, as the measures normalised by g_max (RBP, ERR, ...) take them."""
         return {'gains': self.gains, 'max_level': self.max_level}
@@ -102,42 +92,42 @@ class Row(NamedTuple):
     shown_with: str | None = None
 
 
-#: NTCIREVAL's output names, each computed by one measure of ours (or of ir_measures, which our provider
-#: computes). NCU's ``P`` utility takes no beta; NCUrb,P reads no gains (NTCIREVAL's neither).
+#: NTCIREVAL's output names, each computed by one measure of ours (``ours.``) or of ir_measures (which our
+#: provider computes). NCU's ``P`` utility takes no beta; NCUrb,P reads no gains (NTCIREVAL's neither).
 ROWS: dict[str, Row] = {
     'RR': Row(lambda s: RR),
-    'O-measure': Row(lambda s: O_measure(beta=s.beta, gains=s.gains)),
-    'P-measure': Row(lambda s: P_measure(beta=s.beta, gains=s.gains)),
-    'P-plus': Row(lambda s: P_plus(beta=s.beta, gains=s.gains)),
+    'O-measure': Row(lambda s: ours.O_measure(**s.blended())),
+    'P-measure': Row(lambda s: ours.P_measure(**s.blended())),
+    'P-plus': Row(lambda s: ours.P_plus(**s.blended())),
     'AP': Row(lambda s: AP),
-    'Q-measure': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
-    'NCUgu,P': Row(lambda s: NCU(stopping='gu', utility='P', gains=s.gains, **s.given(stops='stops'))),
-    'NCUgu,BR': Row(lambda s: NCU(stopping='gu', utility='BR', beta=s.beta, gains=s.gains, **s.given(stops='stops'))),
-    'NCUrb,P': Row(lambda s: NCU(stopping='rb', utility='P', **s.given(gamma='gamma'))),
-    'NCUrb,BR': Row(lambda s: NCU(stopping='rb', utility='BR', beta=s.beta, gains=s.gains, **s.given(gamma='gamma'))),
-    'GAP': Row(lambda s: GAP, shown_with='gap'),
-    'RBP': Row(lambda s: RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
-    'ERR': Row(lambda s: ERR_NTCIR(**s.graded())),
-    'EBR': Row(lambda s: EBR(beta=s.beta, **s.graded())),
-    'AP@k': Row(lambda s: Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
-    'Q@k': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
-    'GAP@k': Row(lambda s: GAP, shown_with='gap'),
-    'nDCG@k': Row(lambda s: nDCG_JK(gains=s.gains, **s.given(logb='logb'))),
-    'MSnDCG@k': Row(lambda s: MSnDCG(gains=s.gains)),
+    'Q-measure': Row(lambda s: ours.Q(**s.blended())),
+    'NCUgu,P': Row(lambda s: ours.NCU(stopping='gu', utility='P', gains=s.gains, **s.given(stops='stops'))),
+    'NCUgu,BR': Row(lambda s: ours.NCU(stopping='gu', utility='BR', **s.blended(), **s.given(stops='stops'))),
+    'NCUrb,P': Row(lambda s: ours.NCU(stopping='rb', utility='P', **s.given(gamma='gamma'))),
+    'NCUrb,BR': Row(lambda s: ours.NCU(stopping='rb', utility='BR', **s.blended(), **s.given(gamma='gamma'))),
+    'GAP': Row(lambda s: ours.GAP, shown_with='gap'),
+    'RBP': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
+    'EBR': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
+    'AP@k': Row(lambda s: ours.Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
+    'Q@k': Row(lambda s: ours.Q(**s.blended())),
+    'GAP@k': Row(lambda s: ours.GAP, shown_with='gap'),
+    'nDCG@k': Row(lambda s: ours.nDCG_JK(gains=s.gains, **s.given(logb='logb'))),
+    'MSnDCG@k': Row(lambda s: ours.MSnDCG(gains=s.gains)),
     'P@k': Row(lambda s: P),
-    'RBP@k': Row(lambda s: RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
-    'ERR@k': Row(lambda s: ERR_NTCIR(**s.graded())),
-    'nERR@k': Row(lambda s: nERR(**s.graded())),
-    'EBR@k': Row(lambda s: EBR(beta=s.beta, **s.graded())),
-    'iRBU@k': Row(lambda s: iRBU(u=s.rbup, **s.graded()), shown_with='rbup'),
+    'RBP@k': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR@k': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
+    'nERR@k': Row(lambda s: ours.nERR(**s.graded())),
+    'EBR@k': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
+    'iRBU@k': Row(lambda s: ours.iRBU(u=s.rbup, **s.graded()), shown_with='rbup'),
     'Hit@k': Row(lambda s: Success),
-    'bpref': Row(lambda s: bpref_NTCIR, shown_with='bpref'),
-    'bpref_R': Row(lambda s: bpref_R, shown_with='bpref'),
-    'bpref_N': Row(lambda s: bpref_N, shown_with='bpref'),
-    'bpref_relative': Row(lambda s: bpref_relative, shown_with='bpref'),
-    'rpref_N': Row(lambda s: rpref_N(**s.graded()), shown_with='bpref'),
-    'rpref_relative': Row(lambda s: rpref_relative(**s.graded()), shown_with='bpref'),
-    'rpref_relative2': Row(lambda s: rpref_relative2(**s.graded()), shown_with='bpref'),
+    'bpref': Row(lambda s: ours.bpref_NTCIR, shown_with='bpref'),
+    'bpref_R': Row(lambda s: ours.bpref_R, shown_with='bpref'),
+    'bpref_N': Row(lambda s: ours.bpref_N, shown_with='bpref'),
+    'bpref_relative': Row(lambda s: ours.bpref_relative, shown_with='bpref'),
+    'rpref_N': Row(lambda s: ours.rpref_N(**s.graded()), shown_with='bpref'),
+    'rpref_relative': Row(lambda s: ours.rpref_relative(**s.graded()), shown_with='bpref'),
+    'rpref_relative2': Row(lambda s: ours.rpref_relative2(**s.graded()), shown_with='bpref'),
 }
 
 
