@@ -35,28 +35,35 @@ class IrMeasuresExtProvider(providers.Provider):
     for every measure, including ``RR@k``; ``provider.configured(ties=..., score_precision=...)`` and
     our measures' ``ties``/``score_precision`` parameters choose another policy, and
     ``provider.configured(depth=N)`` evaluates only the first N ranked docs of each query (trec_eval's
-    ``-M N``, NTCIREVAL's ``label -truncate N``). Every measure takes ``judged_only=True`` (the condensed
-    list: ours as NTCIREVAL's ``label -j``, ir_measures' as trec_eval's ``-J``).
+    ``-M N``, NTCIREVAL's ``label -truncate N``) and ``provider.configured(classes=True)`` computes every
+    measure with the qrels' equivalence classes (NTCIREVAL's ``-ec``). Every measure takes
+    ``judged_only=True`` (the condensed list: ours as NTCIREVAL's ``label -j``, ir_measures' as trec_eval's
+    ``-J``).
     """
     NAME = 'irmeasures_ext'
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
     def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.precision,
-                 depth: int | None = DEFAULT_RANKING.depth) -> None:
+                 depth: int | None = DEFAULT_RANKING.depth, classes: bool = DEFAULT_RANKING.classes) -> None:
         super().__init__()
         self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)
         self.score_precision = check_choice(self.NAME, 'score_precision', score_precision, SCORE_PRECISIONS)
         self.depth = None if depth is None else check_integer(self.NAME, 'depth', depth, minimum=1)
+        if not isinstance(classes, bool):
+            raise MeasureParamError(f'{self.NAME}: classes must be True or False, got {classes!r}')
+        self.classes = classes
 
     def configured(self, ties: str | None = None, score_precision: str | None = None,
-                   depth: int | None = None) -> IrMeasuresExtProvider:
+                   depth: int | None = None, classes: bool | None = None) -> IrMeasuresExtProvider:
         """A provider like this one, with another tie policy and/or score precision (see
         :mod:`irmeasures_ext.engine.ties`) and/or depth cut (only the first ``depth`` ranked docs of each
-        query, judged or not, are evaluated; R and the ideal list are the qrels' all the same); usable
-        wherever a provider is (``calc_aggregate``, ``iter_calc``, ``evaluator``). Our measures' own
-        ``ties``/``score_precision`` parameters take precedence."""
+        query, judged or not, are evaluated; R and the ideal list are the qrels' all the same) and/or
+        equivalence classes for every measure (``classes=True``: as our measures' ``classes=True``, for
+        ir_measures' AP, P, RR, Success... too; the qrels need classes); usable wherever a provider is
+        (``calc_aggregate``, ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision``
+        parameters take precedence."""
         return type(self)(ties or self.ties, score_precision or self.score_precision,
-                          self.depth if depth is None else depth)
+                          self.depth if depth is None else depth, self.classes if classes is None else classes)
 
     def for_provider(self, provider: str | None, ties: str | None = None, score_precision: str | None = None,
                      depth: int | None = None) -> IrMeasuresExtProvider:
@@ -71,7 +78,7 @@ class IrMeasuresExtProvider(providers.Provider):
 
     def ranking(self) -> Any:
         """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""
-        return Ranking(self.ties, self.score_precision, self.depth)
+        return Ranking(self.ties, self.score_precision, self.depth, self.classes)
 
     def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> providers.Evaluator:
         from irmeasures_ext.engine import evaluator

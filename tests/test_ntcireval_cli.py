@@ -7,19 +7,42 @@ import subprocess
 import sys
 
 import pytest
-from ntcireval_golden import QRELS, RUN, golden, undefined
+from ntcireval_golden import EC_QRELS, EC_RUN, QRELS, RUN, golden, undefined
 
 from irmeasures_ext.cli import main
-from irmeasures_ext.measures.ntcir_ndcg import nDCG_JK
+from irmeasures_ext.cli.ntcireval import AFTER_CUTOFFS, AT_EACH_CUTOFF, BEFORE_CUTOFFS
 
 CUTOFFS = '1,5,10,20,100,1000'
 GAINS = ('1:2:3', '1:3:7')
 BETAS = (0.0, 0.5, 1.0, 2.0)
-#: The NTCIREVAL names the command computes with what irmeasures_ext has (``@k``: at each cutoff).
-MAPPED = {'RR', 'AP', 'Q-measure', 'AP@k', 'Q@k', 'nDCG@k', 'MSnDCG@k', 'P@k', 'nERR@k', 'Hit@k'}
 TOLERANCE = 1e-9
-#: The qrels topics, read from the file (NEV2mean divides by their number).
-TOPICS = sorted({line.split()[0] for line in QRELS.read_text().splitlines() if line.strip()})
+
+
+def topics_of(qrels) -> list[str]:
+    """The qrels topics, read from the file (NEV2mean divides by their number)."""
+    return sorted({line.split()[0] for line in qrels.read_text().splitlines() if line.strip()})
+
+
+TOPICS = topics_of(QRELS)
+
+#: Each golden mode: the command line options that ask for it, and whether it is on the EC files. The
+#: parameter modes (GOLDEN_BASE) hold only the rows their option changes; the others are the default's.
+MODES: dict[str, tuple[tuple[str, ...], bool]] = {
+    'default': ((), False),
+    'condensed': (('-j',), False),
+    'condensed_bpref': (('-j', '-bpref'), False),
+    'truncate10': (('-truncate', '10'), False),
+    'ec': (('-ec',), True),
+    'ec_condensed': (('-ec', '-j'), True),
+    'rbp0.8': (('-rbp', '0.8'), False),
+    'gamma0.5': (('-gamma', '0.5'), False),
+    'logb10': (('-logb', '10'), False),
+    'logb0': (('-logb', '0'), False),
+    'stop1:1:4': (('-s', '1:1:4'), False),
+    'gap': (('-gap',), False),
+    'rbup0.9': (('-rbup', '0.9'), False),
+}
+PARAMETER_MODES = ('rbp0.8', 'gamma0.5', 'logb10', 'logb0', 'stop1:1:4', 'gap', 'rbup0.9')
 
 
 def run_main(capsys, *argv: object) -> tuple[int, str, str]:
@@ -39,8 +62,9 @@ def tsv_rows(out: str) -> dict[tuple[str, str], float]:
 
 
 def golden_rows(mode: str, gains: str, beta: float) -> dict[str, dict[str, float]]:
-    """NTCIREVAL's printed name (``AP@0010``) -> {qid: value} in ``mode`` for these gains and beta."""
-    rows = {}
+    """NTCIREVAL's printed name (``AP@0010``) -> {qid: value} in ``mode`` for these gains and beta (for a
+    parameter mode, the default's rows with those its option changes replaced)."""
+    rows = golden_rows('default', gains, beta) if mode in PARAMETER_MODES else {}
     for setting, values in golden().items():
         if setting.mode == mode and setting.gains in (None, gains) and setting.beta in (None, beta):
             name = setting.measure + ('' if setting.cutoff is None else f'@{setting.cutoff:04d}')
@@ -52,27 +76,55 @@ def base_name(name: str) -> str:
     return re.sub(r'@\d{4,}$', '@k', name)
 
 
-def check_against_golden(rows: dict[tuple[str, str], float], mode: str, gains: str, beta: float) -> None:
-    """Every per-topic row equals NTCIREVAL's (to 1e-9), every golden row of a printed name is printed
-    (and nothing for the topics NTCIREVAL leaves undefined), and the ``all`` rows are NEV2mean's means."""
+def check_against_golden(rows: dict[tuple[str, str], float], mode: str, gains: str, beta: float) -> int:
+    """Every per-topic row equals NTCIREVAL's (to 1e-9), every golden row is printed and no other (so
+    nothing for the topics NTCIREVAL leaves undefined), and the ``all`` rows are NEV2mean's means over the
+    qrels topics; returns the number of per-topic values compared."""
     expected = golden_rows(mode, gains, beta)
-    printed = {name for _, name in rows}
-    assert {base_name(name) for name in printed} == MAPPED
-    for name in printed:
+    topics = topics_of(EC_QRELS if MODES[mode][1] else QRELS)
+    assert {name for _, name in rows} == set(expected), mode
+    compared = 0
+    for name, values in expected.items():
         per_topic = {qid: value for (qid, row_name), value in rows.items() if row_name == name and qid != 'all'}
-        assert per_topic.keys() == expected[name].keys(), name
-        worst = max(abs(value - expected[name][qid]) for qid, value in per_topic.items())
+        assert per_topic.keys() == values.keys(), name
+        worst = max(abs(value - values[qid]) for qid, value in per_topic.items())
         assert worst <= TOLERANCE, (name, worst)
-        assert abs(rows['all', name] - sum(expected[name].values()) / len(TOPICS)) <= TOLERANCE, name
+        assert abs(rows['all', name] - sum(values.values()) / len(topics)) <= TOLERANCE, name
+        compared += len(per_topic)
+    return compared
 
 
-@pytest.mark.parametrize('gains', GAINS)
-@pytest.mark.parametrize('beta', BETAS)
-def test_default_mode_equals_ntcireval(capsys, gains, beta):
-    status, out, err = run_main(capsys, QRELS, RUN, '-g', gains, '-beta', beta, '-cutoffs', CUTOFFS,
-                                '-q', '-o', 'tsv', '-p', 12, '--score-precision', 'float64')
-    assert (status, err) == (0, '')
-    check_against_golden(tsv_rows(out), 'default', gains, beta)
+def golden_settings(mode: str) -> list[tuple[str, float]]:
+    """The (gains, beta) to run a mode with: every pair, or, for a parameter mode, those its rows tell apart."""
+    if mode not in PARAMETER_MODES:
+        return [(gains, beta) for gains in GAINS for beta in BETAS]
+    pairs = {(setting.gains or GAINS[0], 1.0 if setting.beta is None else setting.beta)
+             for setting in golden() if setting.mode == mode}
+    return sorted(pairs)
+
+
+@pytest.mark.parametrize('mode', sorted(MODES))
+def test_every_mode_equals_ntcireval(capsys, mode):
+    """Every golden value of every measure of the mode, for each gains map and beta, through the command."""
+    options, on_classes = MODES[mode]
+    files = (EC_QRELS, EC_RUN) if on_classes else (QRELS, RUN)
+    compared = 0
+    for gains, beta in golden_settings(mode):
+        status, out, err = run_main(capsys, *files, '-g', gains, '-beta', beta, '-cutoffs', CUTOFFS, *options,
+                                    '-q', '-o', 'tsv', '-p', 12, '--score-precision', 'float64')
+        assert (status, err) == (0, '')
+        compared += check_against_golden(tsv_rows(out), mode, gains, beta)
+    own = sum(len(values) for setting, values in golden().items() if setting.mode == mode)
+    assert compared >= own > 1000
+
+
+def test_every_golden_row_is_compared():
+    """The runs of the test above cover every golden setting of every mode."""
+    for mode in MODES:
+        pairs = golden_settings(mode)
+        for setting in golden():
+            if setting.mode == mode:
+                assert any(setting.gains in (None, gains) and setting.beta in (None, beta) for gains, beta in pairs)
 
 
 def test_undefined_topics_print_nothing(capsys):
@@ -82,13 +134,22 @@ def test_undefined_topics_print_nothing(capsys):
     assert printed == (set(TOPICS) - undefined()['default']) | {'all'}
 
 
-def test_print_order_is_ntcirevals(capsys):
+@pytest.mark.parametrize('mode', ['default', 'condensed_bpref'])
+def test_print_order_is_ntcirevals(capsys, mode):
     """Per topic, the names in the order NTCIREVAL printed them (the golden file keeps its order)."""
-    out = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-cutoffs', CUTOFFS, '-q', '-o', 'tsv')[1]
+    out = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-cutoffs', CUTOFFS, *MODES[mode][0], '-q', '-o', 'tsv')[1]
     ours = [line.split('\t')[1] for line in out.splitlines() if line.startswith('q119\t')]
-    expected = list(golden_rows('default', '1:2:3', 1.0))  # (dicts keep the file's order)
-    assert ours == [name for name in expected if base_name(name) in MAPPED]
+    assert ours == list(golden_rows(mode, '1:2:3', 1.0))  # (dicts keep the file's order)
     assert [line.split('\t')[1] for line in out.splitlines() if line.startswith('all\t')] == ours
+
+
+def test_every_flag_prints_every_name_once(capsys):
+    """With -gap, -rbup and -bpref every name is printed, once, in the command's order (GAP's and iRBU@k's
+    places are not in the golden file, whose gap and rbup0.9 rows hold only those measures)."""
+    out = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-cutoffs', '5', '-gap', '-rbup', '0.9', '-j', '-bpref')[1]
+    names = [line.split('=')[0] for line in out.splitlines()]
+    assert names == [name.replace('@k', '@0005') for name in (*BEFORE_CUTOFFS, *AT_EACH_CUTOFF, *AFTER_CUTOFFS)]
+    assert len(names) == 14 + 12 + 7
 
 
 def test_text_output_is_ntcirevals_lines(capsys):
@@ -111,35 +172,22 @@ def test_means_only_without_q(capsys):
     options = ('-g', '1:2:3', '-cutoffs', '5', '-p', 12, '--score-precision', 'float64')
     status, out, _ = run_main(capsys, QRELS, RUN, *options)
     lines = out.splitlines()
-    assert [line.split('=')[0] for line in lines] == ['RR', 'AP', 'Q-measure', 'AP@0005', 'Q@0005', 'nDCG@0005',
-                                                      'MSnDCG@0005', 'P@0005', 'nERR@0005', 'Hit@0005']
-    mean_ap = sum(golden_rows('default', '1:2:3', 1.0)['AP'].values()) / len(TOPICS)
-    assert abs(float(lines[1].split()[-1]) - mean_ap) < 1e-12
+    expected = {name: values for name, values in golden_rows('default', '1:2:3', 1.0).items()
+                if '@' not in name or name.endswith('@0005')}
+    assert [line.split('=')[0] for line in lines] == list(expected)
+    for line in lines:
+        name, value = line.split('=')
+        assert abs(float(value) - sum(expected[name].values()) / len(TOPICS)) < 1e-12, name
     tsv = run_main(capsys, QRELS, RUN, *options, '-o', 'tsv')[1].splitlines()
     assert [row.split('\t') for row in tsv] == [[line.split('=')[0], line.split()[-1]] for line in lines]
 
 
-@pytest.mark.parametrize('mode, logb', [('logb10', '10'), ('logb0', '0')])
-def test_logb(capsys, mode, logb):
-    """-logb B is NTCIREVAL's log base of nDCG@k's discount: refused while nDCG_JK has no logb parameter."""
-    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:3:7', '-logb', logb, '-cutoffs', CUTOFFS, '-q',
-                                '-o', 'tsv', '-p', 12, '--score-precision', 'float64')
-    if 'logb' not in nDCG_JK.SUPPORTED_PARAMS:
-        assert (status, out) == (2, '')
-        assert err == ("irmeasures-ext: error: -logb is not supported yet: it needs nDCG_JK's logb parameter (the log "
-                       "base of nDCG@k's discount), which irmeasures_ext does not have\n")
-        return
-    rows, expected = tsv_rows(out), golden_rows(mode, '1:3:7', 1.0)
-    for name in (name for name in expected if name.startswith('nDCG@')):
-        assert all(abs(rows[qid, name] - value) <= TOLERANCE for qid, value in expected[name].items()), name
-
-
 def test_command_in_a_subprocess():
     result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'ntcireval', str(QRELS), str(RUN), '-g', '1:3:7',
-                             '-beta', '0.5', '-cutoffs', CUTOFFS, '-q', '-o', 'tsv', '-p', '12',
+                             '-beta', '0.5', '-cutoffs', CUTOFFS, '-j', '-bpref', '-q', '-o', 'tsv', '-p', '12',
                              '--score-precision', 'float64'], capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stderr) == (0, '')
-    check_against_golden(tsv_rows(result.stdout), 'default', '1:3:7', 0.5)
+    check_against_golden(tsv_rows(result.stdout), 'condensed_bpref', '1:3:7', 0.5)
 
 
 def test_ranking_options_apply(capsys):
@@ -149,8 +197,17 @@ def test_ranking_options_apply(capsys):
     differ = {qid for (qid, name), value in as_float32.items() if qid != 'all' and
               abs(value - expected[name][qid]) > TOLERANCE}
     assert differ and differ <= {'q068', 'q069', 'q070'}
-    optimistic = tsv_rows(run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-q', '-o', 'tsv', '--ties', 'optimistic')[1])
-    assert optimistic['all', 'AP'] > as_float32['all', 'AP']
+    by_rank = tsv_rows(run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-q', '-o', 'tsv', '--ties', 'rank')[1])
+    assert by_rank['all', 'AP'] != as_float32['all', 'AP']  # (the rank column puts tied docs in another order)
+
+
+@pytest.mark.parametrize('ties', ['optimistic', 'pessimistic', 'expected'])
+def test_tie_policies_some_measures_refuse(capsys, ties):
+    """P-measure, for one, has no best/worst order nor closed-form mean over tied docs: refused by name."""
+    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '--ties', ties)
+    assert (status, out) == (2, '')
+    assert err.startswith(f'irmeasures-ext: error: P_measure(gains={{1:1.0,2:2.0,3:3.0}}) is not supported under '
+                          f'ties={ties} (') and err.count('\n') == 1
 
 
 @pytest.mark.parametrize('argv, message', [
@@ -199,27 +256,54 @@ def test_missing_files(capsys, tmp_path):
         assert err.startswith('irmeasures-ext: error: ') and str(missing) in err and err.count('\n') == 1
 
 
-@pytest.mark.parametrize('argv, needs', [
-    (['-j'], 'condensed lists (label -j): the judged_only=True parameter on every measure'),
-    (['-j', '-bpref'], 'condensed lists (label -j): the judged_only=True parameter on every measure'),
-    (['-truncate', '10'], 'the depth cut (label -truncate N) on the provider'),
-    (['-ec'], "equivalence classes (-ec): the qrels' class field and classes=True on every measure"),
-    (['-rbp', '0.8'], 'RBP and RBP@k (RBP_NTCIR(p=))'),
-    (['-gamma', '0.5'], "NCUrb,P and NCUrb,BR (NCU(stopping='rb', gamma=))"),
-    (['-s', '1:1:4'], "NCUgu,P and NCUgu,BR (NCU(stopping='gu', stops=))"),
-    (['-gap'], 'GAP and GAP@k (GAP)'),
-    (['-rbup', '0.9'], 'iRBU@k (iRBU(u=))'),
-])
-def test_options_without_their_measures_are_refused(capsys, argv, needs):
-    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', *argv)
-    assert (status, out) == (2, '')
-    flag = argv[0]
-    assert err == f'irmeasures-ext: error: {flag} is not supported yet: it needs {needs}, which irmeasures_ext ' \
-                  'does not have\n'
-
-
 def test_bpref_needs_condensed_lists(capsys):
     status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-bpref')
     assert (status, out) == (2, '')
     assert err == ('irmeasures-ext: error: -bpref computes the bpref family on condensed lists, as NTCIREVAL\'s '
                    '"compute -j" after "label -j": give -j too\n')
+
+
+def test_bpref_with_classes_is_refused(capsys):
+    status, out, err = run_main(capsys, EC_QRELS, EC_RUN, '-g', '1:2:3', '-ec', '-j', '-bpref')
+    assert (status, out) == (2, '')
+    assert err == ('irmeasures-ext: error: -bpref cannot be combined with -ec: with equivalence classes NTCIREVAL '
+                   'counts no judged non-relevant docs (N = 0), so "compute -ec -j" computes no bpref family\n')
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['-rbp', '1'], 'RBP_NTCIR: p must be a number with 0 <= p < 1, got 1.0'),
+    (['-gamma', '2'], 'NCU: gamma must be a number from 0 to 1, got 2.0'),
+    (['-rbup', '-0.5'], 'iRBU: u must be a number with 0 <= u <= 1, got -0.5'),
+    (['-logb', '1'], 'nDCG_JK: logb must be 0 (natural log) or a finite number > 1, got 1.0'),
+])
+def test_bad_option_values_name_the_measure(capsys, argv, message):
+    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', *argv)
+    assert (status, out) == (2, '')
+    assert err == f'irmeasures-ext: error: {message} (from the command line options)\n'
+
+
+def test_truncate_is_a_positive_integer(capsys):
+    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-truncate', '0')
+    assert (status, out) == (2, '')
+    assert err.startswith("irmeasures-ext: error: argument -truncate: expected an integer >= 1, got '0'\n")
+
+
+def test_classes_need_qrels_with_classes(capsys):
+    status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-ec')
+    assert (status, out) == (2, '')
+    assert err.startswith('irmeasures-ext: error: ') and 'classes' in err and err.count('\n') == 1
+
+
+def test_negative_labels_are_refused_with_j(capsys, tmp_path):
+    """-j with a negative label would condense our measures' lists and ir_measures' differently: refused
+    (NTCIREVAL reads none); without -j a negative label is a judged non-relevant doc, as in trec_eval."""
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text('q1 0 a 1\nq1 0 b -1\n')
+    run = tmp_path / 'run.txt'
+    run.write_text('q1 Q0 b 1 2 t\nq1 Q0 a 2 1 t\n')
+    status, out, err = run_main(capsys, qrels, run, '-g', '1:2:3', '-j')
+    assert (status, out) == (2, '')
+    assert err == (f"irmeasures-ext: error: {qrels}:2: label -1 of doc 'b' in query 'q1' is negative, which -j "
+                   'cannot take (NTCIREVAL reads no negative labels; label such docs 0 or leave them out)\n')
+    status, out, _ = run_main(capsys, qrels, run, '-g', '1:2:3', '-o', 'tsv')
+    assert status == 0 and 'RR\t0.5000\n' in out

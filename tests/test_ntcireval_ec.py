@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import ir_measures
 import pytest
-from ntcireval_golden import EC_QRELS, EC_RUN, GAINS, Setting, golden, undefined
+from ntcireval_golden import EC_QRELS, EC_RUN, GAINS, QRELS, RUN, Setting, golden, undefined
 
+import irmeasures_ext
 from irmeasures_ext import MSnDCG, Q, nDCG_JK, nERR
+from irmeasures_ext.engine.combined import evaluate
+from irmeasures_ext.errors import InputError, MeasureParamError
 from irmeasures_ext.frames import iter_calc
 
 
@@ -71,3 +75,43 @@ def test_without_classes_the_ec_rows_differ():
     per_topic = golden()[setting]
     got = {m.query_id: m.value for m in iter_calc([Q], str(EC_QRELS), str(EC_RUN))}
     assert sum(got[qid] != pytest.approx(value, abs=1e-9) for qid, value in per_topic.items()) > len(per_topic) / 2
+
+
+#: ir_measures' own measures among NTCIREVAL's names: no classes parameter, so the provider's classes=True.
+THEIRS = {
+    'RR': lambda s: ir_measures.RR,
+    'AP': lambda s: ir_measures.AP if s.cutoff is None else None,  # (AP@k is Q(beta=0)@k, above)
+    'P': lambda s: ir_measures.P @ s.cutoff,
+    'Hit': lambda s: ir_measures.Success @ s.cutoff,
+}
+
+
+@pytest.mark.parametrize('mode', ['ec', 'ec_condensed'])
+def test_the_providers_classes_on_ir_measures_own_measures(mode):
+    """provider.configured(classes=True): ir_measures' RR, AP, P@k and Success@k with equivalence classes
+    (with judged_only=True, on the condensed list), NTCIREVAL's RR, AP, P@k and Hit@k in its EC modes."""
+    provider = irmeasures_ext.provider.configured(classes=True)
+    expected = {}
+    for setting, per_topic in golden().items():
+        if setting.mode == mode and setting.measure in THEIRS and (measure := THEIRS[setting.measure](setting)):
+            expected[measure(**MODES[mode])] = per_topic
+    got = {(m.measure, m.query_id): m.value for m in provider.iter_calc(list(expected), str(EC_QRELS), str(EC_RUN))}
+    for measure, per_topic in expected.items():
+        assert all(got[measure, qid] == pytest.approx(value, abs=1e-9) for qid, value in per_topic.items()), measure
+    assert len(expected) == 1 + 1 + 6 + 6
+    plain = {(m.measure, m.query_id): m.value for m in irmeasures_ext.provider.iter_calc(
+        list(expected), str(EC_QRELS), str(EC_RUN))}
+    assert plain != got
+
+
+def test_the_providers_classes_are_checked():
+    with pytest.raises(MeasureParamError, match='classes must be True or False'):
+        irmeasures_ext.provider.configured(classes=1)
+    with pytest.raises(InputError, match='classes'):
+        irmeasures_ext.provider.configured(classes=True).calc_aggregate([ir_measures.P @ 5], str(QRELS), str(RUN))
+    with pytest.raises(MeasureParamError, match='classes=True needs ties=trec_eval or ties=rank'):
+        irmeasures_ext.provider.configured(classes=True, ties='optimistic').evaluator([ir_measures.RR], str(EC_QRELS))
+    with pytest.raises(MeasureParamError, match=r'equivalence classes \(classes=True\) apply to the measures the '
+                                                r'irmeasures_ext provider computes; not to ERR@10'):
+        evaluate([Q, ir_measures.ERR @ 10], str(EC_QRELS), str(EC_RUN),
+                 irmeasures_ext.provider.configured(classes=True))

@@ -60,12 +60,12 @@ def add_ranking(parser: ArgumentParser) -> None:
 
 def add_depth(parser: ArgumentParser) -> None:
     """The --depth option (the provider's depth cut)."""
-    parser.add_argument('--depth', type=_positive_int, metavar='N',
+    parser.add_argument('--depth', type=positive_int, metavar='N',
                         help="evaluate only the first N ranked docs of each query, judged or not (trec_eval's -M N, "
                              "NTCIREVAL's label -truncate N); R and the ideal lists are the qrels' all the same")
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     try:
         value = int(text)

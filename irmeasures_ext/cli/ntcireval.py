@@ -2,13 +2,14 @@
 one command, on TREC files, with this package's measures.
 
 It prints what NTCIREVAL 190111's ``compute`` prints, under its names and in its order (``RR``,
-``Q-measure``, then per cutoff ``AP@0010``, ``nDCG@0010``, ..., ``Hit@0010``), for every measure
-irmeasures_ext has (:data:`ROWS`), per topic (``-q``) and as means over the qrels topics as its
-``NEV2mean`` script computes them. Text output is the lines of NTCIREVAL's per-topic ``.nev``
-files, ``QID NAME=  VALUE`` (without their ``#`` header lines); ``-o tsv`` prints rows
-``QID<TAB>NAME<TAB>VALUE``. Each NTCIREVAL name is one row of :data:`ROWS`, mapping it to our
-measure for the options given; an option whose measures or mode irmeasures_ext does not have yet
-is refused, naming what is missing.
+``O-measure``, ..., then per cutoff ``AP@0010``, ``Q@0010``, ..., ``Hit@0010``, then the bpref family
+with ``-bpref``), per topic (``-q``) and as means over the qrels topics as its ``NEV2mean`` script
+computes them. Text output is the lines of NTCIREVAL's per-topic ``.nev`` files, ``QID NAME=  VALUE``
+(without their ``#`` header lines); ``-o tsv`` prints rows ``QID<TAB>NAME<TAB>VALUE``. Each NTCIREVAL
+name is one row of :data:`ROWS`, mapping it to our measure for the options given. The modes of
+``label`` are those of our provider and measures: ``-j`` is ``judged_only=True`` on every measure,
+``-truncate N`` the provider's depth cut, ``-ec`` its equivalence classes (``classes=True`` for every
+measure, ir_measures' RR, AP, P and Success among them).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from typing import Any, NamedTuple, TextIO
 from ir_measures import AP, RR, P, Success
 from ir_measures.measures import Measure
 
+from irmeasures_ext import measures as ours
 from irmeasures_ext.cli.common import (
     PROG,
     SUMMARY_QID,
@@ -30,12 +32,10 @@ from irmeasures_ext.cli.common import (
     add_inputs,
     add_ranking,
     load,
+    positive_int,
     prepare_process,
 )
-from irmeasures_ext.errors import RowError
-from irmeasures_ext.measures.nerr import nERR
-from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
-from irmeasures_ext.measures.q import Q
+from irmeasures_ext.errors import MeasureParamError, RowError
 
 #: NTCIREVAL's ``-cutoffs`` default and limit ("Too many cutoffs" beyond), and its ``-p``-less 4 decimals.
 DEFAULT_CUTOFFS = (1000,)
@@ -68,66 +68,78 @@ class Settings:
     stops: dict[int, float] | None = None
     rbup: float | None = None
 
-    def given(self, *names: str) -> dict[str, Any]:
-        """``{name: value}`` of those of ``names`` given on the command line (to pass to a measure)."""
-        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+    def given(self, **options: str) -> dict[str, Any]:
+        """``{parameter: value}`` of the options given on the command line, named ``{parameter: option}``
+        (to pass to a measure: ``given(p='rbp')``)."""
+        return {param: getattr(self, option) for param, option in options.items()
+                if getattr(self, option) is not None}
+
+    def blended(self) -> dict[str, Any]:
+        """β and the gains, as the blended-ratio measures (Q, O-measure, ...) take them."""
+        return {'beta': self.beta, 'gains': self.gains}
+
+    def graded(self) -> dict[str, Any]:
+        """The gains and the top level, as the measures normalised by g_max (RBP, ERR, ...) take them."""
+        return {'gains': self.gains, 'max_level': self.max_level}
 
 
 class Row(NamedTuple):
     """How one NTCIREVAL output name is computed: ``build`` gives our measure for the settings (for a name
-    of :data:`AT_EACH_CUTOFF`, the measure without its cutoff); ``reads`` names the options of
-    :class:`Settings` it depends on beyond gains and beta; ``shown_with`` the flag without which NTCIREVAL
-    does not print it (``gap``, ``rbup``, ``bpref``)."""
+    of :data:`AT_EACH_CUTOFF`, the measure without its cutoff); ``shown_with`` the flag without which
+    NTCIREVAL does not print it (``gap``, ``rbup``, ``bpref``)."""
 
     build: Callable[[Settings], Measure]
-    reads: tuple[str, ...] = ()
     shown_with: str | None = None
 
 
-#: Whether nDCG_JK takes NTCIREVAL's ``-logb`` (the log base of its discount).
-_NDCG_LOGB = ('logb',) if 'logb' in nDCG_JK.SUPPORTED_PARAMS else ()
-
-#: NTCIREVAL's output names, each computed by one measure of ours (or of ir_measures, which our provider
-#: computes): a name missing here is not printed.
+#: NTCIREVAL's output names, each computed by one measure of ours (``ours.``) or of ir_measures (which our
+#: provider computes). NCU's ``P`` utility takes no beta; NCUrb,P reads no gains (NTCIREVAL's neither).
 ROWS: dict[str, Row] = {
     'RR': Row(lambda s: RR),
+    'O-measure': Row(lambda s: ours.O_measure(**s.blended())),
+    'P-measure': Row(lambda s: ours.P_measure(**s.blended())),
+    'P-plus': Row(lambda s: ours.P_plus(**s.blended())),
     'AP': Row(lambda s: AP),
-    'Q-measure': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
-    'AP@k': Row(lambda s: Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
-    'Q@k': Row(lambda s: Q(beta=s.beta, gains=s.gains)),
-    'nDCG@k': Row(lambda s: nDCG_JK(gains=s.gains, **s.given(*_NDCG_LOGB)), reads=_NDCG_LOGB),
-    'MSnDCG@k': Row(lambda s: MSnDCG(gains=s.gains)),
+    'Q-measure': Row(lambda s: ours.Q(**s.blended())),
+    'NCUgu,P': Row(lambda s: ours.NCU(stopping='gu', utility='P', gains=s.gains, **s.given(stops='stops'))),
+    'NCUgu,BR': Row(lambda s: ours.NCU(stopping='gu', utility='BR', **s.blended(), **s.given(stops='stops'))),
+    'NCUrb,P': Row(lambda s: ours.NCU(stopping='rb', utility='P', **s.given(gamma='gamma'))),
+    'NCUrb,BR': Row(lambda s: ours.NCU(stopping='rb', utility='BR', **s.blended(), **s.given(gamma='gamma'))),
+    'GAP': Row(lambda s: ours.GAP, shown_with='gap'),
+    'RBP': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
+    'EBR': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
+    'AP@k': Row(lambda s: ours.Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
+    'Q@k': Row(lambda s: ours.Q(**s.blended())),
+    'GAP@k': Row(lambda s: ours.GAP, shown_with='gap'),
+    'nDCG@k': Row(lambda s: ours.nDCG_JK(gains=s.gains, **s.given(logb='logb'))),
+    'MSnDCG@k': Row(lambda s: ours.MSnDCG(gains=s.gains)),
     'P@k': Row(lambda s: P),
-    'nERR@k': Row(lambda s: nERR(gains=s.gains, max_level=s.max_level)),
+    'RBP@k': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR@k': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
+    'nERR@k': Row(lambda s: ours.nERR(**s.graded())),
+    'EBR@k': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
+    'iRBU@k': Row(lambda s: ours.iRBU(u=s.rbup, **s.graded()), shown_with='rbup'),
     'Hit@k': Row(lambda s: Success),
+    'bpref': Row(lambda s: ours.bpref_NTCIR, shown_with='bpref'),
+    'bpref_R': Row(lambda s: ours.bpref_R, shown_with='bpref'),
+    'bpref_N': Row(lambda s: ours.bpref_N, shown_with='bpref'),
+    'bpref_relative': Row(lambda s: ours.bpref_relative, shown_with='bpref'),
+    'rpref_N': Row(lambda s: ours.rpref_N(**s.graded()), shown_with='bpref'),
+    'rpref_relative': Row(lambda s: ours.rpref_relative(**s.graded()), shown_with='bpref'),
+    'rpref_relative2': Row(lambda s: ours.rpref_relative2(**s.graded()), shown_with='bpref'),
 }
-
-#: What each of NTCIREVAL's options needs of irmeasures_ext: an option no row reads or is shown with
-#: (or a mode not wired here yet) is refused with this.
-NEEDS = {
-    'j': 'condensed lists (label -j): the judged_only=True parameter on every measure',
-    'bpref': 'the bpref family (bpref, bpref_R, bpref_N, bpref_relative, rpref_*) on condensed lists',
-    'truncate': 'the depth cut (label -truncate N) on the provider',
-    'ec': "equivalence classes (-ec): the qrels' class field and classes=True on every measure",
-    'rbp': 'RBP and RBP@k (RBP_NTCIR(p=))',
-    'gamma': "NCUrb,P and NCUrb,BR (NCU(stopping='rb', gamma=))",
-    'logb': "nDCG_JK's logb parameter (the log base of nDCG@k's discount)",
-    'stops': "NCUgu,P and NCUgu,BR (NCU(stopping='gu', stops=))",
-    'gap': 'GAP and GAP@k (GAP)',
-    'rbup': 'iRBU@k (iRBU(u=))',
-}
-#: The modes (options that change every measure) this command does not apply yet.
-UNWIRED_MODES = ('j', 'truncate', 'ec')
-#: The command line spelling of each option (``stops`` is ``-s``).
-FLAG = {name: f'-{name}' for name in NEEDS} | {'stops': '-s'}
 
 
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     settings = settings_of(args)
-    check_supported(args)
-    printed = printed_measures(settings, args.cutoffs, {name for name in ('gap', 'rbup', 'bpref')
-                                                        if getattr(args, name)})
+    check_combinations(args)
+    try:
+        printed = printed_measures(settings, args.cutoffs, {name for name in ('gap', 'rbup', 'bpref')
+                                                            if getattr(args, name) not in (None, False)}, args.j)
+    except MeasureParamError as error:
+        raise CliError(f'{error} (from the command line options)') from None
     prepare_process()
     import pyarrow.compute as pc
 
@@ -137,11 +149,15 @@ def run(argv: list[str]) -> int:
     qrels_input, run_input = load(args)
     qrels = read_input(qrels_input, 'qrels')
     with qrels.located():
-        check_levels(qrels.table, settings.max_level, args.g)
-    ours = ext_provider.configured(args.ties, args.score_precision)
+        check_levels(qrels.table, settings.max_level, args.g, args.j)
+    ours = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
     results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, ours)
-    relevant = qrels.table.filter(pc.greater_equal(qrels.table['relevance'], 1))['query_id']
-    defined = pc.is_in(results.query_ids, value_set=pc.unique(relevant)).to_numpy(zero_copy_only=False)
+    relevance = qrels.table['relevance']
+    defined = pc.is_in(results.query_ids, value_set=pc.unique(qrels.table.filter(pc.greater_equal(relevance, 1))[
+        'query_id'])).to_numpy(zero_copy_only=False)
+    if args.bpref:  # compute -j: nothing for a topic without judged non-relevant docs either
+        judged_nonrelevant = qrels.table.filter(pc.less(relevance, 1))['query_id']
+        defined &= pc.is_in(results.query_ids, value_set=pc.unique(judged_nonrelevant)).to_numpy(zero_copy_only=False)
     columns = [(name, results.values[measure]) for name, measure in printed]
     write = _write_tsv if args.o == 'tsv' else _write_text
     if args.q:
@@ -164,40 +180,48 @@ def settings_of(args: argparse.Namespace) -> Settings:
                     gamma=args.gamma, stops=None if args.s is None else _levels('-s', args.s), rbup=args.rbup)
 
 
-def check_supported(args: argparse.Namespace) -> None:
-    """CliError for the first option given whose measures or mode irmeasures_ext does not have yet."""
+def check_combinations(args: argparse.Namespace) -> None:
+    """CliError for options NTCIREVAL does not compute together."""
     if args.bpref and not args.j:
         raise CliError('-bpref computes the bpref family on condensed lists, as NTCIREVAL\'s "compute -j" after '
                        '"label -j": give -j too')
-    used = {name for row in ROWS.values() for name in (*row.reads, row.shown_with) if name}
-    for name, needs in NEEDS.items():
-        value = getattr(args, 's' if name == 'stops' else name)
-        if value is not None and value is not False and (name in UNWIRED_MODES or name not in used):
-            raise CliError(f'{FLAG[name]} is not supported yet: it needs {needs}, which irmeasures_ext does not have')
+    if args.bpref and args.ec:
+        raise CliError('-bpref cannot be combined with -ec: with equivalence classes NTCIREVAL counts no judged '
+                       'non-relevant docs (N = 0), so "compute -ec -j" computes no bpref family')
 
 
-def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str]) -> list[tuple[str, Measure]]:
-    """(NTCIREVAL name, our measure) of every line ``compute`` prints per topic, in its order."""
-    def rows(names: tuple[str, ...]) -> list[tuple[str, Row]]:
-        return [(name, ROWS[name]) for name in names
-                if name in ROWS and (ROWS[name].shown_with is None or ROWS[name].shown_with in flags)]
-    printed = [(name, row.build(settings)) for name, row in rows(BEFORE_CUTOFFS)]
+def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str],
+                     judged_only: bool = False) -> list[tuple[str, Measure]]:
+    """(NTCIREVAL name, our measure) of every line ``compute`` prints per topic, in its order; with
+    ``judged_only``, each on the condensed list (``label -j``)."""
+    def rows(names: tuple[str, ...]) -> list[tuple[str, Measure]]:
+        built = [(name, ROWS[name].build(settings)) for name in names
+                 if ROWS[name].shown_with is None or ROWS[name].shown_with in flags]
+        return [(name, measure(judged_only=True) if judged_only else measure) for name, measure in built]
+    printed = rows(BEFORE_CUTOFFS)
     for cutoff in cutoffs:
-        printed += [(name.replace('@k', f'@{cutoff:04d}'), row.build(settings) @ cutoff)
-                    for name, row in rows(AT_EACH_CUTOFF)]
-    return printed + [(name, row.build(settings)) for name, row in rows(AFTER_CUTOFFS)]
+        printed += [(name.replace('@k', f'@{cutoff:04d}'), measure @ cutoff) for name, measure in rows(AT_EACH_CUTOFF)]
+    return printed + rows(AFTER_CUTOFFS)
 
 
-def check_levels(qrels: Any, max_level: int, gains_text: str) -> None:
+def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool = False) -> None:
     """RowError for the first qrels line whose label is above the highest level ``-g`` declares, where
-    NTCIREVAL's compute stops with "max rel level mismatch"."""
+    NTCIREVAL's compute stops with "max rel level mismatch"; with ``judged_only``, also for a negative
+    label (NTCIREVAL cannot read one; a condensed list would keep its doc for our measures and drop it for
+    ir_measures' AP, RR, P and Success, as trec_eval -J does)."""
     import pyarrow.compute as pc
-    above = qrels.filter(pc.greater(qrels['relevance'], max_level))
-    if above.num_rows:
-        query_id, doc_id, label = (above[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
-        raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} is above L{max_level}, the highest '
-                       f'level "-g {gains_text}" declares (give one gain per level, L1 to the highest)',
-                       'qrels', query_id, doc_id)
+    checks = [(pc.greater(qrels['relevance'], max_level),
+               f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one gain per level, L1 '
+               'to the highest)')]
+    if judged_only:
+        checks.append((pc.less(qrels['relevance'], 0), 'is negative, which -j cannot take (NTCIREVAL reads no '
+                                                       'negative labels; label such docs 0 or leave them out)'))
+    for bad, problem in checks:
+        offending = qrels.filter(bad)
+        if offending.num_rows:
+            query_id, doc_id, label = (offending[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
+            raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} {problem}', 'qrels', query_id,
+                           doc_id)
 
 
 def _levels(flag: str, text: str) -> dict[int, float]:
@@ -283,7 +307,8 @@ def _parser() -> ArgumentParser:
                         help='gain of each relevance level from L1, e.g. 1:2:3 (required, as in NTCIREVAL: it also '
                              'declares the highest level; a qrels label above it is an error)')
     parser.add_argument('-beta', type=float, default=1.0, metavar='B',
-                        help='patience of the blended ratio (Q-measure, Q@k; default 1)')
+                        help='patience of the blended ratio (O-measure, P-measure, P-plus, Q-measure, NCU*,BR, EBR, '
+                             'Q@k, EBR@k; default 1)')
     parser.add_argument('-cutoffs', type=_cutoffs, default=list(DEFAULT_CUTOFFS), metavar='LIST',
                         help=f'comma-separated cutoffs of the @k measures, at most {MAX_CUTOFFS} (default 1000)')
     parser.add_argument('-q', action='store_true', help='per topic, before the means (query id "all")')
@@ -291,16 +316,23 @@ def _parser() -> ArgumentParser:
                         help='text: NTCIREVAL\'s "QID NAME=  VALUE" lines (default); tsv: QID<TAB>NAME<TAB>VALUE')
     parser.add_argument('-p', type=_places, default=DEFAULT_PLACES, metavar='PLACES',
                         help=f'decimal places (default {DEFAULT_PLACES}, as NTCIREVAL; -1: all digits)')
-    parser.add_argument('-j', action='store_true', help='condensed lists: unjudged docs removed (label -j)')
-    parser.add_argument('-bpref', action='store_true', help='also the bpref family, with -j (compute -j)')
-    parser.add_argument('-truncate', type=int, metavar='N', help='only the first N docs of each topic')
-    parser.add_argument('-ec', action='store_true', help="equivalence classes: QRELS has a fifth field, the class")
-    parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP (NTCIREVAL default 0.95)')
-    parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb (NTCIREVAL default 0.95)')
-    parser.add_argument('-logb', type=float, metavar='B', help='log base of nDCG@k\'s discount (NTCIREVAL default 2; '
-                                                               '0: natural log)')
-    parser.add_argument('-s', metavar='STOPS', help='stop values of NCUgu per level, e.g. 1:1:4 (default: the gains)')
+    parser.add_argument('-j', action='store_true',
+                        help='condensed lists: unjudged docs removed before computing (label -j; judged_only=True)')
+    parser.add_argument('-bpref', action='store_true',
+                        help='also the bpref family, with -j (compute -j); a topic without judged non-relevant docs '
+                             'then prints nothing, as in NTCIREVAL')
+    parser.add_argument('-truncate', type=positive_int, metavar='N',
+                        help='only the first N ranked docs of each topic, judged or not (label -truncate N)')
+    parser.add_argument('-ec', action='store_true',
+                        help='equivalence classes: QRELS has a fifth field, the class id; only the first retrieved '
+                             'member of a class counts (label -ec, compute -ec; not with -bpref)')
+    parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP and RBP@k (default 0.95)')
+    parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb,P and NCUrb,BR (default 0.95)')
+    parser.add_argument('-logb', type=float, metavar='B', help="log base of nDCG@k's discount (default 2; 0: "
+                                                               'natural log)')
+    parser.add_argument('-s', metavar='STOPS', help='stop values of NCUgu,P and NCUgu,BR per level, e.g. 1:1:4 '
+                                                    '(default: the gains)')
     parser.add_argument('-gap', action='store_true', help='also GAP and GAP@k')
-    parser.add_argument('-rbup', type=float, metavar='U', help='also iRBU@k, with this u')
+    parser.add_argument('-rbup', type=float, metavar='U', help='also iRBU@k, with this patience u (0 <= u <= 1)')
     add_ranking(parser)
     return parser

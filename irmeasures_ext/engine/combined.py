@@ -70,6 +70,9 @@ class Evaluation:
         if self.ranking.depth is not None and self.others:
             raise MeasureParamError(f'the depth cut (depth={self.ranking.depth}) applies to the measures the '
                                     f'{ours.NAME} provider computes; not to {" ".join(map(str, self.others))}')
+        if self.ranking.classes and self.others:
+            raise MeasureParamError(f'equivalence classes (classes=True) apply to the measures the {ours.NAME} '
+                                    f'provider computes; not to {" ".join(map(str, self.others))}')
         self.built: ExtEvaluator | None = None
 
     def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:

@@ -46,9 +46,9 @@ class ExtEvaluator(providers.Evaluator):
         self.lists: dict[Measure, tuple[Ranking, Transforms]] = {
             measure: (ranking, transforms_of(measure, ranking, kernel_of(measure).credit, judgments))
             for measure, ranking in self.rankings.items()}
-        for measure in measures:
-            # (classes=True: the class judgments now, and an InputError now for qrels without classes)
-            measure_judgments = judgments.by_class() if measure.params.get('classes') else judgments
+        for measure, measure_ranking in self.rankings.items():
+            # (classes: the class judgments now, and an InputError now for qrels without classes)
+            measure_judgments = judgments.by_class() if measure_ranking.uses_classes(measure) else judgments
             if (prepare := kernel_of(measure).prepare) is not None:
                 prepare(measure, measure_judgments)
 
@@ -119,7 +119,7 @@ def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     if ranking.ties == 'expected' and ranking.depth is not None:
         raise MeasureParamError(f"{measure}: ties='expected' cannot be combined with a depth cut (depth="
                                 f'{ranking.depth}): choose another tie policy or no depth')
-    if measure.params.get('classes') and ranking.ties not in CLASS_POLICIES:
+    if ranking.uses_classes(measure) and ranking.ties not in CLASS_POLICIES:
         raise MeasureParamError(f'{measure}: classes=True needs ties={" or ties=".join(CLASS_POLICIES)}, not '
                                 f'ties={ranking.ties}: which member of a class is retrieved first depends on how '
                                 'tied docs are ordered')

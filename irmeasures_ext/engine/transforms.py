@@ -128,14 +128,16 @@ def transforms_of(measure: Measure, ranking: Ranking, credit: CreditFunction | N
     """The transforms of ``measure``'s list, in order: the reordering of tied documents that its tie
     policy asks for (by ``credit``, its kernel's), first, so that every other transform sees the list as
     the policy orders it; then the ranking's depth cut (:func:`truncated`), so that it counts every
-    ranked document; then those its parameters ask for (:data:`BY_PARAMETER`)."""
+    ranked document; then those its parameters ask for (:data:`BY_PARAMETER`; the ranking's ``classes``
+    counts as ``classes=True``)."""
     steps = []
     if ranking.ties in REORDERING:
         steps.append(Transform(reorder, (ranking.ties, label_ranks(measure, credit, judgments))))
     if ranking.depth is not None:
         steps.append(Transform(truncated, (ranking.depth,)))
+    params = {**measure.params, 'classes': True} if ranking.classes else measure.params
     for name, transform_for in BY_PARAMETER.items():
-        if name in measure.params and (step := transform_for(measure.params[name], measure)) is not None:
+        if name in params and (step := transform_for(params[name], measure)) is not None:
             steps.append(step)
     return tuple(steps)
 

@@ -112,14 +112,17 @@ class ExtMeasure(irm.Measure):
 
 class Ranking(NamedTuple):
     """How a run is ranked: the tie policy and the precision at which scores tie (see
-    :mod:`irmeasures_ext.engine.ties`), and the depth cut (trec_eval's ``-M``, NTCIREVAL's ``label
-    -truncate``: only the first ``depth`` ranked docs, judged or not, are evaluated; None: all). A named
-    tuple, not a dataclass: ``import ir_measures`` with the hook imports this module, and
-    ``dataclasses`` would take it past its 10 ms budget (benchmarks/startup.py)."""
+    :mod:`irmeasures_ext.engine.ties`), the depth cut (trec_eval's ``-M``, NTCIREVAL's ``label
+    -truncate``: only the first ``depth`` ranked docs, judged or not, are evaluated; None: all), and
+    whether every measure is computed with equivalence classes (``classes``: as a measure of ours with
+    ``classes=True``, for ir_measures' own measures too, which have no such parameter). A named tuple,
+    not a dataclass: ``import ir_measures`` with the hook imports this module, and ``dataclasses`` would
+    take it past its 10 ms budget (benchmarks/startup.py)."""
 
     ties: str = 'trec_eval'
     precision: str = 'float32'
     depth: int | None = None
+    classes: bool = False
 
     @property
     def reads_rank(self) -> bool:
@@ -127,9 +130,14 @@ class Ranking(NamedTuple):
 
     def of(self, measure: irm.Measure) -> Ranking:
         """The ranking ``measure`` asks for: its own ``ties``/``score_precision`` parameters (measures of
-        this package), else this one's; the depth is always this one's."""
+        this package), else this one's; the depth and classes are always this one's."""
         params = measure.params if isinstance(measure, ExtMeasure) else {}
-        return Ranking(params.get('ties', self.ties), params.get('score_precision', self.precision), self.depth)
+        return self._replace(ties=params.get('ties', self.ties),
+                             precision=params.get('score_precision', self.precision))
+
+    def uses_classes(self, measure: irm.Measure) -> bool:
+        """Whether ``measure`` is computed with equivalence classes under this ranking."""
+        return self.classes or bool(measure.params.get('classes'))
 
 
 DEFAULT_RANKING = Ranking()
