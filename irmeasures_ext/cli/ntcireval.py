@@ -161,7 +161,10 @@ def run(argv: list[str]) -> int:
     columns = [(name, results.values[measure]) for name, measure in printed]
     write = _write_tsv if args.o == 'tsv' else _write_text
     if args.q:
-        write(sys.stdout, results.query_ids.filter(defined), [(name, values[defined]) for name, values in columns],
+        from irmeasures_ext._arrow.arrays import from_numpy
+        # (pyarrow 14 filters by Arrow masks only)
+        defined_ids = results.query_ids.take(from_numpy(defined.nonzero()[0]))
+        write(sys.stdout, defined_ids, [(name, values[defined]) for name, values in columns],
               args.p)
     means = [(name, values[defined].sum(keepdims=True) / len(values)) for name, values in columns]  # NEV2mean
     write(sys.stdout, _summary_ids() if args.q else None, means, args.p)
