@@ -8,9 +8,11 @@ import gzip
 import math
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import ir_measures
@@ -163,10 +165,11 @@ def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, 
     assert len(read) == 4  # (each tried contiguous, then partitioned)
 
 
-def command(*arguments: str, block: int = 60, **popen: object) -> subprocess.Popen:
-    """``irmeasures-ext ARGUMENTS`` in a fresh process that streams every run in blocks of ``block`` bytes."""
+def command(*arguments: str, block: int = 60, bucket: int = 1000, **popen: object) -> subprocess.Popen:
+    """``irmeasures-ext ARGUMENTS`` in a fresh process that streams every run in blocks of ``block`` bytes
+    (buckets of ``bucket`` bytes)."""
     code = ('import sys; from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = 0; '
-            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = 1000; from irmeasures_ext.cli import command; '
+            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = {bucket}; from irmeasures_ext.cli import command; '
             'command()')
     return subprocess.Popen([sys.executable, '-c', code, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **popen)  # type: ignore[call-overload]
@@ -301,3 +304,35 @@ def test_partitions_are_removed_after_the_evaluation_and_after_an_error(tmp_path
     with pytest.raises(InputError, match='is not finite'):
         built.values(streamed(run, False, 64))
     assert len(made) == 2 and leftovers(scratch) == []
+
+
+@pytest.mark.parametrize(('sent', 'status'), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)])
+def test_a_signal_while_partitioning_removes_the_partitions(tmp_path, sent, status):
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    rng = np.random.default_rng(3)
+    query = rng.integers(0, 2000, 400_000)
+    (tmp_path / 'qrels.txt').write_text(''.join(f'q{i} 0 d{i} 1\n' for i in range(2000)))
+    with open(tmp_path / 'run.txt', 'w') as handle:
+        handle.writelines(f'q{q} Q0 d{row} 1 {row % 97} tag\n' for row, q in enumerate(query.tolist()))
+    child = command(str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), 'AP', block=1 << 15, bucket=1 << 20,
+                    env={**os.environ, 'TMPDIR': str(scratch)})
+    deadline = time.monotonic() + 120
+    while not list(scratch.glob(f'{stream.TEMPORARY_PREFIX}*/bucket-*')):  # partitioning
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.005)
+    child.send_signal(sent)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == status, err
+    assert list(scratch.iterdir()) == []
+
+
+def test_standard_input_leaves_nothing_behind(tmp_path):
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    qrels, run = write_files(tmp_path, seed=8)
+    with open(run) as handle:
+        child = command(str(qrels), '-', 'AP', env={**os.environ, 'TMPDIR': str(scratch)}, stdin=handle)
+        _, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert list(scratch.iterdir()) == []

@@ -59,7 +59,7 @@ STREAM_FROM_BYTES = 1 << 28
 #: About how many times larger than its gzipped file a run file is.
 GZIP_RATIO = 5
 #: Bytes of lines read, parsed and evaluated at once.
-BLOCK_BYTES = 1 << 25
+BLOCK_BYTES = 1 << 23
 #: Bytes of lines per bucket of an interleaved run (one IPC file each).
 BUCKET_BYTES = 1 << 26
 #: Prefix of the temporary directories.
