@@ -23,7 +23,7 @@ import pytrec_eval
 from irmeasures_ext.engine import evaluator as evaluators
 from irmeasures_ext.engine import stream
 from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning, ReversedScoresWarning
-from irmeasures_ext.measures.base import Ranking
+from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.trec import TrecSource
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')
@@ -32,8 +32,8 @@ pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedS
 MEASURES = [ir_measures.parse_measure(text) for text in [
     'AP', 'AP@5', 'P@5', 'R@10', 'RR', 'RR@10', 'Rprec', 'nDCG', 'nDCG@5', 'Success@3', 'NumRet', 'NumRel',
     'Q', 'Q@10', 'Q(beta=0.5,gains={1:1,2:3,3:7})', 'nDCG_Z1@5', 'MeanRank', 'MedianRank', 'RankVariance',
-    'nERR@10', 'MSnDCG@10', 'nDCG_JK@10', 'ERR_NTCIR@10', 'RBP_NTCIR', 'iRBU(u=0.9)@10', 'GAP', 'bpref_NTCIR', 'bpref_R',
-    'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR', 'nDCG(gains={0:0,1:1,2:5,3:9})']]
+    'nERR@10', 'MSnDCG@10', 'nDCG_JK@10', 'ERR_NTCIR@10', 'RBP_NTCIR', 'iRBU(u=0.9)@10', 'GAP', 'bpref_NTCIR',
+    'bpref_R', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR', 'nDCG(gains={0:0,1:1,2:5,3:9})']]
 #: Measures that take ties='expected' (an exact expected value).
 EXPECTED = [ir_measures.parse_measure(text) for text in ['AP', 'P@5', 'RR', 'nDCG@5', 'Q', 'nDCG_Z1@5', 'MeanRank']]
 BLOCKS = (17, 64, 300, 1 << 20)
@@ -77,7 +77,7 @@ def supported(measure: ir_measures.Measure, ranking: Ranking) -> bool:
     return True
 
 
-def assert_streams_as_in_memory(measures: list, qrels: Path, run: Path, ranking: Ranking = Ranking()) -> None:
+def assert_streams_as_in_memory(measures: list, qrels: Path, run: Path, ranking: Ranking = DEFAULT_RANKING) -> None:
     """The measures ``ranking`` supports, streamed in blocks of every size of BLOCKS: the in-memory bits."""
     measures = [measure for measure in measures if supported(measure, ranking)]
     built = evaluators.evaluator(measures, qrels, ranking)
@@ -106,8 +106,8 @@ def test_streamed_values_with_expected_ties_float64_scores_and_depth(tmp_path, i
 def test_streamed_values_of_judged_only_and_classes(tmp_path, interleave):
     qrels, run = write_files(tmp_path, seed=5, interleave=interleave, classes=True)
     measures = [measure(judged_only=True) for measure in MEASURES if 'judged_only' in measure.SUPPORTED_PARAMS]
-    measures += [ir_measures.parse_measure(text) for text in
-                 ['Q(classes=True)', 'nDCG_JK(classes=True)@10', 'MeanRank(classes=True)', 'ERR_NTCIR(classes=True)@10']]
+    measures += [ir_measures.parse_measure(text) for text in ['Q(classes=True)', 'nDCG_JK(classes=True)@10',
+                                                               'MeanRank(classes=True)', 'ERR_NTCIR(classes=True)@10']]
     assert_streams_as_in_memory(measures, qrels, run)
 
 

@@ -55,9 +55,9 @@ T = TypeVar('T')
 
 #: TREC run files of at least this many bytes (a gzipped one: its size times GZIP_RATIO) are evaluated as
 #: they are read; smaller ones are read whole, which is faster while they fit (see benchmarks/scale.py).
-STREAM_FROM_BYTES = 1 << 28
+STREAM_FROM_BYTES = 1 << 29
 #: About how many times larger than its gzipped file a run file is.
-GZIP_RATIO = 5
+GZIP_RATIO = 4
 #: Bytes of lines read, parsed and evaluated at once.
 BLOCK_BYTES = 1 << 23
 #: Bytes of lines per bucket of an interleaved run (one IPC file each).
