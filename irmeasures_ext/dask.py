@@ -42,7 +42,7 @@ from dask.delayed import Delayed
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.aggregates import aggregate
-from irmeasures_ext.engine.evaluator import ExtEvaluator, warn_no_overlap
+from irmeasures_ext.engine.evaluator import ExtEvaluator, warn_if_no_overlap
 from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
 from irmeasures_ext.frames import long_frame
 from irmeasures_ext.plugin import IrMeasuresExtProvider
@@ -142,10 +142,9 @@ def _query_ids(partition: pd.DataFrame) -> pd.Series:
 def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame) -> _Partial:
     """Evaluates one partition (on a worker): every query whose rows it holds has all of them."""
     run = read_input(partition, 'run', with_rank=built.reads_rank)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', NoOverlapWarning)  # (warned of for the whole run, by the client)
-        lists = built.ranked_lists(run)
-    values = built.values_of(lists)
+    lists = built.lists_of(built.ranked(run))
+    values = built.kernel_values(lists)
+    built.check_overflow(values)
     answered = [np.flatnonzero(lists[built.lists[measure]].n_retrieved) for measure in built.measures]
     retrieved = [lists[key].n_retrieved for key in dict.fromkeys(built.lists.values())]
     longest = np.array([counts.max(initial=0) for counts in retrieved], dtype=np.int64)
@@ -163,7 +162,7 @@ def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measu
     partitions' where the query's list has docs, the others' from the partitions' longest queries (as the
     queries the run does not answer)."""
     if built.measures and built.judgments.n_queries and not any(partial.qrels_queries for partial in partials):
-        warn_no_overlap(built.judgments.n_queries, sum(partial.run_queries for partial in partials), stacklevel=4)
+        warn_if_no_overlap(built.judgments.n_queries, 0, sum(partial.run_queries for partial in partials))
     longest_in = {int(np.argmax([partial.longest[i] for partial in partials])) for i in range(len(partials[0].longest))}
     rows = [partials[i].rows for i in sorted(longest_in)] or [partials[0].rows]
     with warnings.catch_warnings():

@@ -238,8 +238,8 @@ def test_the_swapped_fields_warning_of_a_one_query_run_says_so(tmp_path):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, tmp_path / 'run')
 
 
-def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int:
-    """The definition, query by query (a query's rows in a row)."""
+def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float]) -> int | None:
+    """The definition, query by query (a query's rows in a row); None if some query does not ascend."""
     groups: list[list[float]] = []
     for position, (query_id, score) in enumerate(zip(query_ids, scores, strict=True)):
         if position and query_ids[position - 1] == query_id:
@@ -247,7 +247,7 @@ def queries_listed_by_ascending_score(query_ids: list[str], scores: list[float])
         else:
             groups.append([score])
     listed = [group for group in groups if len(group) > 1]
-    return len(listed) if all(all(a < b for a, b in itertools.pairwise(group)) for group in listed) else 0
+    return len(listed) if all(all(a < b for a, b in itertools.pairwise(group)) for group in listed) else None
 
 
 @pytest.mark.parametrize('piece', [1, 2, 3, 5, 1 << 16])
@@ -264,8 +264,8 @@ def test_score_order_check_equals_its_definition_across_pieces(monkeypatch, piec
             scores[row] = scores[row - 1]  # a tie: not increasing
         table = pa.table({'query_id': pa.array(query_ids, pa.string()), 'doc_id': ['d'] * len(scores),
                           'score': pa.array(scores, pa.float64())})
-        assert inputs._queries_listed_by_ascending_score(table) == queries_listed_by_ascending_score(query_ids,
-                                                                                                    scores)
+        assert inputs.queries_listed_by_ascending_score(table) == queries_listed_by_ascending_score(query_ids,
+                                                                                                   scores)
 
 
 def test_mean_rank_of_an_unanswered_query_is_never_the_best_rank():

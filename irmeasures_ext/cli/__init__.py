@@ -21,7 +21,7 @@ import sys
 import warnings
 from typing import NoReturn
 
-from irmeasures_ext.cli.common import EXIT_ERROR, PROG
+from irmeasures_ext.cli.common import EXIT_ERROR, ON_EXIT, PROG, exit_on_signals
 from irmeasures_ext.errors import IrMeasuresExtWarning
 
 #: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     name = COMMANDS.get(argv[0], 'evaluate') if argv else 'evaluate'
     arguments = argv[1:] if argv and argv[0] in COMMANDS else argv
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with ON_EXIT, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always', IrMeasuresExtWarning)
             status = importlib.import_module(f'{__name__}.{name}').run(arguments)
         for warning in caught:
@@ -65,6 +65,7 @@ def command() -> NoReturn:
     ir_datasets is loaded (``datasets``, or QRELS given as a dataset id: it removes temporary downloads
     at exit) and when traced or profiled (coverage, ``python -m cProfile``).
     """
+    exit_on_signals()
     status = main()
     if 'ir_datasets' in sys.modules or sys.gettrace() is not None or sys.getprofile() is not None:
         sys.exit(status)

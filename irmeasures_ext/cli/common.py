@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
+import signal
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError
@@ -112,24 +116,48 @@ def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
 
 
 def load_run(run_arg: str, file_format: str | None = None) -> Any:
-    """A run file (in ``file_format``, else as its extension says), or standard input read once for "-"
-    (a TREC run unless ``file_format`` says otherwise)."""
+    """A run file (in ``file_format``, else as its extension says), or standard input copied to a temporary
+    file for "-" (a TREC run unless ``file_format`` says otherwise)."""
     from irmeasures_ext.readers.columnar import ColumnarSource, open_file
     from irmeasures_ext.readers.trec import TrecSource
     if run_arg != STDIN:
         return open_file(run_arg, file_format)
     if file_format in (None, 'trec'):
-        return TrecSource.of_bytes(_read_stdin(), '<stdin>')
-    return ColumnarSource.of_bytes(_read_stdin(), file_format, '<stdin>')
+        return TrecSource(_copy_of_stdin(), '<stdin>')
+    return ColumnarSource.of_path(_copy_of_stdin(), file_format, '<stdin>')
 
 
-def _read_stdin() -> bytes:
+def _copy_of_stdin() -> Path:
+    """Standard input copied, in pieces, to a file in a temporary directory that the command removes when it
+    ends (:data:`ON_EXIT`): the copy can be read again (naming the line of a problem) and evaluated as it is
+    read, in bounded memory, like any file."""
+    from irmeasures_ext.engine.stream import temporary_directory
     if sys.stdin is None:
         raise CliError(f'RUN is "{STDIN}" but standard input is closed')
+    copy = ON_EXIT.enter_context(temporary_directory()) / 'stdin'
     try:
-        return sys.stdin.buffer.read()
+        with open(copy, 'wb') as handle:
+            shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
     except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
         raise CliError(f'RUN is "{STDIN}" but standard input cannot be read: {error}') from None
+    return copy
+
+
+#: What the command removes when it ends, normally, by an error, or by SIGINT or SIGTERM
+#: (:func:`exit_on_signals`): the copy of standard input. (Reusable: each command empties it.)
+ON_EXIT = contextlib.ExitStack()
+
+
+def exit_on_signals() -> None:
+    """Makes SIGTERM (and SIGHUP) end the command as SIGINT does, by an exception, so that its temporary files
+    are removed on the way out (:data:`ON_EXIT`, :func:`~irmeasures_ext.engine.stream.temporary_directory`);
+    status 128 + the signal's number. For the command's own process only."""
+    def exit_(number: int, _frame: Any) -> NoReturn:
+        raise SystemExit(128 + number)
+
+    for name in ('SIGTERM', 'SIGHUP'):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), exit_)
 
 
 def _ir_datasets_qrels(dataset_id: str) -> Any:

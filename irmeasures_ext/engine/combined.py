@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
+from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
@@ -89,7 +90,10 @@ class Evaluation:
         built = self.built
         if built is None:
             raise RuntimeError('Evaluation.results() before read_qrels()')
-        run = read_input(run, 'run', with_rank=built.reads_rank)
+        streamed = None if self.others else stream.stream_of(run, built.reads_rank)  # (others need the whole run)
+        if streamed is not None:
+            return Results(built.judgments.query_ids, built.values(streamed))
+        run = read_input(run.source if isinstance(run, stream.RunStream) else run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
         if self.others:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)

@@ -10,9 +10,11 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
 
+from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
@@ -63,34 +65,58 @@ class ExtEvaluator(providers.Evaluator):
         return any(ranking.reads_rank for ranking in self.rankings.values())
 
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
-        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids)."""
-        return self.values_of(self.ranked_lists(run))
+        """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
+        run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
+        distinct list they need (:mod:`.transforms`). A large TREC run file is evaluated as it is read
+        (:mod:`.stream`)."""
+        if (streamed := stream.stream_of(run, self.reads_rank)) is not None:
+            evaluated = stream.evaluate(self, streamed)
+            values, retrieved, run_queries = evaluated.values, evaluated.retrieved, evaluated.run_queries
+        else:
+            rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
+            values = self.computed(rankings)
+            ranked = next(iter(rankings.values()), None)
+            retrieved, run_queries = (0, 0) if ranked is None else (int(ranked.n_retrieved.sum()), ranked.run_queries)
+        if self.rankings:
+            warn_if_no_overlap(self.judgments.n_queries, retrieved, run_queries)
+        self.check_overflow(values)
+        return values
 
-    def ranked_lists(self, run: Any) -> dict[tuple[Ranking, Transforms], RankedRun]:
-        """The run ranked once per distinct ranking of the measures, and each ranked run transformed once
-        per distinct list they need (:mod:`.transforms`): ``measure``'s list is the one under
-        ``self.lists[measure]``."""
-        run = read_input(run, 'run', with_rank=self.reads_rank)
-        rankings = {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
-        if rankings and self.judgments.n_queries and not next(iter(rankings.values())).n_retrieved.any():
-            ranked = next(iter(rankings.values()))
-            warn_no_overlap(ranked.n_queries, ranked.run_queries, stacklevel=5)
-        elif not rankings:  # no measure of ours: the run is still checked
-            with run.located():
+    def ranked(self, run: Input) -> dict[Ranking, RankedRun]:
+        """``run`` ranked by each distinct ranking of the measures (without measures of ours, it is
+        still checked); a problem names its line."""
+        with run.located():
+            if not self.rankings:
                 rank_run(run.table, self.judgments)
+            return {ranking: self._ranked(run.table, ranking) for ranking in dict.fromkeys(self.rankings.values())}
+
+    def _ranked(self, run: pa.Table, ranking: Ranking) -> RankedRun:
+        if ranking.reads_rank:
+            return rank_run(scores_from_ranks(run), self.judgments, 'float64')
+        return rank_run(run, self.judgments, ranking.precision)
+
+    def computed(self, rankings: dict[Ranking, RankedRun]) -> dict[Measure, np.ndarray]:
+        """Each measure's kernel values on its list of the ranked runs (unchecked: :meth:`check_overflow`)."""
+        return self.kernel_values(self.lists_of(rankings))
+
+    def lists_of(self, rankings: dict[Ranking, RankedRun]) -> dict[tuple[Ranking, Transforms], RankedRun]:
+        """The distinct lists of the measures (``self.lists``' values): the ranked runs after their transforms."""
         return apply_all(rankings, dict.fromkeys(self.lists.values()))
 
-    def values_of(self, lists: dict[tuple[Ranking, Transforms], RankedRun]) -> dict[Measure, np.ndarray]:
-        """Per-query values of every measure from the :meth:`ranked_lists` of a run."""
-        with self._qrels.located():
-            return {measure: _computed(measure, lists[self.lists[measure]], self.rankings[measure])
-                    for measure in self.measures}
+    def kernel_values(self, lists: dict[tuple[Ranking, Transforms], RankedRun]) -> dict[Measure, np.ndarray]:
+        """Each measure's kernel values on its list (numpy's own warnings are not printed)."""
+        with self._qrels.located(), np.errstate(all='ignore'):
+            return {measure: kernel_of(measure).function(measure, self.rankings[measure].ties)(
+                measure, lists[self.lists[measure]]) for measure in self.measures}
 
-    def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
-        with run.located():
-            if ranking.reads_rank:
-                return rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
-            return rank_run(run.table, self.judgments, ranking.precision)
+    def check_overflow(self, values: dict[Measure, np.ndarray]) -> None:
+        """ValueOverflowError for values that overflow (huge labels, gains or beta), naming the first query
+        it happens in and the doc of its highest label, never a silent inf or NaN."""
+        with self._qrels.located():
+            for measure, column in values.items():
+                classes = self.rankings[measure].uses_classes(measure)
+                judgments = self.judgments.by_class() if classes else self.judgments
+                _check_overflow(measure, column, judgments)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         return self._iter_calc(run)
@@ -126,33 +152,28 @@ def ranking_of(measure: Measure, default: Ranking) -> Ranking:
     return ranking
 
 
-def _computed(measure: Measure, ranked: RankedRun, ranking: Ranking) -> np.ndarray:
-    """The kernel's values, checked: an overflow (huge labels, gains or beta) is a ValueOverflowError
-    naming the first query it happens in and the doc of its highest label, never a silent inf or NaN
-    (and numpy's own warnings are not printed)."""
+def _check_overflow(measure: Measure, values: np.ndarray, judgments: Judgments) -> None:
     kernel = kernel_of(measure)
-    compute = kernel.function(measure, ranking.ties)
-    with np.errstate(all='ignore'):
-        values = compute(measure, ranked)
     if values.dtype.kind == 'f' and not np.isfinite(values).all():
         overflow = np.isinf(values) if kernel.may_be_nan else ~np.isfinite(values)
         if overflow.any():
             query = int(np.argmax(overflow))
-            query_id = ranked.judgments.query_ids[query].as_py()
-            doc_id, label = ranked.judgments.highest_label(query)
+            query_id = judgments.query_ids[query].as_py()
+            doc_id, label = judgments.highest_label(query)
             raise ValueOverflowError(f'{measure}: values overflow 64-bit floats in query {query_id!r} (labels, gains '
                                      f'or beta too large; its highest label: {label} for doc {doc_id!r})', 'qrels',
                                      query_id, doc_id)
-    return values
 
 
-def warn_no_overlap(n_queries: int, run_queries: int, stacklevel: int) -> None:
-    """NoOverlapWarning: a run of ``run_queries`` queries retrieves nothing for any of the ``n_queries``
-    qrels queries."""
+def warn_if_no_overlap(n_queries: int, retrieved: int, run_queries: int) -> None:
+    """NoOverlapWarning if the run (``run_queries`` queries) retrieves nothing (``retrieved`` docs) for any of
+    the ``n_queries`` qrels queries."""
+    if not n_queries or retrieved:
+        return
     detail = 'the run is empty' if not run_queries else (
         f'none of its {run_queries} queries is in the qrels: check the query ids')
-    warnings.warn(f'the run retrieves nothing for any of the {n_queries} qrels queries ({detail}); every measure '
-                  'takes its value for an unanswered query', NoOverlapWarning, stacklevel=stacklevel)
+    warnings.warn(f'the run retrieves nothing for any of the {n_queries} qrels queries ({detail}); every measure takes '
+                  'its value for an unanswered query', NoOverlapWarning, stacklevel=4)
 
 
 def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING) -> ExtEvaluator:
@@ -165,10 +186,12 @@ def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RA
 
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
-                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input]:
+                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input | stream.RunStream]:
     """The evaluator and the run, read while the qrels are converted (for files, Arrow's reader
-    releases the GIL, so the two overlap)."""
+    releases the GIL, so the two overlap); a run to evaluate as it is read is not read here."""
     with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
+    if (streamed := stream.stream_of(run, with_rank)) is not None:  # (read as it is evaluated)
+        return evaluator(measures, qrels, ranking), streamed
     with ThreadPoolExecutor(1) as pool:
         read = pool.submit(read_input, run, 'run', with_rank)
         return evaluator(measures, qrels, ranking), read.result()

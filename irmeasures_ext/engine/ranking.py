@@ -100,6 +100,13 @@ class RankedRun:
                        starts=np.searchsorted(query, np.arange(self.n_queries)),
                        equivalence_class=self.classes_of(keep))
 
+    def without_rows(self, n_retrieved: np.ndarray, run_queries: int) -> RankedRun:
+        """The run of the same judgments with no judged row, retrieving ``n_retrieved`` docs per query."""
+        empty = np.empty(0, dtype=np.int64)
+        return replace(self, query=empty, rank=empty, label=empty, tie_start=empty, tie_size=empty,
+                       starts=np.zeros(self.n_queries, dtype=np.int64), n_retrieved=n_retrieved,
+                       run_queries=run_queries, equivalence_class=None if self.equivalence_class is None else empty)
+
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sums ``values`` (optionally where ``mask``) per query."""
         if mask is None:

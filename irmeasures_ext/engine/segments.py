@@ -15,10 +15,29 @@ def segment_count(mask: np.ndarray, segment: np.ndarray, n_segments: int) -> np.
 
 
 def segment_cumsum(values: np.ndarray, segment: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Cumulative sum of ``values`` restarting at each segment (rows grouped by segment)."""
+    """Cumulative sum of ``values`` restarting at each segment (rows grouped by segment). Each row's sum
+    depends on its own segment's rows only: integers by one running sum, floats by :func:`offset_cumsum`."""
+    if values.dtype.kind == 'f':
+        return offset_cumsum(values, np.arange(len(values)) - starts[segment])
     running = np.cumsum(values)
     before = np.concatenate(([0], running))[starts]
     return running - before[segment]
+
+
+def offset_cumsum(values: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Cumulative sum of float ``values`` within runs of rows, ``offset`` giving each row's position in its
+    run (0 at the run's first row).
+
+    A scan in log2(longest run) passes (each row adds the partial sum ``step`` rows up, while that row is
+    in its run), rather than one running sum over every run minus the sums before each: a row's sum
+    then depends on its own run's rows only, not on the rounding of the runs before it, so that a query
+    evaluated alone, in a batch of queries or in the whole run gets the same bits."""
+    total = values.astype(np.float64)
+    step, longest = 1, int(offset.max(initial=0))
+    while step <= longest:
+        total[step:] += np.where(offset[step:] >= step, total[:-step], 0.0)
+        step *= 2
+    return total
 
 
 def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

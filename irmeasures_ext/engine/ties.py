@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import segment_sum
+from irmeasures_ext.engine.segments import offset_cumsum, segment_sum
 from irmeasures_ext.errors import EqualRankError
 
 
@@ -101,10 +101,9 @@ class RelevantGroups:
 
 def _before(values: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Per group, the sum of ``values`` over the earlier groups of its query."""
-    running = np.cumsum(values) - values
     starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))[:len(query)]
-    at_start = np.repeat(running[starts], np.diff(np.append(starts, len(query))))
-    return running - at_start
+    offset = np.arange(len(query)) - np.repeat(starts, np.diff(np.append(starts, len(query))))
+    return offset_cumsum(values, offset) - values
 
 
 def expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,8 +123,4 @@ def first_relevant_offset_distribution(size: np.ndarray, relevant: np.ndarray) -
     # P(0) = r / g; P(j + 1) / P(j) = (g - r - j) / (g - 1 - j): cumulated as logs within each owner.
     step = np.where(offset > 0, np.log(np.maximum(g - r - offset + 1, 1e-300)) - np.log(np.maximum(g - offset, 1e-300)),
                     np.log(r / g))
-    running = np.cumsum(step)
-    at_start = running - step
-    starts = np.flatnonzero(offset == 0)
-    log_probability = running - np.repeat(at_start[starts], np.diff(np.append(starts, len(owner))))
-    return owner, offset, np.exp(log_probability)
+    return owner, offset, np.exp(offset_cumsum(step, offset))

@@ -76,7 +76,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
         read, name = Input(_as_table(data, schema, kind), None), kind
     if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
-        _warn_if_listed_by_ascending_score(read.table, name)
+        warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
     return read
 
 
@@ -103,19 +103,19 @@ def _has_rank_column(data: Any) -> bool:
     return 'rank' in getattr(data, 'columns', ())
 
 
-#: Rows of a run compared at once by :func:`_queries_listed_by_ascending_score`.
+#: Rows of a run compared at once by :func:`queries_listed_by_ascending_score`.
 _ORDER_PIECE = 1 << 16
 
 
-def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
-    """ReversedScoresWarning if every query of ``run`` (two or more docs) lists its docs by ascending score.
+def warn_if_listed_by_ascending_score(queries: int | None, name: str) -> None:
+    """ReversedScoresWarning if every query of the run ``name`` (``queries`` of two or more docs, None if
+    one of them does not: :func:`queries_listed_by_ascending_score`) lists its docs by ascending score.
 
     Only runs with a rank column (TREC files, DataFrames and Arrow tables with one) are checked: their
     rows are meant to be listed by rank (and not when read for tie policy ``rank``, which trusts the
     ranks). Swapping a run's rank and score fields keeps the two columns ordered alike (each one
     descends as the other ascends), so the rank values cannot tell; the listing does: ranking by score
     then reverses it."""
-    queries = _queries_listed_by_ascending_score(run)
     if queries:
         where = 'in its one query' if queries == 1 else f'in all {queries} queries'
         warnings.warn(f'{name}: {where} with two or more docs the scores increase down the listed '
@@ -124,18 +124,18 @@ def _warn_if_listed_by_ascending_score(run: pa.Table, name: str) -> None:
                       stacklevel=4)
 
 
-def _queries_listed_by_ascending_score(run: pa.Table) -> int:
+def queries_listed_by_ascending_score(run: pa.Table) -> int | None:
     """The number of queries of ``run`` with two or more rows if in every one of them the scores strictly
-    increase down its rows (a query's rows in a row), else 0. Compared ``_ORDER_PIECE`` rows at a time,
+    increase down its rows (a query's rows in a row), else None. Compared ``_ORDER_PIECE`` rows at a time,
     stopping at the first pair of rows of one query whose scores do not increase: for a run listed by
-    rank, in the first piece."""
+    rank, in the first piece. (Tables of whole queries, in file order, add up to the whole run's count.)"""
     queries, continued = 0, False  # continued: the piece's first row belongs to the query of the row before
     for start in range(0, run.num_rows - 1, _ORDER_PIECE):
         piece = run.slice(start, _ORDER_PIECE + 1)  # one row more: the pair across pieces
         query_ids, scores = piece['query_id'], to_numpy(piece['score'])
         same_query = to_numpy(ac.equal(query_ids[1:], query_ids[:-1]))
         if not np.all(scores[1:][same_query] > scores[:-1][same_query]):
-            return 0
+            return None
         first_pairs = same_query.copy()  # the first pair of rows of each query
         first_pairs[1:] &= ~same_query[:-1]
         first_pairs[0] &= not continued

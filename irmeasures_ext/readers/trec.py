@@ -17,8 +17,10 @@ One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
 The fast path is ``pyarrow.csv`` on single-space fields. A file in any other layout (tabs, runs
 of spaces, trailing fields, CR line ends) is normalised block by block in numpy to that layout and
 read by the same parser. The slow path only names the line of a problem: the file is read again
-line by line, streaming (:meth:`TrecSource.locate`). Standard input, pipes and other non-regular
-files are read once into memory, so that they can be read again.
+line by line, streaming (:meth:`TrecSource.locate`). Pipes and other non-regular files are read once
+into memory, so that they can be read again (the command copies standard input to a temporary file).
+:meth:`TrecSource.tables` reads a file block by block, for evaluating it as it is read
+(:mod:`irmeasures_ext.engine.stream`).
 """
 from __future__ import annotations
 
@@ -139,8 +141,11 @@ class TrecSource:
             raise TrecFileError(f'{self.name}: is a directory, expected a TREC file')
         #: The whole content of a file that cannot be read twice (standard input, a pipe), else None.
         self._data: bytes | None = None
+        #: The size of a file read from disk (compressed, if gzipped), else None.
+        self.size: int | None = None
         try:
             if stat.S_ISREG(mode):
+                self.size = self.path.stat().st_size
                 with open(self.path, 'rb') as handle:
                     head = handle.read(2)
             else:
@@ -155,19 +160,20 @@ class TrecSource:
     def of_bytes(cls, data: bytes, name: str) -> TrecSource:
         """The TREC file whose whole content is ``data`` (e.g. standard input, read once)."""
         source = cls.__new__(cls)
-        source.path, source.name, source._data = Path(name), name, data
+        source.path, source.name, source._data, source.size = Path(name), name, data, None
         source._check_head(data[:2])
         return source
 
     def _check_head(self, head: bytes) -> None:
         if not head:
             raise TrecFileError(f'{self.name}: file is empty')
-        self._gzipped = head == _GZIP_MAGIC
+        #: Whether the file is gzipped.
+        self.gzipped = head == _GZIP_MAGIC
 
     def read(self, layout: Layout) -> pa.Table:
         """The file's ``(query_id, doc_id, value)`` table; TrecFileError names the line of a problem."""
         try:
-            table = _parse(self._stream, layout) if self._gzipped else self._parse_scanned(layout)
+            table = _parse(self._stream, layout) if self.gzipped else self._parse_scanned(layout)
             if table is None:
                 table = self._read_normalised(layout)
         except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
@@ -178,7 +184,7 @@ class TrecSource:
 
     def _stream(self) -> pa.NativeFile:
         raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
-        return pa.CompressedInputStream(raw, 'gzip') if self._gzipped else raw
+        return pa.CompressedInputStream(raw, 'gzip') if self.gzipped else raw
 
     def _parse_scanned(self, layout: Layout) -> pa.Table | None:
         """The kept columns of a plain file or one held in memory, parsed while another thread scans
@@ -211,21 +217,38 @@ class TrecSource:
         """Reads the file in blocks normalised to single-space fields; None if a block cannot be parsed."""
         pieces = []
         for block in self._blocks():
-            normalised = normalise(block, len(layout.fields) if layout.extra_fields else None)
-            if normalised.startswith(_BOM):  # pyarrow.csv drops a BOM opening its input; a blank line keeps it
-                normalised = b'\n' + normalised
-            piece = _parse(functools.partial(pa.BufferReader, normalised), layout)
+            piece = _parse_normalised(block, layout)
             if piece is None:
                 return None
             pieces.append(piece)
         return pa.concat_tables(pieces) if pieces else None
 
-    def _blocks(self) -> Iterator[bytes]:
-        """The file's bytes in blocks of whole lines (about ``_BLOCK`` bytes each), the file's BOM removed
-        (a BOM anywhere else belongs to its field, as trec_eval reads it)."""
+    def tables(self, layout: Layout, block_size: int) -> Iterator[pa.Table]:
+        """The file's ``(query_id, doc_id, value)`` rows as tables of about ``block_size`` bytes of lines
+        each, in file order, read as they are asked for: the same rows as :meth:`read`, in bounded memory.
+        Each block is scanned for irregular spacing and parsed by the fast path or normalised; TrecFileError
+        names the file's first line the grammar refuses (the file is read again from its start)."""
+        rows = 0
+        try:
+            for block in self._blocks(block_size):
+                table = _parse_block(block, layout)
+                if table is None:
+                    break
+                rows += table.num_rows
+                yield table
+            else:
+                if rows:
+                    return
+        except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
+            pass
+        self._raise_unreadable(layout)
+
+    def _blocks(self, block_size: int | None = None) -> Iterator[bytes]:
+        """The file's bytes in blocks of whole lines (about ``block_size`` bytes each, default ``_BLOCK``), the
+        file's BOM removed (a BOM anywhere else belongs to its field, as trec_eval reads it)."""
         with self._stream() as stream:
             carry = stream.read(len(_BOM)).removeprefix(_BOM)
-            while chunk := stream.read(_BLOCK):
+            while chunk := stream.read(block_size or _BLOCK):
                 data = carry + chunk if carry else chunk
                 cut = max(data.rfind(b'\n'), data.rfind(b'\r')) + 1
                 block, carry = data[:cut], data[cut:]
@@ -259,7 +282,7 @@ class TrecSource:
 
     def _binary(self) -> BinaryIO | gzip.GzipFile:
         raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
-        return gzip.GzipFile(fileobj=raw) if self._gzipped else raw
+        return gzip.GzipFile(fileobj=raw) if self.gzipped else raw
 
     def _raise_unreadable(self, layout: Layout) -> None:
         """Raises TrecFileError for the first line the grammar refuses (or for a file of blank lines)."""
@@ -325,7 +348,7 @@ class TrecSource:
         return TrecFileError(f'{self.name}: {error}')
 
 
-def _departs_from_single_spaces(data: bytearray, size: int) -> bool:
+def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
     """Whether the first ``size`` bytes of ``data`` hold a separator other than one space (see
     :meth:`TrecSource._irregular`).
 
@@ -344,6 +367,24 @@ def _departs_from_single_spaces(data: bytearray, size: int) -> bool:
 
 def _text(field: bytes) -> str:
     return field.decode('utf-8', errors='replace')
+
+
+def _parse_block(block: bytes, layout: Layout) -> pa.Table | None:
+    """The rows of ``block`` (whole lines, not the file's first bytes: a BOM opening it is data), by the
+    fast path if it has single-space fields (:func:`_departs_from_single_spaces`), else normalised; None
+    if it cannot be parsed."""
+    table = None
+    if not (block.startswith(_BOM) or _departs_from_single_spaces(block, len(block)) or block.endswith(b' ')):
+        table = _parse(functools.partial(pa.BufferReader, block), layout, known_single_spaced=True)
+    return _parse_normalised(block, layout) if table is None else table
+
+
+def _parse_normalised(block: bytes, layout: Layout) -> pa.Table | None:
+    """The rows of ``block`` (whole lines) normalised to single-space fields; None if it cannot be parsed."""
+    normalised = normalise(block, len(layout.fields) if layout.extra_fields else None)
+    if normalised.startswith(_BOM):  # pyarrow.csv drops a BOM opening its input; a blank line keeps it
+        normalised = b'\n' + normalised
+    return _parse(functools.partial(pa.BufferReader, normalised), layout)
 
 
 def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,

@@ -10,7 +10,7 @@ from ir_measures import measures as irm
 
 from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import segment_sum
+from irmeasures_ext.engine.segments import segment_cumsum, segment_sum
 from irmeasures_ext.engine.ties import expected_position_weight, positions
 from irmeasures_ext.errors import InputError, MeasureParamError
 from irmeasures_ext.measures.base import name_of, optional_param
@@ -161,11 +161,9 @@ def cascade(query: np.ndarray, stop: np.ndarray, utility: np.ndarray, n_queries:
     """Σ_r utility(r) · stop(r) · Π_{i<r} (1 − stop(i)) per query, over rows grouped by query in rank order
     (NTCIREVAL's cascade: ERR with utility 1/r, iRBU with u^r); rows of stop 0 (e.g. unjudged docs)
     may be left out."""
-    starts = np.searchsorted(query, np.arange(n_queries))
     log_continue = np.log1p(-stop)
-    running = np.cumsum(log_continue)
-    before_query = np.concatenate(([0.0], running))[starts]
-    continue_before = np.exp(running - log_continue - before_query[query])  # Π_{i<r}(1 - stop(i))
+    running = segment_cumsum(log_continue, query, np.searchsorted(query, np.arange(n_queries)))
+    continue_before = np.exp(running - log_continue)  # Π_{i<r}(1 - stop(i))
     return segment_sum(utility * stop * continue_before, query, n_queries)
 
 

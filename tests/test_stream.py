@@ -1,0 +1,338 @@
+"""Streaming evaluation (:mod:`irmeasures_ext.engine.stream`): a run file evaluated block by block, or
+partitioned by query when its queries are interleaved, gives the in-memory path's values bit for bit, for
+every measure, tie policy and mode; errors name the file's lines; temporary files do not outlive the
+evaluation. Blocks of a few dozen bytes make queries straddle blocks."""
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pytest
+import pytrec_eval
+
+from irmeasures_ext.engine import evaluator as evaluators
+from irmeasures_ext.engine import stream
+from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning, ReversedScoresWarning
+from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
+from irmeasures_ext.readers.trec import TrecSource
+
+pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')
+
+#: One or more measures of every kernel family, ir_measures' own among them.
+MEASURES = [ir_measures.parse_measure(text) for text in [
+    'AP', 'AP@5', 'P@5', 'R@10', 'RR', 'RR@10', 'Rprec', 'nDCG', 'nDCG@5', 'Success@3', 'NumRet', 'NumRel',
+    'Q', 'Q@10', 'Q(beta=0.5,gains={1:1,2:3,3:7})', 'nDCG_Z1@5', 'MeanRank', 'MedianRank', 'RankVariance',
+    'nERR@10', 'MSnDCG@10', 'nDCG_JK@10', 'ERR_NTCIR@10', 'RBP_NTCIR', 'iRBU(u=0.9)@10', 'GAP', 'bpref_NTCIR',
+    'bpref_R', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR', 'nDCG(gains={0:0,1:1,2:5,3:9})']]
+#: Measures that take ties='expected' (an exact expected value).
+EXPECTED = [ir_measures.parse_measure(text) for text in ['AP', 'P@5', 'RR', 'nDCG@5', 'Q', 'nDCG_Z1@5', 'MeanRank']]
+BLOCKS = (17, 64, 300, 1 << 20)
+
+
+def write_files(directory: Path, seed: int, interleave: bool = False, classes: bool = False,
+                compress: bool = False) -> tuple[Path, Path]:
+    """Seeded qrels (some queries absent from the run, graded labels, a negative one; with ``classes`` a class
+    per doc) and a run (some queries absent from the qrels, tied scores, one to 60 docs a query), lines in
+    query order or shuffled."""
+    rng = random.Random(seed)
+    qrels_lines, run_lines = [], []
+    for query in range(30):
+        for doc in rng.sample(range(80), rng.randint(1, 20)):
+            label = rng.choice([-1, 0, 0, 1, 1, 2, 3])
+            qrels_lines.append(f'q{query} 0 d{doc} {label}' + (f' {doc % 7}' if classes else '') + '\n')
+    for query in range(5, 36):
+        docs = rng.sample(range(90), rng.randint(1, 60))
+        run_lines += [f'q{query} Q0 d{doc} {rank} {rng.randint(0, 12) / 4} tag\n' for rank, doc in enumerate(docs, 1)]
+    if interleave:
+        rng.shuffle(run_lines)
+    qrels, run = directory / 'qrels.txt', directory / ('run.txt.gz' if compress else 'run.txt')
+    qrels.write_text(''.join(qrels_lines))
+    if compress:
+        with gzip.open(run, 'wt') as handle:
+            handle.writelines(run_lines)
+    else:
+        run.write_text(''.join(run_lines))
+    return qrels, run
+
+
+def streamed(run: Path, with_rank: bool, block: int, bucket: int = 200) -> stream.RunStream:
+    return stream.RunStream(TrecSource(run), with_rank, block, bucket)
+
+
+def supported(measure: ir_measures.Measure, ranking: Ranking) -> bool:
+    try:
+        evaluators.ranking_of(measure, ranking)
+    except MeasureParamError:
+        return False
+    return True
+
+
+def assert_streams_as_in_memory(measures: list, qrels: Path, run: Path, ranking: Ranking = DEFAULT_RANKING) -> None:
+    """The measures ``ranking`` supports, streamed in blocks of every size of BLOCKS: the in-memory bits."""
+    measures = [measure for measure in measures if supported(measure, ranking)]
+    built = evaluators.evaluator(measures, qrels, ranking)
+    whole = built.values(run)
+    for block in BLOCKS:
+        values = built.values(streamed(run, built.reads_rank, block))
+        for measure in measures:
+            assert values[measure].tobytes() == whole[measure].tobytes(), (measure, block)
+
+
+@pytest.mark.parametrize('interleave', [False, True])
+@pytest.mark.parametrize('ties', ['trec_eval', 'optimistic', 'pessimistic', 'rank'])
+def test_streamed_values_are_the_in_memory_bits(tmp_path, interleave, ties):
+    qrels, run = write_files(tmp_path, seed=len(ties), interleave=interleave)
+    assert_streams_as_in_memory(MEASURES, qrels, run, Ranking(ties=ties))
+
+
+@pytest.mark.parametrize('interleave', [False, True])
+def test_streamed_values_with_expected_ties_float64_scores_and_depth(tmp_path, interleave):
+    qrels, run = write_files(tmp_path, seed=3, interleave=interleave)
+    assert_streams_as_in_memory(EXPECTED, qrels, run, Ranking(ties='expected'))
+    assert_streams_as_in_memory(MEASURES, qrels, run, Ranking(precision='float64', depth=7))
+
+
+@pytest.mark.parametrize('interleave', [False, True])
+def test_streamed_values_of_judged_only_and_classes(tmp_path, interleave):
+    qrels, run = write_files(tmp_path, seed=5, interleave=interleave, classes=True)
+    measures = [measure(judged_only=True) for measure in MEASURES if 'judged_only' in measure.SUPPORTED_PARAMS]
+    measures += [ir_measures.parse_measure(text) for text in ['Q(classes=True)', 'nDCG_JK(classes=True)@10',
+                                                               'MeanRank(classes=True)', 'ERR_NTCIR(classes=True)@10']]
+    assert_streams_as_in_memory(measures, qrels, run)
+
+
+def test_streamed_gzip_run(tmp_path):
+    qrels, run = write_files(tmp_path, seed=7, compress=True)
+    assert_streams_as_in_memory(MEASURES, qrels, run)
+
+
+def test_streamed_values_match_pytrec_eval(tmp_path):
+    """An independent reference: pytrec_eval on the same files, per query (qrels queries the run misses: 0)."""
+    qrels, run = write_files(tmp_path, seed=11)
+    judged = ir_measures.read_trec_qrels(str(qrels))
+    qrels_dict: dict = {}
+    for qrel in judged:
+        qrels_dict.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
+    run_dict: dict = {}
+    for doc in ir_measures.read_trec_run(str(run)):
+        run_dict.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
+    names = {'map': ir_measures.AP, 'P_5': ir_measures.P @ 5, 'ndcg_cut_5': ir_measures.nDCG @ 5,
+             'recip_rank': ir_measures.RR}
+    answered = {query: docs for query, docs in run_dict.items() if query in qrels_dict}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, {'map', 'P.5', 'ndcg_cut.5', 'recip_rank'}).evaluate(answered)
+    built = evaluators.evaluator(list(names.values()), qrels)
+    values = built.values(streamed(run, False, 40))
+    for name, measure in names.items():
+        for query, value in zip(built.qrel_qids, values[measure].tolist(), strict=True):
+            assert value == pytest.approx(theirs[query][name] if query in theirs else 0.0, abs=1e-12), (name, query)
+
+
+def test_stream_of_chooses_by_file_size(tmp_path, monkeypatch):
+    _, run = write_files(tmp_path, seed=1)
+    assert stream.stream_of(run, False) is None
+    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', run.stat().st_size)
+    chosen = stream.stream_of(str(run), True)
+    assert chosen is not None and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
+    assert stream.stream_of(TrecSource.of_bytes(run.read_bytes(), 'x'), False) is None  # (already in memory)
+
+
+def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, capsys):
+    from irmeasures_ext.cli import main
+    qrels, run = write_files(tmp_path, seed=2, interleave=True)
+    measures = [ir_measures.AP, ir_measures.parse_measure('Q@10')]
+    provider = ir_measures.providers.registry['irmeasures_ext']
+    whole = provider.calc_aggregate(measures, str(qrels), str(run))
+    assert main([str(qrels), str(run), 'AP', 'Q@10', '-p', '-1']) == 0
+    printed = capsys.readouterr().out
+    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', 0)
+    monkeypatch.setattr(stream, 'BLOCK_BYTES', 50)
+    monkeypatch.setattr(stream, 'BUCKET_BYTES', 100)
+    read = []
+    monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: read.append(1) or original(*args))
+    assert provider.calc_aggregate(measures, str(qrels), str(run)) == whole
+    assert main([str(qrels), str(run), 'AP', 'Q@10', '-p', '-1']) == 0
+    assert capsys.readouterr().out == printed
+    assert len(read) == 4  # (each tried contiguous, then partitioned)
+
+
+def command(*arguments: str, block: int = 60, bucket: int = 1000, **popen: object) -> subprocess.Popen:
+    """``irmeasures-ext ARGUMENTS`` in a fresh process that streams every run in blocks of ``block`` bytes
+    (buckets of ``bucket`` bytes)."""
+    code = ('import sys; from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = 0; '
+            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = {bucket}; from irmeasures_ext.cli import command; '
+            'command()')
+    return subprocess.Popen([sys.executable, '-c', code, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **popen)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize('interleave', [False, True])
+def test_standard_input_is_streamed(tmp_path, interleave, capsys):
+    from irmeasures_ext.cli import main
+    qrels, run = write_files(tmp_path, seed=4, interleave=interleave)
+    arguments = [str(qrels), '-', 'AP', 'nDCG@5', 'ERR_NTCIR@10', '-q', '-p', '-1']
+    assert main([str(qrels), str(run), *arguments[2:]]) == 0
+    with open(run) as handle:
+        child = command(*arguments, stdin=handle)
+        out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert out == capsys.readouterr().out
+
+
+# --- errors ---------------------------------------------------------------------------------------------------------
+
+def lines_of(count: int) -> list[str]:
+    return [f'q{i // 10} Q0 d{i} 1 {1 / (i + 1)!r} tag\n' for i in range(count)]
+
+
+def evaluate_streamed(qrels: Path, run: Path, block: int = 64) -> None:
+    built = evaluators.evaluator([ir_measures.AP], qrels)
+    built.values(streamed(run, False, block))
+
+
+def test_a_duplicate_doc_split_across_blocks_names_both_lines(tmp_path):
+    qrels, _ = write_files(tmp_path, seed=1)
+    lines = lines_of(200)
+    lines[157] = lines[151]  # q15's doc d151 again, more than a block later
+    run = tmp_path / 'dup.txt'
+    run.write_text(''.join(lines))
+    with pytest.raises(InputError, match=rf"^{run}:158: duplicate doc 'd151' in query 'q15' \(first at line 152\)"):
+        evaluate_streamed(qrels, run, block=48)
+
+
+def test_a_score_error_after_the_first_block_names_its_line(tmp_path):
+    qrels, _ = write_files(tmp_path, seed=1)
+    lines = lines_of(300)
+    lines[233] = 'q23 Q0 d233 1 nan tag\n'
+    run = tmp_path / 'nan.txt'
+    run.write_text(''.join(lines))
+    with pytest.raises(InputError, match=rf"^{run}:234: score 'nan' is not finite"):
+        evaluate_streamed(qrels, run)
+    lines[233] = 'q23 Q0 d233 1 x1 tag\n'
+    run.write_text(''.join(lines))
+    with pytest.raises(InputError, match=rf"^{run}:234: score 'x1' is not a number"):
+        evaluate_streamed(qrels, run)
+    lines[233] = 'q23 Q0 d233 1\n'
+    run.write_text(''.join(lines))
+    with pytest.raises(InputError, match=rf'^{run}:234: expected 6 fields'):
+        evaluate_streamed(qrels, run)
+
+
+def test_blank_and_irregular_lines_stream_like_the_whole_file(tmp_path):
+    qrels, run = write_files(tmp_path, seed=9)
+    text = run.read_text().splitlines(keepends=True)
+    mixed = ''.join(line.replace(' ', '\t  ', 1) + ('\n   \n' if i % 7 == 0 else '') if i % 3 == 0 else line
+                    for i, line in enumerate(text))
+    run.write_bytes(b'\xef\xbb\xbf' + mixed.replace('\n', '\r\n').encode())
+    assert_streams_as_in_memory(MEASURES[:6], qrels, run)
+    (tmp_path / 'blank.txt').write_text('\n \n\t\n')
+    with pytest.raises(InputError, match='only blank lines'):
+        evaluate_streamed(qrels, tmp_path / 'blank.txt')
+
+
+def test_streamed_warnings(tmp_path):
+    qrels, _ = write_files(tmp_path, seed=1)
+    run = tmp_path / 'other.txt'
+    run.write_text(''.join(line.replace('q', 'zz', 1) for line in lines_of(100)))
+    with pytest.warns(NoOverlapWarning, match='none of its 10 queries is in the qrels'):
+        evaluate_streamed(qrels, run)
+    ascending = [f'q{i // 10} Q0 d{i} {i % 10 + 1} {i % 10} tag\n' for i in range(100)]
+    run.write_text(''.join(ascending))
+    with pytest.warns(ReversedScoresWarning, match='in all 10 queries'):
+        evaluate_streamed(qrels, run, block=50)
+
+
+# --- query-local sums -----------------------------------------------------------------------------------------------
+
+def test_a_query_gets_the_same_bits_whatever_queries_come_before(tmp_path):
+    """Cascades (ERR, RBP, iRBU, nERR) and float gains sum down a query's ranking: the sums restart at each
+    query, not from the rounding of the queries before it."""
+    rng = random.Random(12)
+    qrels = {'b': {f'd{i}': rng.randint(0, 3) for i in range(50)},
+             'a': {f'd{i}': rng.randint(0, 3) for i in range(50)}}
+    run_b = {'b': {f'd{i}': rng.random() for i in range(50)}}
+    run_ab = {'a': {f'd{i}': rng.random() for i in range(50)}, **run_b}
+    measures = [ir_measures.parse_measure(text) for text in
+                ['ERR_NTCIR@20', 'RBP_NTCIR', 'iRBU(u=0.9)@20', 'nERR@20', 'Q(gains={1:0.1,2:0.7,3:1.3})', 'EBR']]
+    provider = ir_measures.providers.registry['irmeasures_ext']
+    alone = {(str(m.measure), m.query_id): m.value for m in provider.iter_calc(measures, qrels, run_b)}
+    after = {(str(m.measure), m.query_id): m.value for m in provider.iter_calc(measures, qrels, run_ab)}
+    for measure in measures:
+        assert after[str(measure), 'b'] == alone[str(measure), 'b'], measure
+        assert not math.isnan(alone[str(measure), 'b'])
+
+
+def test_offset_cumsum_is_the_running_sum_of_each_run():
+    values = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+    offset = np.array([0, 1, 2, 0, 0, 1, 2])
+    expected = [0.1, 0.1 + 0.2, 0.1 + 0.2 + 0.3, 0.4, 0.5, 0.5 + 0.6, 0.5 + 0.6 + 0.7]
+    assert stream_cumsum(values, offset) == pytest.approx(expected, abs=1e-15)
+
+
+def stream_cumsum(values: np.ndarray, offset: np.ndarray) -> list[float]:
+    from irmeasures_ext.engine.segments import offset_cumsum
+    return offset_cumsum(values, offset).tolist()
+
+
+# --- temporary files ------------------------------------------------------------------------------------------------
+
+def leftovers(directory: Path) -> list[str]:
+    return [name for name in os.listdir(directory) if name.startswith(stream.TEMPORARY_PREFIX)]
+
+
+def test_partitions_are_removed_after_the_evaluation_and_after_an_error(tmp_path, monkeypatch):
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(scratch))
+    qrels, run = write_files(tmp_path, seed=6, interleave=True)
+    made = []
+    monkeypatch.setattr(stream, '_partitioned', lambda run, directory, original=stream._partitioned: (
+        made.append(directory), original(run, directory))[1])
+    built = evaluators.evaluator([ir_measures.AP], qrels)
+    built.values(streamed(run, False, 64))
+    assert made and made[0].parent == scratch and leftovers(scratch) == []
+    run.write_text(run.read_text() + 'q5 Q0 d1 1 inf tag\n')
+    with pytest.raises(InputError, match='is not finite'):
+        built.values(streamed(run, False, 64))
+    assert len(made) == 2 and leftovers(scratch) == []
+
+
+@pytest.mark.parametrize(('sent', 'status'), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)])
+def test_a_signal_while_partitioning_removes_the_partitions(tmp_path, sent, status):
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    rng = np.random.default_rng(3)
+    query = rng.integers(0, 2000, 400_000)
+    (tmp_path / 'qrels.txt').write_text(''.join(f'q{i} 0 d{i} 1\n' for i in range(2000)))
+    with open(tmp_path / 'run.txt', 'w') as handle:
+        handle.writelines(f'q{q} Q0 d{row} 1 {row % 97} tag\n' for row, q in enumerate(query.tolist()))
+    child = command(str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), 'AP', block=1 << 15, bucket=1 << 20,
+                    env={**os.environ, 'TMPDIR': str(scratch)})
+    deadline = time.monotonic() + 120
+    while not list(scratch.glob(f'{stream.TEMPORARY_PREFIX}*/bucket-*')):  # partitioning
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.005)
+    child.send_signal(sent)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == status, err
+    assert list(scratch.iterdir()) == []
+
+
+def test_standard_input_leaves_nothing_behind(tmp_path):
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    qrels, run = write_files(tmp_path, seed=8)
+    with open(run) as handle:
+        child = command(str(qrels), '-', 'AP', env={**os.environ, 'TMPDIR': str(scratch)}, stdin=handle)
+        _, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert list(scratch.iterdir()) == []
