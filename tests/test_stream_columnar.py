@@ -5,7 +5,6 @@ file; errors name the file (and a bad value's rows); temporary files do not outl
 and batches of a few rows make queries straddle batches."""
 from __future__ import annotations
 
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -14,8 +13,14 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-import pytrec_eval
-from test_stream import MEASURES, leftovers, supported, write_files
+from test_stream import (
+    MEASURES,
+    assert_streamed_as_pytrec_eval,
+    leftovers,
+    supported,
+    watched_partitions,
+    write_files,
+)
 
 from irmeasures_ext.engine import evaluator as evaluators
 from irmeasures_ext.engine import stream
@@ -43,7 +48,7 @@ def stored(directory: Path, table: pa.Table) -> dict[str, Path]:
     pq.write_table(table, parquet, row_group_size=7)
     folder.mkdir()
     cuts = [0, table.num_rows // 3 + 1, 2 * table.num_rows // 3 + 2, table.num_rows]
-    for part, (start, end) in enumerate(zip(cuts, cuts[1:])):
+    for part, (start, end) in enumerate(zip(cuts, cuts[1:], strict=False)):
         pq.write_table(table.slice(start, end - start), folder / f'part-{part}.parquet', row_group_size=4)
     with pa.OSFile(str(arrow), 'wb') as sink, pa.ipc.new_file(sink, table.schema) as writer:
         for batch in table.to_batches(max_chunksize=11):
@@ -75,34 +80,20 @@ def assert_streams_as_in_memory(qrels: Path, trec_run: Path, runs: dict[str, Pat
 @pytest.mark.parametrize('ties', ['trec_eval', 'rank'])
 def test_streamed_parquet_and_arrow_runs_give_the_in_memory_bits(tmp_path, monkeypatch, interleave, ties):
     qrels, run = write_files(tmp_path, seed=20 + len(ties), interleave=interleave)
-    partitioned = []
-    monkeypatch.setattr(stream, '_partitioned', lambda run, directory, original=stream._partitioned: (
-        partitioned.append(1), original(run, directory))[1])
+    scratch, partitioned = watched_partitions(tmp_path, monkeypatch)
     assert_streams_as_in_memory(qrels, run, stored(tmp_path, run_table(run)), Ranking(ties=ties))
-    assert bool(partitioned) == interleave
+    assert bool(partitioned) == interleave and leftovers(scratch) == []
 
 
 def test_streamed_values_match_pytrec_eval(tmp_path):
-    """An independent reference: pytrec_eval on the rows of the Parquet file, per query (qrels queries the
-    run misses: 0), the run streamed 3 rows at a time from row groups of 7."""
+    """An independent reference: pytrec_eval on the rows of the Parquet file (read by pyarrow alone), the run
+    streamed 3 rows at a time from row groups of 7."""
     qrels, run = write_files(tmp_path, seed=31)
     path = stored(tmp_path, run_table(run))['parquet']
-    qrels_dict: dict = {}
-    for line in qrels.read_text().splitlines():
-        query, _, doc, label = line.split()
-        qrels_dict.setdefault(query, {})[doc] = int(label)
     run_dict: dict = {}
     for row in pq.read_table(path).to_pylist():
         run_dict.setdefault(row['qid'], {})[row['docno']] = row['score']
-    names = {'map': ir_measures.AP, 'P_5': ir_measures.P @ 5, 'ndcg_cut_5': ir_measures.nDCG @ 5,
-             'recip_rank': ir_measures.RR}
-    answered = {query: docs for query, docs in run_dict.items() if query in qrels_dict}
-    theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, {'map', 'P.5', 'ndcg_cut.5', 'recip_rank'}).evaluate(answered)
-    built = evaluators.evaluator(list(names.values()), qrels)
-    values = built.values(streamed(path, False, 3))
-    for name, measure in names.items():
-        for query, value in zip(built.qrel_qids, values[measure].tolist(), strict=True):
-            assert value == pytest.approx(theirs[query][name] if query in theirs else 0.0, abs=1e-12), (name, query)
+    assert_streamed_as_pytrec_eval(qrels, run_dict, streamed(path, False, 3))
 
 
 def test_stream_of_chooses_by_rows(tmp_path, monkeypatch):
@@ -216,15 +207,10 @@ def test_streamed_warnings_follow_the_rank_column(tmp_path):
 # --- temporary files ------------------------------------------------------------------------------------------------
 
 def test_partitions_of_a_parquet_run_are_removed_after_the_evaluation_and_after_an_error(tmp_path, monkeypatch):
-    scratch = tmp_path / 'tmp'
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, 'tempdir', str(scratch))
+    scratch, made = watched_partitions(tmp_path, monkeypatch)
     qrels, run = write_files(tmp_path, seed=6, interleave=True)
     table = run_table(run)
     path = stored(tmp_path, table)['parquet']
-    made = []
-    monkeypatch.setattr(stream, '_partitioned', lambda run, directory, original=stream._partitioned: (
-        made.append(directory), original(run, directory))[1])
     built = evaluators.evaluator([ir_measures.AP], qrels)
     built.values(streamed(path, False, 8))
     assert made and made[0].parent == scratch and leftovers(scratch) == []
