@@ -119,19 +119,24 @@ def test_streamed_gzip_run(tmp_path):
 def test_streamed_values_match_pytrec_eval(tmp_path):
     """An independent reference: pytrec_eval on the same files, per query (qrels queries the run misses: 0)."""
     qrels, run = write_files(tmp_path, seed=11)
-    judged = ir_measures.read_trec_qrels(str(qrels))
-    qrels_dict: dict = {}
-    for qrel in judged:
-        qrels_dict.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
     run_dict: dict = {}
     for doc in ir_measures.read_trec_run(str(run)):
         run_dict.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
+    assert_streamed_as_pytrec_eval(qrels, run_dict, streamed(run, False, 40))
+
+
+def assert_streamed_as_pytrec_eval(qrels: Path, run_dict: dict, run: stream.RunStream) -> None:
+    """``run`` streamed gives pytrec_eval's values on the qrels file and ``run_dict`` (its rows, query ->
+    doc -> score) for AP, P@5, nDCG@5 and RR, per query (qrels queries the run misses: 0)."""
+    qrels_dict: dict = {}
+    for qrel in ir_measures.read_trec_qrels(str(qrels)):
+        qrels_dict.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
     names = {'map': ir_measures.AP, 'P_5': ir_measures.P @ 5, 'ndcg_cut_5': ir_measures.nDCG @ 5,
              'recip_rank': ir_measures.RR}
     answered = {query: docs for query, docs in run_dict.items() if query in qrels_dict}
     theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, {'map', 'P.5', 'ndcg_cut.5', 'recip_rank'}).evaluate(answered)
     built = evaluators.evaluator(list(names.values()), qrels)
-    values = built.values(streamed(run, False, 40))
+    values = built.values(run)
     for name, measure in names.items():
         for query, value in zip(built.qrel_qids, values[measure].tolist(), strict=True):
             assert value == pytest.approx(theirs[query][name] if query in theirs else 0.0, abs=1e-12), (name, query)
@@ -289,14 +294,20 @@ def leftovers(directory: Path) -> list[str]:
     return [name for name in os.listdir(directory) if name.startswith(stream.TEMPORARY_PREFIX)]
 
 
-def test_partitions_are_removed_after_the_evaluation_and_after_an_error(tmp_path, monkeypatch):
+def watched_partitions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Path]]:
+    """A fresh ``$TMPDIR`` for the test, and the list the directories of the partitions will be added to."""
     scratch = tmp_path / 'tmp'
     scratch.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(scratch))
-    qrels, run = write_files(tmp_path, seed=6, interleave=True)
-    made = []
+    made: list[Path] = []
     monkeypatch.setattr(stream, '_partitioned', lambda run, directory, original=stream._partitioned: (
         made.append(directory), original(run, directory))[1])
+    return scratch, made
+
+
+def test_partitions_are_removed_after_the_evaluation_and_after_an_error(tmp_path, monkeypatch):
+    scratch, made = watched_partitions(tmp_path, monkeypatch)
+    qrels, run = write_files(tmp_path, seed=6, interleave=True)
     built = evaluators.evaluator([ir_measures.AP], qrels)
     built.values(streamed(run, False, 64))
     assert made and made[0].parent == scratch and leftovers(scratch) == []

@@ -1,7 +1,10 @@
-"""Evaluating a TREC run file as it is read: memory bounded by the qrels, the largest query and a few
-blocks of the run, not by the run's length.
+"""Evaluating a run as it is read: memory bounded by the qrels, the largest query and a few blocks of
+the run, not by the run's length.
 
-The file is read in blocks of about :data:`BLOCK_BYTES` (:meth:`TrecSource.tables`). The rows of each
+A TREC file is read in blocks of about :data:`BLOCK_BYTES` (:meth:`TrecSource.tables`); a Parquet/Arrow
+run (a file, a folder, a dataset) in batches of BLOCK_BYTES / :data:`ROW_BYTES` rows or fewer (Parquet
+row groups cut them too), in stored order, each checked as the whole data is (:func:`~.inputs.run_batches`).
+The rows of each
 block's last query, which the next block may continue, are carried over to it, so that every batch holds
 whole queries; each batch is ranked and evaluated by the same engine as a whole run (:class:`RankedRun`
 against the one :class:`Judgments`, kernels, transforms), and a qrels query takes its value from the one
@@ -16,7 +19,8 @@ and on SIGINT/SIGTERM once the command has turned them into exceptions), and eva
 
 Errors name the file's line: a problem found in a batch (a duplicate doc, a score that is not finite) is
 looked up in the whole file from its start, as for the in-memory path; when several problems are in a
-file, the first batch holding one decides which is reported.
+file, the first batch holding one decides which is reported. Parquet/Arrow files have no lines: their
+errors name the file, as the in-memory path's do, and a bad value the batch's rows.
 """
 from __future__ import annotations
 
@@ -41,7 +45,9 @@ from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.inputs import (
     Input,
+    is_dataset,
     queries_listed_by_ascending_score,
+    run_batches,
     warn_if_listed_by_ascending_score,
 )
 
@@ -58,6 +64,10 @@ T = TypeVar('T')
 STREAM_FROM_BYTES = 1 << 29
 #: About how many times larger than its gzipped file a run file is.
 GZIP_RATIO = 4
+#: The bytes a Parquet/Arrow run's row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``):
+#: such a run of at least STREAM_FROM_BYTES / ROW_BYTES rows is streamed, BLOCK_BYTES / ROW_BYTES rows at once.
+#: (Rows, not the files' bytes: the in-memory path's memory follows the rows, however well the files compress.)
+ROW_BYTES = 40
 #: Bytes of lines read, parsed and evaluated at once.
 BLOCK_BYTES = 1 << 23
 #: Bytes of lines per bucket of an interleaved run (one IPC file each).
@@ -68,10 +78,10 @@ TEMPORARY_PREFIX = 'irmeasures-ext-'
 
 @dataclass(frozen=True)
 class RunStream:
-    """A TREC run file to evaluate as it is read, in blocks of ``block_bytes`` (buckets of ``bucket_bytes``
-    for interleaved queries)."""
+    """A TREC run file, or a Parquet/Arrow run, to evaluate as it is read, in blocks of ``block_bytes``
+    (buckets of ``bucket_bytes`` for interleaved queries; a Parquet/Arrow row counts :data:`ROW_BYTES`)."""
 
-    source: trec.TrecSource
+    source: trec.TrecSource | columnar.ColumnarSource
     with_rank: bool
     block_bytes: int
     bucket_bytes: int
@@ -80,24 +90,51 @@ class RunStream:
     def layout(self) -> trec.Layout:
         return trec.RANKED_RUN if self.with_rank else trec.RUN
 
+    @property
+    def name(self) -> str:
+        """The run's name in messages."""
+        return self.source.name or 'run'
+
+    @property
+    def checks_order(self) -> bool:
+        """Whether the rows are checked to be listed by descending score, as :func:`~.inputs.read_input` checks
+        them: a run read without its ranks, from a TREC file or with a rank column."""
+        return not self.with_rank and (isinstance(self.source, trec.TrecSource) or 'rank' in self.source.column_names)
+
     def tables(self) -> Iterator[pa.Table]:
-        """The file's tables, each read and parsed on another thread while the one before is evaluated."""
-        return _read_ahead(self.source.tables(self.layout, self.block_bytes))
+        """The run's tables, each read and parsed on another thread while the one before is evaluated."""
+        if isinstance(self.source, trec.TrecSource):
+            return _read_ahead(self.source.tables(self.layout, self.block_bytes))
+        return _read_ahead(run_batches(self.source, self.with_rank, max(1, self.block_bytes // ROW_BYTES)))
 
 
 def stream_of(run: Any, with_rank: bool) -> RunStream | None:
-    """``run`` as a :class:`RunStream` if it is one, or a TREC run file (a path or a TrecSource read from
-    disk) of at least :data:`STREAM_FROM_BYTES`; else None (read whole)."""
+    """``run`` as a :class:`RunStream` if it is one, or a run of at least :data:`STREAM_FROM_BYTES`
+    (:func:`size_of`): a TREC run file (a path or a TrecSource read from disk), or a Parquet/Arrow run (a
+    path, a ColumnarSource or a ``pyarrow.dataset.Dataset``); else None (read whole)."""
     if isinstance(run, RunStream):
         return run if run.with_rank == with_rank else RunStream(run.source, with_rank, run.block_bytes,
                                                                  run.bucket_bytes)
     if isinstance(run, (str, os.PathLike)):
-        run = columnar.open_file(run)  # (a TrecSource, or a Parquet/Arrow source, read whole)
-    if not isinstance(run, trec.TrecSource) or run.size is None:
+        run = columnar.open_file(run)
+    elif is_dataset(run):
+        run = columnar.ColumnarSource.of_dataset(run)
+    if not isinstance(run, (trec.TrecSource, columnar.ColumnarSource)):
         return None
-    if run.size * (GZIP_RATIO if run.gzipped else 1) < STREAM_FROM_BYTES:
+    size = size_of(run)
+    if size is None or size < STREAM_FROM_BYTES:
         return None
     return RunStream(run, with_rank, BLOCK_BYTES, BUCKET_BYTES)
+
+
+def size_of(source: trec.TrecSource | columnar.ColumnarSource) -> int | None:
+    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a gzipped one's times
+    :data:`GZIP_RATIO`; None for one already in memory), a Parquet/Arrow run's rows times :data:`ROW_BYTES`."""
+    if isinstance(source, columnar.ColumnarSource):
+        return source.num_rows * ROW_BYTES
+    if source.size is None:
+        return None
+    return source.size * (GZIP_RATIO if source.gzipped else 1)
 
 
 @dataclass
@@ -129,7 +166,7 @@ def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Tabl
     run_queries = 0
     ascending: int | None = 0
     for batch in batches:
-        if not run.with_rank and ascending is not None:
+        if run.checks_order and ascending is not None:
             found = queries_listed_by_ascending_score(batch)
             ascending = None if found is None else ascending + found
         rankings = evaluator.ranked(Input(batch, run.source))
@@ -145,8 +182,8 @@ def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Tabl
             now = lists[evaluator.lists[measure]].n_retrieved > 0
             values[now] = column[now]
             mask |= now
-    if not run.with_rank:
-        warn_if_listed_by_ascending_score(ascending, run.source.name)
+    if run.checks_order:
+        warn_if_listed_by_ascending_score(ascending, run.name)
     if not last:
         return Streamed({}, 0, 0)
     unanswered = evaluator.kernel_values({key: ranked.without_rows(retrieved[key], run_queries)
@@ -194,8 +231,7 @@ def _contiguous(batches: Iterator[pa.Table]) -> Iterator[pa.Table]:
 def _partitioned(run: RunStream, directory: Path) -> Iterator[pa.Table]:
     """The rows of ``run`` by buckets of query ids: written to one IPC file per bucket under ``directory``
     (rows in file order), then read back one bucket at a time (each file removed once read)."""
-    size = run.source.size or 0
-    n_buckets = max(1, -(-size * (GZIP_RATIO if run.source.gzipped else 1) // run.bucket_bytes))
+    n_buckets = max(1, -(-(size_of(run.source) or 0) // run.bucket_bytes))
     writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
     paths = {bucket: directory / f'bucket-{bucket}.arrow' for bucket in range(n_buckets)}
     try:

@@ -10,9 +10,11 @@ is opened (it adds a tenth of a second to the command's start).
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,10 +112,32 @@ class ColumnarSource:
         return cls(lambda: dataset, None)
 
     def read(self, columns: list[str]) -> pa.Table:
-        """The data's ``columns``, read whole: the one place a streaming reader reads instead, block by block."""
-        opened, self._opened = self._opened, None
+        """The data's ``columns``, read whole."""
+        with self._reading() as dataset:
+            return dataset.to_table(columns=columns)
+
+    def batches(self, columns: list[str], rows: int) -> Iterator[pa.Table]:
+        """The data's ``columns`` in stored order (a folder's files in the order the whole read takes them),
+        at most ``rows`` rows at a time: what :mod:`~irmeasures_ext.engine.stream` reads instead of the whole."""
+        with self._reading() as dataset:
+            for batch in dataset.to_batches(columns=columns, batch_size=rows):
+                yield pa.Table.from_batches([batch])
+
+    @functools.cached_property
+    def num_rows(self) -> int:
+        """The data's number of rows (from the Parquet files' metadata; for Arrow files, their batches' headers)."""
+        with self._reading(keep=True) as dataset:
+            return dataset.count_rows()
+
+    @contextlib.contextmanager
+    def _reading(self, keep: bool = False) -> Iterator[Any]:
+        """The dataset to read (the one opened first, then fresh ones; ``keep``: the first kept for the next
+        reader), a read error as a ColumnarFileError naming the source."""
+        opened = self._opened
+        if not keep:
+            self._opened = None
         try:
-            return (self._opener() if opened is None else opened).to_table(columns=columns)
+            yield self._opener() if opened is None else opened
         except _UNREADABLE as error:
             raise ColumnarFileError(f'{self.name or "dataset"}: cannot read: {error}') from None
 

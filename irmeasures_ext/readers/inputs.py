@@ -63,7 +63,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         data = data.source if data.source is not None else data.table
     if isinstance(data, (str, os.PathLike)):
         data = columnar.open_file(data)
-    elif _is_dataset(data):
+    elif is_dataset(data):
         data = columnar.ColumnarSource.of_dataset(data)
     layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
     if isinstance(data, trec.TrecSource):
@@ -71,7 +71,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
     elif isinstance(data, columnar.ColumnarSource):
         schema = QRELS_EC_SCHEMA if kind == 'qrels' and CLASS_COLUMN in data.column_names else layout.schema
         name = kind if data.name is None else data.name
-        read = Input(_from_source(data, schema, kind if data.name is None else f'{data.name}: {kind}'), data)
+        read = Input(_from_source(data, schema, _what(data, kind)), data)
     else:
         schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
         read, name = Input(_as_table(data, schema, kind), None), kind
@@ -90,7 +90,7 @@ def _has_classes(qrels: Any) -> bool:
     return CLASS_COLUMN in columns
 
 
-def _is_dataset(data: Any) -> bool:
+def is_dataset(data: Any) -> bool:
     """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data)."""
     dataset_module = sys.modules.get('pyarrow.dataset')
     return dataset_module is not None and isinstance(data, dataset_module.Dataset)
@@ -160,12 +160,35 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
                      f'namedtuples')
 
 
+def _what(source: columnar.ColumnarSource, kind: str) -> str:
+    """How messages name the ``kind`` read from ``source``: with the file's name, if it has one."""
+    return kind if source.name is None else f'{source.name}: {kind}'
+
+
 def _from_source(source: columnar.ColumnarSource, schema: pa.Schema, what: str) -> pa.Table:
     """A Parquet/Arrow file's or dataset's table, its columns checked as a table's: only the columns the
     schema needs are read, and only once the column names pass."""
-    needed = [name for name in source.column_names if _COLUMN_ALIASES.get(name, name) in schema.names]
-    table = functools.cache(lambda: source.read(needed))
+    table = functools.cache(lambda: source.read(_needed_columns(source, schema)))
     return _from_columns(source.column_names, lambda name: table()[name], schema, what)
+
+
+def run_batches(source: columnar.ColumnarSource, with_rank: bool, rows: int) -> Iterator[pa.Table]:
+    """The run ``source``'s rows in stored order, at most ``rows`` at a time, each batch's columns checked
+    and converted as :func:`_from_source` does the whole data's; the column names are checked before
+    anything is read, and a problem of a batch's values names its rows (numbered from 0, in stored order)."""
+    schema = (trec.RANKED_RUN if with_rank else trec.RUN).schema
+    what = _what(source, 'run')
+    _named_columns(source.column_names, schema, what)
+    first = 0
+    for batch in source.batches(_needed_columns(source, schema), rows):
+        yield _from_columns(source.column_names, batch.column, schema,
+                            f'{what} (rows {first} to {first + batch.num_rows - 1})', first)
+        first += batch.num_rows
+
+
+def _needed_columns(source: columnar.ColumnarSource, schema: pa.Schema) -> list[str]:
+    """The columns of ``source`` holding a field of ``schema`` (ours or PyTerrier's name), in stored order."""
+    return [name for name in source.column_names if _COLUMN_ALIASES.get(name, name) in schema.names]
 
 
 def read_columns(names: list[str], kind: str, with_rank: bool = False) -> list[str]:
@@ -175,9 +198,12 @@ def read_columns(names: list[str], kind: str, with_rank: bool = False) -> list[s
     return list(_named_columns(names, layout.schema, kind).values())
 
 
-def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str) -> pa.Table:
+def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str, first_row: int = 0) -> pa.Table:
+    """The columns of ``names`` (read by ``get_column``) holding ``schema``'s fields, checked and converted to
+    its types; ``first_row``: the number of the first row in messages."""
     available = _named_columns(names, schema, what)
-    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what) for field in schema]
+    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what, first_row)
+               for field in schema]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -318,7 +344,8 @@ def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> Input
                       'ids must encode as UTF-8')
 
 
-def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
+def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
+          first_row: int = 0) -> pa.Array | pa.ChunkedArray:
     if array.null_count:
         raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s)')
     if array.type == field.type:
@@ -331,7 +358,7 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.A
         if not whole.all():
             bad = int(np.argmin(whole))
             raise InputError(f'{what} column {field.name!r}: {field.name} must be an integer, '
-                             f'got {array[bad].as_py()!r} at row {bad}')
+                             f'got {array[bad].as_py()!r} at row {first_row + bad}')
     if field.type == pa.string():
         return _as_ids(array, field, what)
     try:
