@@ -14,11 +14,12 @@ from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 from test_reference_measures import CUTOFFS, SETTINGS, assert_matches, gains_maps, rankings, with_gains
 
+import irmeasures_ext
 from irmeasures_ext import DECLARED, InputError, MeanRank, MeasureParamError, MSnDCG, Q, nDCG_JK, nDCG_Z1, nERR
 from irmeasures_ext.cli import main
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
-from irmeasures_ext.engine.transforms import condensed, equivalence_classes, reorder
+from irmeasures_ext.engine.transforms import condensed, equivalence_classes, reorder, truncated
 from irmeasures_ext.frames import iter_calc
 from irmeasures_ext.readers.inputs import read_input
 
@@ -41,6 +42,14 @@ def test_readme_equivalence_example_by_hand():
     Q = ((1 + 1)/(1 + 3) + (2 + 4)/(2 + 4))/2 = 0.75."""
     got = values([Q(classes=True), nDCG_JK(classes=True) @ 10, Q], EXAMPLE_QRELS, EXAMPLE_RUN)
     assert got == {'Q(classes=True)': 0.5, 'nDCG_JK(classes=True)@10': pytest.approx(1 / 3), 'Q': 0.75}
+
+
+def test_classes_under_a_depth_cut_by_hand():
+    """ccc, bbb, aaa cut at depth 2: ccc (L0) uses up class 2, bbb is class 1's first member at level 1, aaa is
+    cut; the class's best is 3. Q = BR(2) = (1 + 1)/(2 + 3) = 0.4, R = 1."""
+    run = {'q': {'ccc': 3.0, 'bbb': 2.0, 'aaa': 1.0}}
+    got = irmeasures_ext.provider.configured(depth=2).iter_calc([Q(classes=True)], EXAMPLE_QRELS, run)
+    assert [(metric.query_id, metric.value) for metric in got] == [('q', pytest.approx(0.4))]
 
 
 def test_an_l0_member_retrieved_first_uses_up_its_class():
@@ -98,8 +107,11 @@ def test_bad_class_data_in_other_forms_is_an_input_error(qrels, message):
 
 
 def test_classes_need_qrels_with_classes_and_an_order_of_tied_docs():
-    with pytest.raises(InputError, match='classes=True needs qrels with equivalence classes'):
+    with pytest.raises(InputError) as refused:
         values([Q(classes=True)], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+    assert str(refused.value) == ('classes=True needs qrels with equivalence classes (a fifth field, the class id, '
+                                  'on every line of a TREC file, an equivalence_class column, or dict values '
+                                  '(relevance, class)); these qrels have none')
     assert values([Q(classes=False)], {'q': {'a': 1}}, {'q': {'a': 1.0}}) == {'Q': 1.0}  # (the default)
     for ties in ('expected', 'optimistic', 'pessimistic'):
         with pytest.raises(MeasureParamError, match=f'classes=True needs ties=trec_eval or ties=rank, not ties={ties}'):
@@ -202,6 +214,7 @@ def test_transforms_that_drop_or_reorder_rows_keep_each_rows_class(data, cutoff)
                           ranked.equivalence_class[keep].tolist(), strict=True))
 
     assert rows(ranked.top(cutoff)) == kept(ranked.rank <= cutoff)
+    assert rows(truncated(ranked, cutoff)) == kept(ranked.rank <= cutoff)
     assert rows(reorder(ranked, 'optimistic')) == rows(ranked)
     dropped = condensed(ranked, 0)
     assert [row[::2] for row in rows(dropped)] == [row[::2] for row in kept(ranked.label >= 0)]

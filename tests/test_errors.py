@@ -35,6 +35,7 @@ import pytest
 
 import irmeasures_ext
 from irmeasures_ext import (
+    ERR_NTCIR,
     InputError,
     MeanRank,
     MeasureParamError,
@@ -654,6 +655,23 @@ def test_nerr_max_level_defaults_and_rejects_labels_above_it():
         PROVIDER.calc_aggregate([nERR(max_level=2) @ 5], qrels, run)
     with pytest.raises(MeasureParamError, match='max_level must be an integer from 1 to'):
         nERR(max_level=0)
+
+
+def test_a_gain_above_max_levels_names_the_label_of_the_largest_gain():
+    """max_level 2 of gain 1: label 1's gain 3 exceeds it, though the first entry (a, label 2) does not."""
+    measure = nERR(gains={1: 3, 2: 1}, max_level=2) @ 5
+    with pytest.raises(InputError) as refused:
+        PROVIDER.calc_aggregate([measure], {'q': {'a': 2, 'b': 1, 'c': 0}}, {'q': {'a': 1.0}})
+    assert str(refused.value) == (f'{measure}: the gain of label 1 (3) exceeds that of max_level 2 (1), so its '
+                                  'stop probability would exceed 1')
+
+
+def test_max_level_of_gains_of_labels_up_to_0_takes_qrels_of_labels_up_to_0():
+    """gains {0: 1} make max_level 0; the qrels' labels 0 and -1 do not exceed it, and with rel 1 no doc is
+    relevant, so each document's stop probability is 0 and ERR is 0."""
+    measure = ERR_NTCIR(gains={0: 1}) @ 5
+    qrels, run = {'q': {'a': 0, 'b': -1}}, {'q': {'a': 2.0, 'b': 1.0}}
+    assert [(m.query_id, m.value) for m in PROVIDER.iter_calc([measure], qrels, run)] == [('q', 0.0)]
 
 
 # --- the command line's inputs ----------------------------------------------------------------------------------------

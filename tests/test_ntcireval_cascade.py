@@ -136,3 +136,11 @@ def test_ntcireval_bpref_is_trec_eval_bpref_on_every_defined_golden_topic():
         assert ours[irmeasures_ext.bpref_NTCIR, qid] == pytest.approx(theirs[ir_measures.Bpref, qid], abs=1e-12), qid
     differ = {qid for qid, value in golden()[setting].items() if abs(theirs[ir_measures.Bpref, qid] - value) > 1e-9}
     assert differ == {'q068', 'q069'}
+
+
+@pytest.mark.parametrize('measure', ['nERR@5', 'ERR_NTCIR@5', 'RBP_NTCIR', 'iRBU(u=0.9)@5', 'EBR', 'rpref_N'])
+def test_cascade_measures_of_qrels_without_entries_have_no_values(measure):
+    """g_max of qrels without a judgment is max_level's gain alone (nothing to check it against): no query,
+    so no value, and no error (the largest label of no labels is undefined)."""
+    measure = ir_measures.parse_measure(measure)
+    assert list(PROVIDER.iter_calc([measure], [], {'q': {'a': 1.0}})) == []

@@ -233,6 +233,21 @@ def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, p
     assert_matches(expected, *PATHS[path](list(measures.values()), qrels, run), path)
 
 
+@settings(max_examples=100, deadline=None)
+@given(qrels_and_run())
+def test_measures_of_several_rel_in_one_evaluation_equal_their_reference(data):
+    """The qrels-side values the kernels keep per judgments (N, R, the ideal grades) are kept per rel: each of
+    bpref_NTCIR, bpref_N and GAP at rel 1, 2 and 3, computed together, equals its reference."""
+    qrels, run = data
+    ranked = rankings(run)
+    references = {'bpref_NTCIR': lambda *args: reference.sakai_bpref('bpref_NTCIR', *args),
+                  'bpref_N': lambda *args: reference.sakai_bpref('bpref_N', *args), 'GAP': reference.gap}
+    expected = {DECLARED[name](rel=rel): {qid: value_of(ranked.get(qid, []), judged, rel)
+                                          for qid, judged in qrels.items()}
+                for name, value_of in references.items() for rel in (1, 2, 3)}
+    assert_matches(expected, *via_provider(list(expected), qrels, run), 'provider')
+
+
 def test_bpref_family_references_on_the_hand_computed_golden_case():
     """tests/data/ntcireval_full/README.md, q123 in condensed_bpref: L0, L1, L2, L0 (with an unjudged doc,
     removed); R = 3 (an L3 doc not retrieved), N = 2; gains 1:2:3."""
