@@ -14,14 +14,24 @@ def segment_count(mask: np.ndarray, segment: np.ndarray, n_segments: int) -> np.
     return np.bincount(segment[mask], minlength=n_segments)
 
 
+#: Whole floats whose running sums stay below this are summed as integers: every partial sum is exact.
+_EXACT_FLOAT_SUMS = float(2 ** 52)
+
+
 def segment_cumsum(values: np.ndarray, segment: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Cumulative sum of ``values`` restarting at each segment (rows grouped by segment). Each row's sum
-    depends on its own segment's rows only: integers by one running sum, floats by :func:`offset_cumsum`."""
-    if values.dtype.kind == 'f':
-        return offset_cumsum(values, np.arange(len(values)) - starts[segment])
+    depends on its own segment's rows only: integers (and floats that are whole numbers, e.g. the default
+    gains, summed exactly in int64) by one running sum, other floats by :func:`offset_cumsum`."""
+    as_float = values.dtype.kind == 'f'
+    if as_float:
+        whole = values.astype(np.int64)
+        if not (np.abs(values).sum() < _EXACT_FLOAT_SUMS and np.array_equal(whole, values)):
+            return offset_cumsum(values, np.arange(len(values)) - starts[segment])
+        values = whole
     running = np.cumsum(values)
     before = np.concatenate(([0], running))[starts]
-    return running - before[segment]
+    summed = running - before[segment]
+    return summed.astype(np.float64) if as_float else summed
 
 
 def offset_cumsum(values: np.ndarray, offset: np.ndarray) -> np.ndarray:
