@@ -1,11 +1,12 @@
 """The measure kernels at their edges, against hand-computed values or the plain references: the gains of
 nDCG under ties=expected, Q with huge gains and 1 < β <= 2, Q under ties=expected for a tie group of two
-relevant docs, E[AP] deep in a ranking, and the rank statistics of qrels without queries."""
+relevant docs, E[AP] deep in a ranking, the rank statistics of qrels without queries, and the per-query running sums."""
 from __future__ import annotations
 
 import math
 
 import ir_measures
+import numpy as np
 import pytest
 import reference
 
@@ -61,3 +62,18 @@ def test_rank_statistics_of_qrels_without_queries_are_nan():
     """No qrels query: no candidate count to take the largest of (and no value to aggregate)."""
     values = irmeasures_ext.provider.calc_aggregate([MeanRank, MedianRank], {}, {'q': {'a': 1.0}})
     assert all(math.isnan(value) for value in values.values()) and len(values) == 2
+
+
+@pytest.mark.parametrize('values', [[1.0, 2.0, 3.0, 0.0, 7.0, -2.0, 5.0],  # whole numbers: summed as integers
+                                    [2.0 ** 51] * 7,  # whole, but their sums pass 2**52: summed as floats
+                                    [1.0, 2.5, 3.0, 0.0, 7.0, -2.0, 5.0],  # not whole: summed as floats
+                                    [1e17, 1.0, 1.0, 0.1, 0.2, 0.3, 0.4]])  # one running sum would lose 0.1
+def test_segment_cumsum_restarts_at_each_segment_with_each_segments_own_sums(values):
+    """Whole floats take the integer path, other floats the scan: both give each segment's own running
+    sums (a plain per-segment loop), and a segment's sums do not depend on the segments before it."""
+    from irmeasures_ext.engine.segments import segment_cumsum
+    values, segment = np.array(values), np.array([0, 0, 0, 1, 2, 2, 2])
+    got = segment_cumsum(values, segment, np.array([0, 3, 4]))
+    expected = [sum(values[start:row + 1].tolist()) for start, row in zip([0, 0, 0, 3, 4, 4, 4], range(7), strict=True)]
+    assert got.dtype == np.float64 and got.tolist() == pytest.approx(expected, rel=1e-15, abs=0)
+    assert segment_cumsum(values[4:], segment[4:] - 2, np.array([0])).tolist() == got[4:].tolist()

@@ -283,20 +283,6 @@ def test_offset_cumsum_is_the_running_sum_of_each_run():
     assert stream_cumsum(values, offset) == pytest.approx(expected, abs=1e-15)
 
 
-@pytest.mark.parametrize('values', [[1.0, 2.0, 3.0, 0.0, 7.0, -2.0, 5.0],  # whole numbers: summed as integers
-                                    [2.0 ** 51] * 7,  # whole, but their sums pass 2**52: summed as floats
-                                    [1.0, 2.5, 3.0, 0.0, 7.0, -2.0, 5.0]])  # not whole: summed as floats
-def test_segment_cumsum_restarts_at_each_segment_with_each_segments_own_sums(values):
-    """Whole floats take the integer path, other floats the scan: both give each segment's own running
-    sums (a plain per-segment loop), and a segment's sums do not depend on the segments before it."""
-    from irmeasures_ext.engine.segments import segment_cumsum
-    values, segment = np.array(values), np.array([0, 0, 0, 1, 2, 2, 2])
-    got = segment_cumsum(values, segment, np.array([0, 3, 4]))
-    expected = [sum(values[start:row + 1].tolist()) for start, row in zip([0, 0, 0, 3, 4, 4, 4], range(7), strict=True)]
-    assert got.dtype == np.float64 and got.tolist() == expected
-    assert segment_cumsum(values[4:], segment[4:] - 2, np.array([0])).tolist() == got[4:].tolist()
-
-
 def stream_cumsum(values: np.ndarray, offset: np.ndarray) -> list[float]:
     from irmeasures_ext.engine.segments import offset_cumsum
     return offset_cumsum(values, offset).tolist()
