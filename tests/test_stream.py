@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+import irmeasures_ext
 from irmeasures_ext.engine import evaluator as evaluators
 from irmeasures_ext.engine import stream
 from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning, ReversedScoresWarning
@@ -347,3 +349,25 @@ def test_standard_input_leaves_nothing_behind(tmp_path):
         _, err = child.communicate(timeout=120)
     assert child.returncode == 0, err
     assert list(scratch.iterdir()) == []
+
+
+def test_a_run_path_that_is_a_pipe_is_read_once(tmp_path):
+    """A path to a pipe (``/dev/fd/N``, ``<(...)`` in a shell) given to the provider: deciding whether to stream
+    it must not read it, or the evaluation would find it empty."""
+    qrels, run = tmp_path / 'qrels.txt', tmp_path / 'run.txt'
+    qrels.write_text('q 0 a 1\nq 0 b 0\n')
+    run.write_text('q Q0 b 1 2.0 t\nq Q0 a 2 1.0 t\n')
+    read_end, write_end = os.pipe()
+
+    def feed() -> None:
+        with open(write_end, 'wb') as pipe:
+            pipe.write(run.read_bytes())
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        values = irmeasures_ext.provider.calc_aggregate([ir_measures.RR], str(qrels), f'/dev/fd/{read_end}')
+    finally:
+        feeder.join()
+        os.close(read_end)
+    assert values[ir_measures.RR] == 0.5  # a is ranked second

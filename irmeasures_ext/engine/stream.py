@@ -28,6 +28,7 @@ import contextlib
 import os
 import queue
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -116,6 +117,8 @@ def stream_of(run: Any, with_rank: bool) -> RunStream | None:
         return run if run.with_rank == with_rank else RunStream(run.source, with_rank, run.block_bytes,
                                                                  run.bucket_bytes)
     if isinstance(run, (str, os.PathLike)):
+        if not _readable_again(run):  # (a pipe opened here would be empty for the read that follows)
+            return None
         run = columnar.open_file(run)
     elif is_dataset(run):
         run = columnar.ColumnarSource.of_dataset(run)
@@ -135,6 +138,16 @@ def size_of(source: trec.TrecSource | columnar.ColumnarSource) -> int | None:
     if source.size is None:
         return None
     return source.size * (GZIP_RATIO if source.gzipped else 1)
+
+
+def _readable_again(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` can be opened twice with the same content: a file or folder, not a pipe or device
+    (a path that cannot be looked at is left to the reader, which names the problem)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
 @dataclass
