@@ -264,28 +264,19 @@ def _summary_ids() -> Any:
     return string_array([SUMMARY_QID])
 
 
-def _formatted(values: Any, places: int) -> Any:
-    """The values as an Arrow string array, with ``places`` decimals (-1: Python's shortest repr)."""
-    from irmeasures_ext._arrow.arrays import string_array
-    spec = '' if places == -1 else f'.{places}f'
-    return string_array([format(value, spec) for value in values.tolist()])
-
-
 def _write_lines(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int,
                  label: Callable[[str], str], prefix: str) -> None:
     """One line per query and measure, the queries' lines together: ``QID`` + label(name) + value, or,
-    without ``query_ids``, label(name) + value (``prefix`` separates the query id from the label)."""
-    from irmeasures_ext._arrow import compute as ac
-    from irmeasures_ext._arrow.arrays import string_scalar
+    without ``query_ids``, label(name) + value (``prefix`` separates the query id from the label);
+    ``places`` decimals (-1: Python's shortest repr)."""
+    spec = '' if places == -1 else f'.{places}f'
     if query_ids is None:
-        out.write(''.join(f'{label(name)}{value}\n' for name, values in columns
-                          for value in _formatted(values, places).to_pylist()))
-        return
-    pieces = []
-    for name, values in columns:
-        pieces += [query_ids, string_scalar(prefix + label(name)), _formatted(values, places), string_scalar('\n')]
-    if pieces and len(query_ids):
-        out.write(''.join(ac.binary_join_element_wise(*pieces, string_scalar('')).to_pylist()))
+        out.write(''.join(f'{label(name)}{format(value, spec)}\n' for name, values in columns
+                          for value in values.tolist()))
+    elif columns and len(query_ids):
+        from irmeasures_ext.cli.output import query_lines
+        out.write(bytes(query_lines(query_ids, [(prefix + label(name), values) for name, values in columns],
+                                    spec)).decode())
 
 
 def _write_text(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:

@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TextIO
 
 import numpy as np
+import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import string_array, string_scalar
@@ -47,13 +48,18 @@ def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summar
 
 def _query_lines(results: Results, spec: str, queries: slice) -> memoryview:
     """The rows of some queries: for each, one line per measure, values formatted with ``spec``."""
-    query_ids = results.query_ids[queries]
+    return query_lines(results.query_ids[queries],
+                       [(f'\t{measure}\t', values[queries]) for measure, values in results.values.items()], spec)
+
+
+def query_lines(query_ids: pa.Array, columns: list[tuple[str, np.ndarray]], spec: str) -> memoryview:
+    """For each query of ``query_ids`` (at least one), its lines, one per (text, values) of ``columns`` (at
+    least one): the query id, the text, the query's value formatted with ``spec``; as UTF-8 bytes."""
     pieces = []
-    for measure, values in results.values.items():
-        values = values[queries]
+    for text, values in columns:
         formatted = string_array([format(value, spec) for value in values.tolist()])
-        pieces += [query_ids, string_scalar(f'\t{measure}\t'), formatted, string_scalar('\n')]
-    lines = ac.binary_join_element_wise(*pieces, string_scalar(''))  # per query: its lines, one per measure
+        pieces += [query_ids, string_scalar(text), formatted, string_scalar('\n')]
+    lines = ac.binary_join_element_wise(*pieces, string_scalar(''))  # per query: its lines, one per column
     offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)
     return memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
 
