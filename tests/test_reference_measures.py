@@ -40,6 +40,7 @@ from irmeasures_ext import (
     nDCG_Z1,
     nERR,
 )
+from irmeasures_ext.measures.rank_stats import MedianAgg
 
 # Generated data often has no query in common between qrels and run: that warning is expected here.
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -395,6 +396,38 @@ def test_median_rank_aggregates_by_median_and_mean_rank_by_mean():
     results = ir_measures.calc_aggregate([MeanRank, MedianRank, RankVariance], qrels, run)  # ranks 1, 2, 4
     # variance: ((1 - 7/3)² + (2 - 7/3)² + (4 - 7/3)²) / 3 = (16 + 1 + 25) / 27
     assert results == {MeanRank: pytest.approx(7 / 3), MedianRank: 2.0, RankVariance: pytest.approx(42 / 27)}
+
+
+@given(st.lists(st.lists(st.floats(-1e6, 1e6) | st.integers(-3, 3), min_size=1, max_size=9),
+                min_size=1, max_size=4))
+def test_the_median_aggregate_is_the_middle_value_or_the_mean_of_the_two_middle_ones(rows):
+    """Against ``statistics.median``, row by row (each row one run's per-query values)."""
+    import numpy as np
+
+    width = min(map(len, rows))
+    table = np.array([row[:width] for row in rows], dtype=np.float64)
+    expected = [statistics.median(row.tolist()) for row in table]
+    assert MedianAgg.of(table).tolist() == expected
+    assert MedianAgg.of(table[0]) == expected[0] and np.ndim(MedianAgg.of(table[0])) == 0
+
+
+def test_the_median_aggregate_is_nan_where_a_value_is_or_none_are():
+    import numpy as np
+
+    assert np.isnan(MedianAgg.of(np.array([], dtype=np.float64)))
+    assert MedianAgg.of(np.zeros((2, 0))).shape == (2,) and np.isnan(MedianAgg.of(np.zeros((2, 0)))).all()
+    values = MedianAgg.of(np.array([[3.0, math.nan, 1.0], [3.0, 2.0, 1.0]]))
+    assert math.isnan(values[0]) and values[1] == 2.0
+
+
+def test_the_median_does_not_load_numpy_ma():
+    """``np.median`` imports numpy.ma (~6 ms) on first use; the engine's median must not."""
+    import subprocess
+    import sys
+
+    code = ('import sys, numpy as np; from irmeasures_ext.measures.rank_stats import MedianAgg; '
+            'MedianAgg.of(np.array([1.0, 2.0])); print("numpy.ma" in sys.modules)')
+    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout == 'False\n'
 
 
 @pytest.mark.parametrize('path', sorted(PATHS))
