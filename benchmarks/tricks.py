@@ -38,7 +38,8 @@ UNDONE: dict[str, tuple[str, str]] = {
     'no malloc_trim between the runs of a comparison': (
         '_arrow/memory.py', '\ndef release_freed_memory(): pass\n'),
     'np.median (no partitioned median)': (
-        'measures/rank_stats.py', '\nMedianAgg.of = staticmethod(lambda values: __import__("numpy").median(values, -1))\n'),
+        'measures/rank_stats.py',
+        '\nMedianAgg.of = staticmethod(lambda values: __import__("numpy").median(values, -1))\n'),
     'interpreter teardown (no os._exit)': (
         'cli/__init__.py', '\ndef command():\n    sys.exit(main())\n'),
 }

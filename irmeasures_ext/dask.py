@@ -7,16 +7,15 @@ PyTerrier's (``qid, docno, score``); only those columns are read (and ``rank`` f
 ``rank``). The qrels are any form our provider accepts: read here, once, into the evaluator that each
 worker receives once.
 
-A partition is evaluated on its own, so each query's rows must be in one partition:
-
-- a run indexed by the query id with known divisions (``run.set_index('query_id')``, or Parquet read with
-  its sorted index and ``calculate_divisions=True``) has them so: it is used as it is;
-- otherwise one pass over the partitions finds the queries whose rows are in more than one partition
-  (reading the run's columns: read alone, a Parquet run's query ids come in fewer, merged partitions).
-  None (a run written query by query and split between queries): the partitions are used as they are.
-  Fewer than there are partitions (a run written query by query, split at row counts, so a query may
-  straddle a boundary): only those queries' rows are shuffled together. More (interleaved queries): the
-  whole run is shuffled on the query id.
+A partition is evaluated on its own, so each query's rows must be in one partition. A run indexed by
+the query id with known divisions (``run.set_index('query_id')``, or Parquet read with its sorted index
+and ``calculate_divisions=True``) has them so, and is evaluated as it is. Otherwise the run is read once:
+each partition's queries are evaluated but its first and last, whose rows (the partition's *edges*) come
+back to the client with the ids of the queries evaluated. If no query was evaluated in two partitions
+nor is at an edge of one and inside another (a run written query by query: split between queries, or at
+row counts so that a query straddles a boundary), each edge query has all its rows among the edges,
+which the client evaluates together. Otherwise (interleaved queries) the whole run is shuffled on the
+query id and evaluated again.
 
 A worker returns the per-query values of the qrels queries its partition answers, and the rows of its
 queries that retrieve the most docs in each list the measures rank: evaluated together, those rows give
@@ -38,7 +37,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from dask.delayed import Delayed
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.aggregates import aggregate
@@ -55,20 +53,20 @@ def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
     """Each measure's aggregate over the qrels queries (as ``ir_measures.calc_aggregate``), the run
     evaluated on the Dask scheduler in use (a ``distributed.Client``'s cluster, else Dask's default);
     ``provider``: our provider as configured (``irmeasures_ext.provider.configured(ties=...)``)."""
-    built, _, partials = _evaluated_partitions(measures, qrels, run, provider)
-    return {measure: aggregate(measure, column)
-            for measure, column in _all_values(built, dask.compute(*partials)).items()}
+    built, partials = _evaluated(measures, qrels, run, provider)
+    return {measure: aggregate(measure, column) for measure, column in _all_values(built, partials).items()}
 
 
 def per_query(measures: Iterable[Measure], qrels: Any, run: Any,
               provider: IrMeasuresExtProvider | None = None) -> dd.DataFrame:
     """The per-query values as a dask DataFrame with columns ``query_id``, ``measure`` (its name) and
-    ``value``: one row per (measure, qrels query), in no particular order. See :func:`calc_aggregate`."""
-    built, shipped, partials = _evaluated_partitions(measures, qrels, run, provider)
-    frames = [dask.delayed(_answered_frame)(shipped, partial) for partial in partials]
-    frames.append(dask.delayed(_unanswered_frame)(shipped, partials))
-    meta = long_frame(pa.array([], pa.string()), dict.fromkeys(built.measures, np.empty(0)))
-    return dd.from_delayed(frames, meta=meta, verify_meta=False)
+    ``value``: one row per (measure, qrels query), in no particular order. The run is evaluated when this
+    is called (as by :func:`calc_aggregate`); the frame holds the values, one partition per partition of
+    the run evaluated, and one for the queries the run does not answer."""
+    built, partials = _evaluated(measures, qrels, run, provider)
+    frames = [_frame(built, partial.answered, partial.values) for partial in partials]
+    frames.append(_unanswered_frame(built, partials))
+    return dd.from_pandas(pd.concat(frames, ignore_index=True), npartitions=len(frames), sort=False)
 
 
 @dataclass(frozen=True)
@@ -80,24 +78,36 @@ class _Partial:
     values: list[np.ndarray]  # per measure, its values of those queries
     longest: np.ndarray  # per list of the evaluator (its ``lists``' distinct values): the most docs of one query
     rows: pa.Table  # the rows of the queries retrieving that many
-    run_queries: int  # its distinct queries, run-only ones too
-    qrels_queries: int  # its distinct queries of the qrels
+    queries: pd.Series  # the distinct ids of the queries evaluated (as the run has them), run-only ones too
+    qrels_queries: int  # how many of them the qrels have
+    edges: pd.DataFrame  # the rows left out: those of the partition's first and last queries (or none)
 
 
-def _evaluated_partitions(measures: Iterable[Measure], qrels: Any, run: Any,
-                          provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, Delayed, list[Delayed]]:
-    """The evaluator, the same as a Dask object (sent to each worker once), and each partition's
-    :class:`_Partial` (not computed yet)."""
+def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
+               provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, list[_Partial]]:
+    """The evaluator, and the evaluations of disjoint sets of whole queries that together hold the run:
+    one per partition and one of the partitions' edges, or (interleaved queries) one per partition of the
+    run shuffled on the query id. See the module docstring."""
     ours = default_provider if provider is None else provider
     if not isinstance(ours, IrMeasuresExtProvider):
         raise MeasureParamError(f'provider must be the {default_provider.NAME} provider (configured as you wish), '
                                 f'got {ours!r}')
     built = cast(ExtEvaluator, ours.evaluator(measures, qrels))
     frame, whole_queries = _run_frame(run, built.reads_rank)
-    if not whole_queries:
-        frame = _gathered_by_query(frame)
     shipped = dask.delayed(built, traverse=False)
-    return built, shipped, [dask.delayed(_evaluate_partition)(shipped, part) for part in frame.to_delayed()]
+
+    def evaluated(parts: dd.DataFrame, edges_apart: bool) -> list[_Partial]:
+        return list(dask.compute(*[dask.delayed(_evaluate_partition)(shipped, part, edges_apart)
+                                   for part in parts.to_delayed()]))
+
+    if whole_queries:
+        return built, evaluated(frame, False)
+    partials = evaluated(frame, True)
+    edges = pd.concat([partial.edges for partial in partials])
+    inside = pd.concat([partial.queries for partial in partials])
+    if inside.duplicated().any() or edges.iloc[:, 0].isin(inside).any():
+        return built, evaluated(frame.shuffle(frame.columns[0]), False)
+    return built, [*partials, _evaluate_partition(built, edges, False)]
 
 
 def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
@@ -119,28 +129,14 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
     return run[columns], whole_queries
 
 
-def _gathered_by_query(run: dd.DataFrame) -> dd.DataFrame:
-    """``run`` with each query's rows in one partition: as it is, or with the rows of the queries found in
-    more than one partition shuffled (all rows when that is as many queries as partitions, or more)."""
-    query_column = run.columns[0]
-    # (from the partitions of every column: Dask reads a Parquet run's query ids alone in fewer, merged partitions)
-    ids = run.map_partitions(_query_ids, meta=(query_column, run[query_column].dtype)).compute()
-    straddling = ids[ids.duplicated()].unique().tolist()
-    if not straddling:
-        return run
-    if len(straddling) >= run.npartitions:
-        return run.shuffle(query_column)
-    moved = run[query_column].isin(straddling)
-    return dd.concat([run[~moved], run[moved].shuffle(query_column, npartitions=len(straddling))])
-
-
-def _query_ids(partition: pd.DataFrame) -> pd.Series:
-    """The distinct query ids of a partition (its first column)."""
-    return partition.iloc[:, 0].drop_duplicates()
-
-
-def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame) -> _Partial:
-    """Evaluates one partition (on a worker): every query whose rows it holds has all of them."""
+def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame, edges_apart: bool) -> _Partial:
+    """Evaluates one partition (on a worker) whose queries each have all their rows in it, or, with
+    ``edges_apart``, all but the first and last query, whose rows it returns instead."""
+    edges = partition.iloc[:0]
+    if edges_apart and len(partition):
+        ids = partition.iloc[:, 0]
+        at_edge = (ids == ids.iloc[0]) | (ids == ids.iloc[-1])
+        partition, edges = partition[~at_edge], partition[at_edge]
     run = read_input(partition, 'run', with_rank=built.reads_rank)
     lists = built.lists_of(built.ranked(run))
     values = built.kernel_values(lists)
@@ -153,8 +149,8 @@ def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame) -> _Partia
     rows = run.table.filter(pc.is_in(query_ids, value_set=built.judgments.query_ids.take(chosen)))
     return _Partial(answered, [values[measure][queries] for measure, queries in zip(built.measures, answered,
                                                                                     strict=True)],
-                    longest, rows, len(pc.unique(query_ids)),
-                    pc.sum(pc.is_in(built.judgments.query_ids, value_set=query_ids)).as_py() or 0)
+                    longest, rows, partition.iloc[:, 0].drop_duplicates(),
+                    pc.sum(pc.is_in(built.judgments.query_ids, value_set=query_ids)).as_py() or 0, edges)
 
 
 def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measure, np.ndarray]:
@@ -162,7 +158,7 @@ def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measu
     partitions' where the query's list has docs, the others' from the partitions' longest queries (as the
     queries the run does not answer)."""
     if built.measures and built.judgments.n_queries and not any(partial.qrels_queries for partial in partials):
-        warn_if_no_overlap(built.judgments.n_queries, 0, sum(partial.run_queries for partial in partials))
+        warn_if_no_overlap(built.judgments.n_queries, 0, sum(len(partial.queries) for partial in partials))
     longest_in = {int(np.argmax([partial.longest[i] for partial in partials])) for i in range(len(partials[0].longest))}
     rows = [partials[i].rows for i in sorted(longest_in)] or [partials[0].rows]
     with warnings.catch_warnings():
@@ -172,10 +168,6 @@ def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measu
         for measure, answered, column in zip(built.measures, partial.answered, partial.values, strict=True):
             values[measure][answered] = column
     return values
-
-
-def _answered_frame(built: ExtEvaluator, partial: _Partial) -> pd.DataFrame:
-    return _frame(built, partial.answered, partial.values)
 
 
 def _unanswered_frame(built: ExtEvaluator, partials: Sequence[_Partial]) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dask
 import dask.dataframe as dd
 import distributed
 import ir_measures
@@ -112,14 +113,27 @@ def test_a_run_indexed_by_query_with_divisions_is_evaluated_as_it_is(client):
     assert_equal_to_one_process(frame)
 
 
-def test_partitions_are_shuffled_only_where_queries_straddle_them():
+def test_a_run_written_query_by_query_is_read_once_and_an_interleaved_one_twice():
+    """Counted under Dask's synchronous scheduler: the partitions of a run split between queries, and of one
+    split at row counts (each boundary inside a query: those queries are evaluated from the edges), are read
+    once; an interleaved run's are read again, shuffled on the query id."""
     first_rows = np.flatnonzero(RUN.query_id.ne(RUN.query_id.shift()))
     whole = dd.concat([dd.from_pandas(part, npartitions=1) for part in pieces(RUN, first_rows[1::9])])
-    assert ext_dask._gathered_by_query(whole) is whole
-    by_rows = dd.from_pandas(RUN, npartitions=6, sort=False)  # five boundaries, each inside a query
-    assert ext_dask._gathered_by_query(by_rows).npartitions == 6 + 5
+    by_rows = dd.from_pandas(RUN, npartitions=6, sort=False)
     mixed = dd.from_pandas(interleaved(RUN), npartitions=6, sort=False)
-    assert ext_dask._gathered_by_query(mixed).npartitions == 6
+    rows_read = []
+
+    def counted(frame: dd.DataFrame) -> dd.DataFrame:
+        return frame.map_partitions(lambda part: rows_read.append(len(part)) or part, meta=frame._meta)
+
+    with dask.config.set({'scheduler': 'synchronous', 'dataframe.shuffle.method': 'tasks'}):  # (a client may be up)
+        for frame, passes in ((whole, 1), (by_rows, 1), (mixed, 2)):
+            rows_read.clear()
+            assert_equal_to_one_process(counted(frame))
+            assert sum(rows_read) == passes * len(RUN)
+        built, partials = ext_dask._evaluated(MEASURES, QRELS, by_rows, None)
+    bounds = [part.query_id.iloc[[0, -1]] for part in pieces(RUN, range(0, len(RUN), -(-len(RUN) // 6))[1:])]
+    assert len(partials) == 6 + 1 and set(partials[-1].queries) == set(pd.concat(bounds))
 
 
 def test_every_measure_of_the_provider_equals_one_process_for_absent_queries_too(client):
