@@ -1,18 +1,20 @@
 """A generated Parquet run evaluated by ``irmeasures_ext.dask`` on a 2-process LocalCluster against one
-process (our provider on the run read with pyarrow): time and peak memory of each process.
+process (our provider, on the run read whole with pyarrow and streamed from its path): time and peak
+memory of each process.
 
     python benchmarks/dask_scale.py [--lines 35000000] [--files 16] [--repeat 1]
 
 The run (written once to ``benchmarks/data/dask-<lines>/``, gitignored) is MS MARCO-dev-shaped: 1,000 docs
 a query of an 8.8M-passage pool, ~1.06 relevant docs a query (85% retrieved), scores rounded to 3
 decimals; listed query by query and cut into ``--files`` Parquet files at row counts, so queries straddle
-the files (the engine shuffles only those). Each measurement is a fresh process (``common.run_measured``):
-``single`` reads the folder with ``pyarrow.dataset`` and calls ``irmeasures_ext.provider.calc_aggregate``;
-``dask`` starts ``distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1)`` and calls
-``irmeasures_ext.dask.calc_aggregate`` on the Parquet glob. "timed" is the call alone (for ``dask``:
-after the cluster started; for ``single``: the read and the call), "process" the whole child; each
-worker's peak RSS is its ``ru_maxrss``, asked for after the call; the client's is the child's own.
-Both give the same aggregates (checked to 1e-12).
+the files (the engine evaluates those from the partitions' edges). Each measurement is a fresh process
+(``common.run_measured``): ``in memory`` reads the folder with ``pyarrow.dataset`` and calls
+``irmeasures_ext.provider.calc_aggregate`` on the table; ``streamed`` gives the provider the folder's path
+(read batch by batch, as the command reads it); ``dask`` starts ``distributed.LocalCluster(n_workers=2,
+processes=True, threads_per_worker=1)`` and calls ``irmeasures_ext.dask.calc_aggregate`` on the Parquet
+glob. "timed" is the call alone (for ``dask``: after the cluster started; for ``in memory``: the read and
+the call), "process" the whole child; each worker's peak RSS is its ``ru_maxrss``, asked for after the
+call; the client's is the child's own. All give the same aggregates (checked to 1e-12).
 """
 from __future__ import annotations
 
@@ -34,17 +36,19 @@ DEPTH = 1000
 POOL = 8_841_823
 MEASURES = 'Q@1000 nDCG@10 RR@10 R@100 AP MedianRank'
 
-CHILD = {
-    'single': '''
+ONE_PROCESS = '''
 import json, sys, time
 import ir_measures, pyarrow.dataset as ds, irmeasures_ext
 measures = [ir_measures.parse_measure(name) for name in sys.argv[3].split()]
 start = time.perf_counter()
-run = ds.dataset(sys.argv[2], format='parquet').to_table()
+run = {run}
 values = irmeasures_ext.provider.calc_aggregate(measures, sys.argv[1], run)
 seconds = time.perf_counter() - start
-print(json.dumps({'timed': seconds, 'values': {str(m): v for m, v in values.items()}}))
-''',
+print(json.dumps({{'timed': seconds, 'values': {{str(m): v for m, v in values.items()}}}}))
+'''
+CHILD = {
+    'in memory': ONE_PROCESS.format(run="ds.dataset(sys.argv[2], format='parquet').to_table()"),
+    'streamed': ONE_PROCESS.format(run='sys.argv[2]'),
     'dask': '''
 import json, resource, sys, time
 import distributed, ir_measures, irmeasures_ext.dask
@@ -118,17 +122,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--lines', type=int, default=35_000_000, help='run lines (1,000 a query)')
     parser.add_argument('--files', type=int, default=16, help='Parquet files the run is cut into')
-    parser.add_argument('--repeat', type=int, default=1, help='rounds (each runs both, alternating)')
+    parser.add_argument('--repeat', type=int, default=1, help='rounds (each runs all three, in rotating order)')
     args = parser.parse_args()
     qrels, run_dir = generate(args.lines, args.files, DATA_DIR / f'dask-{args.lines}-{args.files}')
     rounds = []
     for round_number in range(args.repeat):
-        kinds = ('single', 'dask') if round_number % 2 == 0 else ('dask', 'single')
+        shift = round_number % len(CHILD)
+        kinds = [*CHILD][shift:] + [*CHILD][:shift]
         rounds.append({kind: measure(kind, qrels, run_dir) for kind in kinds})
     for one in rounds:
-        for name, value in one['single']['values'].items():
-            if not math.isclose(value, one['dask']['values'][name], rel_tol=0, abs_tol=1e-12):
-                raise RuntimeError(f'{name}: one process {value}, Dask {one["dask"]["values"][name]}')
+        for kind in ('streamed', 'dask'):
+            for name, value in one['in memory']['values'].items():
+                if not math.isclose(value, one[kind]['values'][name], rel_tol=0, abs_tol=1e-12):
+                    raise RuntimeError(f'{name}: in memory {value}, {kind} {one[kind]["values"][name]}')
     data = {'machine': machine(), 'lines': args.lines, 'files': args.files, 'measures': MEASURES, 'rounds': rounds}
     write_results(f'dask-{args.lines // 1_000_000}m', data, report(data))
     return 0
@@ -142,13 +148,13 @@ def report(data: dict) -> str:
              '', f"{data['machine']['cpu_count']} CPUs ({data['machine']['cpu']}), install: "
              f"{data['machine']['install']}; measures {data['measures']}; medians of {len(data['rounds'])} round(s).",
              '', '| | timed s | process s | peak RSS MB |', '| --- | --- | --- | --- |',
-             f"| one process | {median('single', 'timed'):.2f} | {median('single', 'process'):.2f} | "
-             f"{median('single', 'peak_mb'):.0f} |",
+             *(f"| one process, {kind} | {median(kind, 'timed'):.2f} | {median(kind, 'process'):.2f} | "
+               f"{median(kind, 'peak_mb'):.0f} |" for kind in ('in memory', 'streamed')),
              f"| Dask, 2 workers: client | {median('dask', 'timed'):.2f} | {median('dask', 'process'):.2f} | "
              f"{median('dask', 'client_peak_mb'):.0f} |",
              f"| Dask: the larger worker's peak | | | {statistics.median(workers):.0f} |",
              '', 'Aggregates (equal to 1e-12 in every round):', '',
-             *(f'- {name}: {value:.6f}' for name, value in data['rounds'][0]['single']['values'].items()), '']
+             *(f'- {name}: {value:.6f}' for name, value in data['rounds'][0]['in memory']['values'].items()), '']
     return '\n'.join(lines)
 
 

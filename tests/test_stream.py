@@ -144,13 +144,23 @@ def assert_streamed_as_pytrec_eval(qrels: Path, run_dict: dict, run: stream.RunS
             assert value == pytest.approx(theirs[query][name] if query in theirs else 0.0, abs=1e-12), (name, query)
 
 
-def test_stream_of_chooses_by_file_size(tmp_path, monkeypatch):
+def test_streaming_is_chosen_by_file_size(tmp_path, monkeypatch):
+    """Below the threshold a path comes back opened (read whole without opening it again); a pipe's path as
+    it is (opened once, by the reader)."""
     _, run = write_files(tmp_path, seed=1)
-    assert stream.stream_of(run, False) is None
+    opened = stream.streamed_or_opened(run, False)
+    assert isinstance(opened, TrecSource) and opened.path == run
     monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', run.stat().st_size)
-    chosen = stream.stream_of(str(run), True)
-    assert chosen is not None and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
-    assert stream.stream_of(TrecSource.of_bytes(run.read_bytes(), 'x'), False) is None  # (already in memory)
+    chosen = stream.streamed_or_opened(str(run), True)
+    assert isinstance(chosen, stream.RunStream) and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
+    in_memory = TrecSource.of_bytes(run.read_bytes(), 'x')
+    assert stream.streamed_or_opened(in_memory, False) is in_memory
+    reading, writing = os.pipe()
+    try:
+        assert stream.streamed_or_opened(f'/dev/fd/{reading}', False) == f'/dev/fd/{reading}'
+    finally:
+        os.close(reading)
+        os.close(writing)
 
 
 def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, capsys):

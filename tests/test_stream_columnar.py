@@ -96,17 +96,20 @@ def test_streamed_values_match_pytrec_eval(tmp_path):
     assert_streamed_as_pytrec_eval(qrels, run_dict, streamed(path, False, 3))
 
 
-def test_stream_of_chooses_by_rows(tmp_path, monkeypatch):
+def test_streaming_is_chosen_by_rows(tmp_path, monkeypatch):
+    """Below the threshold a path or dataset comes back opened, to be read whole without opening it again."""
     _, run = write_files(tmp_path, seed=1)
     path = stored(tmp_path, run_table(run))['parquet']
     size = pq.read_metadata(path).num_rows * stream.ROW_BYTES
-    assert stream.stream_of(path, False) is None
+    assert isinstance(stream.streamed_or_opened(path, False), ColumnarSource)
     monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', size + 1)
-    assert stream.stream_of(str(path), False) is None
+    for run_form in (path, str(path), ds.dataset(path)):
+        opened = stream.streamed_or_opened(run_form, False)
+        assert isinstance(opened, ColumnarSource) and opened.num_rows == size // stream.ROW_BYTES, run_form
     monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', size)
     for run_form in (path, str(path), ds.dataset(path), ColumnarSource.of_path(path, 'parquet')):
-        chosen = stream.stream_of(run_form, True)
-        assert chosen is not None and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES, run_form
+        chosen = stream.streamed_or_opened(run_form, True)
+        assert isinstance(chosen, stream.RunStream) and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
 
 
 def test_the_provider_and_the_command_stream_parquet_runs(tmp_path, monkeypatch, capsys):

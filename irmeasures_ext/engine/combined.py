@@ -90,9 +90,10 @@ class Evaluation:
         built = self.built
         if built is None:
             raise RuntimeError('Evaluation.results() before read_qrels()')
-        streamed = None if self.others else stream.stream_of(run, built.reads_rank)  # (others need the whole run)
-        if streamed is not None:
-            return Results(built.judgments.query_ids, built.values(streamed))
+        if not self.others:  # (others need the whole run)
+            run = stream.streamed_or_opened(run, built.reads_rank)
+            if isinstance(run, stream.RunStream):
+                return Results(built.judgments.query_ids, built.values(run))
         run = read_input(run.source if isinstance(run, stream.RunStream) else run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
         if self.others:

@@ -69,8 +69,9 @@ class ExtEvaluator(providers.Evaluator):
         run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
         distinct list they need (:mod:`.transforms`). A large TREC run file is evaluated as it is read
         (:mod:`.stream`)."""
-        if (streamed := stream.stream_of(run, self.reads_rank)) is not None:
-            evaluated = stream.evaluate(self, streamed)
+        run = stream.streamed_or_opened(run, self.reads_rank)
+        if isinstance(run, stream.RunStream):
+            evaluated = stream.evaluate(self, run)
             values, retrieved, run_queries = evaluated.values, evaluated.retrieved, evaluated.run_queries
         else:
             rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
@@ -190,8 +191,9 @@ def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
     """The evaluator and the run, read while the qrels are converted (for files, Arrow's reader
     releases the GIL, so the two overlap); a run to evaluate as it is read is not read here."""
     with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
-    if (streamed := stream.stream_of(run, with_rank)) is not None:  # (read as it is evaluated)
-        return evaluator(measures, qrels, ranking), streamed
+    run = stream.streamed_or_opened(run, with_rank)
+    if isinstance(run, stream.RunStream):  # (read as it is evaluated)
+        return evaluator(measures, qrels, ranking), run
     with ThreadPoolExecutor(1) as pool:
         read = pool.submit(read_input, run, 'run', with_rank)
         return evaluator(measures, qrels, ranking), read.result()

@@ -24,8 +24,9 @@ def segment_cumsum(values: np.ndarray, segment: np.ndarray, starts: np.ndarray) 
     gains, summed exactly in int64) by one running sum, other floats by :func:`offset_cumsum`."""
     as_float = values.dtype.kind == 'f'
     if as_float:
-        whole = values.astype(np.int64)
-        if not (np.abs(values).sum() < _EXACT_FLOAT_SUMS and np.array_equal(whole, values)):
+        small = np.abs(values).sum() < _EXACT_FLOAT_SUMS  # (False for inf or NaN: not cast to integers)
+        whole = values.astype(np.int64) if small else values
+        if not (small and np.array_equal(whole, values)):
             return offset_cumsum(values, np.arange(len(values)) - starts[segment])
         values = whole
     running = np.cumsum(values)

@@ -109,24 +109,25 @@ class RunStream:
         return _read_ahead(run_batches(self.source, self.with_rank, max(1, self.block_bytes // ROW_BYTES)))
 
 
-def stream_of(run: Any, with_rank: bool) -> RunStream | None:
+def streamed_or_opened(run: Any, with_rank: bool) -> RunStream | Any:
     """``run`` as a :class:`RunStream` if it is one, or a run of at least :data:`STREAM_FROM_BYTES`
     (:func:`size_of`): a TREC run file (a path or a TrecSource read from disk), or a Parquet/Arrow run (a
-    path, a ColumnarSource or a ``pyarrow.dataset.Dataset``); else None (read whole)."""
+    path, a ColumnarSource or a ``pyarrow.dataset.Dataset``). Else what to read whole: the source opened
+    here for a path or dataset (so that a file is opened once), or ``run`` as it is."""
     if isinstance(run, RunStream):
         return run if run.with_rank == with_rank else RunStream(run.source, with_rank, run.block_bytes,
-                                                                 run.bucket_bytes)
+                                                                run.bucket_bytes)
     if isinstance(run, (str, os.PathLike)):
         if not _readable_again(run):  # (a pipe opened here would be empty for the read that follows)
-            return None
+            return run
         run = columnar.open_file(run)
     elif is_dataset(run):
         run = columnar.ColumnarSource.of_dataset(run)
     if not isinstance(run, (trec.TrecSource, columnar.ColumnarSource)):
-        return None
+        return run
     size = size_of(run)
     if size is None or size < STREAM_FROM_BYTES:
-        return None
+        return run
     return RunStream(run, with_rank, BLOCK_BYTES, BUCKET_BYTES)
 
 
