@@ -148,6 +148,18 @@ def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
 SHUFFLED_RUN = ''.join(RUN.splitlines(keepends=True)[i] for i in (3, 4, 1, 5, 0, 6, 2))
 
 
+def _status_lines_and_imports(arguments: list[str]) -> list[str]:
+    """The command's exit status, how many lines it printed, and whether pandas and pyarrow.compute were
+    imported, in a process of its own."""
+    code = ('import sys, io, contextlib; from irmeasures_ext.cli import main; out = io.StringIO()\n'
+            'with contextlib.redirect_stdout(out): status = main(sys.argv[1:])\n'
+            'print(status, len(out.getvalue().splitlines()), "pandas" in sys.modules, '
+            '"pyarrow.compute" in sys.modules)')
+    result = subprocess.run([sys.executable, '-c', code, *arguments], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
 @pytest.mark.parametrize('options', [[], ['-q'], ['-q', '-o', 'jsonl'], ['-q', '-p', '-1'], ['--ties', 'expected'],
                                      ['--ties', 'optimistic'], ['--score-precision', 'float64']])
 @pytest.mark.parametrize('shuffled', [False, True])
@@ -157,15 +169,17 @@ def test_evaluation_imports_neither_pandas_nor_pyarrow_compute(tmp_path, options
     calls Arrow's functions through irmeasures_ext._arrow.compute, also for a run whose
     queries are interleaved and whose scores are not in order."""
     qrels, run = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', SHUFFLED_RUN if shuffled else RUN)
-    code = ('import sys, io, contextlib; from irmeasures_ext.cli import main; out = io.StringIO()\n'
-            'with contextlib.redirect_stdout(out): status = main(sys.argv[1:])\n'
-            'print(status, len(out.getvalue().splitlines()), "pandas" in sys.modules, '
-            '"pyarrow.compute" in sys.modules)')
-    result = subprocess.run([sys.executable, '-c', code, qrels, run, 'AP', 'MeanRank', '--suite', 'quoter',
-                             *options], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    status, lines, pandas, arrow_compute = result.stdout.split()
+    status, lines, pandas, arrow_compute = _status_lines_and_imports([qrels, run, 'AP', 'MeanRank', '--suite',
+                                                                      'quoter', *options])
     assert (status, pandas, arrow_compute) == ('0', 'False', 'False') and int(lines) >= 8
+
+
+@pytest.mark.parametrize('options', [[], ['-j'], ['-q'], ['-q', '-o', 'tsv'], ['-j', '-bpref', '-q', '-truncate', '3']])
+def test_the_ntcireval_command_imports_neither_pandas_nor_pyarrow_compute(tmp_path, options):
+    qrels, run = write(tmp_path / 'qrels.txt', QRELS), write(tmp_path / 'run.txt', SHUFFLED_RUN)
+    status, lines, pandas, arrow_compute = _status_lines_and_imports(['ntcireval', qrels, run, '-g', '1:2:3',
+                                                                      *options])
+    assert (status, pandas, arrow_compute) == ('0', 'False', 'False') and int(lines) >= 20
 
 
 # --- output -----------------------------------------------------------------------------------------

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
+import numpy as np
 import pyarrow as pa
 
 try:
     from pyarrow._compute import CastOptions, SetLookupOptions, SortOptions, call_function
 except ImportError:  # (pyarrow moved its internals)
     from pyarrow.compute import CastOptions, SetLookupOptions, SortOptions, call_function
+
+from irmeasures_ext._arrow.arrays import from_numpy
 
 Column: TypeAlias = pa.Array | pa.ChunkedArray
 
@@ -72,16 +75,37 @@ def sort_indices(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Array:
     return call_function('sort_indices', [table], SortOptions(sort_keys))
 
 
+def _arrow_value(value: Any) -> Any:
+    """``value`` as an Arrow object, converted through numpy: pyarrow's own conversion of a Python value
+    (``pa.scalar``, ``pa.array``) first asks whether it is a pandas object, importing pandas."""
+    if isinstance(value, (pa.Array, pa.ChunkedArray, pa.Scalar)):
+        return value
+    return from_numpy(np.asarray([value]))[0]
+
+
 def equal(left: Any, right: Any) -> Column:
-    return call_function('equal', [left, right])
+    return call_function('equal', [left, _arrow_value(right)])
 
 
 def not_equal(left: Any, right: Any) -> Column:
-    return call_function('not_equal', [left, right])
+    return call_function('not_equal', [left, _arrow_value(right)])
 
 
 def greater(left: Any, right: Any) -> Column:
-    return call_function('greater', [left, right])
+    return call_function('greater', [left, _arrow_value(right)])
+
+
+def greater_equal(left: Any, right: Any) -> Column:
+    return call_function('greater_equal', [left, _arrow_value(right)])
+
+
+def less(left: Any, right: Any) -> Column:
+    return call_function('less', [left, _arrow_value(right)])
+
+
+def is_in(values: Column, value_set: pa.Array) -> Column:
+    """Whether each of ``values`` is in ``value_set``."""
+    return call_function('is_in', [values], SetLookupOptions(value_set))
 
 
 def and_(left: Any, right: Any) -> Column:

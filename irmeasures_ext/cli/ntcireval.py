@@ -141,8 +141,8 @@ def run(argv: list[str]) -> int:
     except MeasureParamError as error:
         raise CliError(f'{error} (from the command line options)') from None
     prepare_process()
-    import pyarrow.compute as pc
-
+    from irmeasures_ext._arrow import compute as ac
+    from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
     from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
@@ -153,17 +153,20 @@ def run(argv: list[str]) -> int:
     ours = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
     results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, ours)
     relevance = qrels.table['relevance']
-    defined = pc.is_in(results.query_ids, value_set=pc.unique(qrels.table.filter(pc.greater_equal(relevance, 1))[
-        'query_id'])).to_numpy(zero_copy_only=False)
+
+    def queries_with(labels: Any) -> Any:
+        """Whether each of the results' queries has a qrels line that ``labels`` (a mask over the lines) picks,
+        as a numpy array."""
+        query_ids = ac.take(qrels.table['query_id'], ac.indices_nonzero(labels))
+        return to_numpy(ac.is_in(results.query_ids, ac.unique(query_ids)))
+
+    defined = queries_with(ac.greater_equal(relevance, 1))
     if args.bpref:  # compute -j: nothing for a topic without judged non-relevant docs either
-        judged_nonrelevant = qrels.table.filter(pc.less(relevance, 1))['query_id']
-        defined &= pc.is_in(results.query_ids, value_set=pc.unique(judged_nonrelevant)).to_numpy(zero_copy_only=False)
+        defined &= queries_with(ac.less(relevance, 1))
     columns = [(name, results.values[measure]) for name, measure in printed]
     write = _write_tsv if args.o == 'tsv' else _write_text
     if args.q:
-        from irmeasures_ext._arrow.arrays import from_numpy
-        # (pyarrow 14 filters by Arrow masks only)
-        defined_ids = results.query_ids.take(from_numpy(defined.nonzero()[0]))
+        defined_ids = ac.take(results.query_ids, from_numpy(defined.nonzero()[0]))
         write(sys.stdout, defined_ids, [(name, values[defined]) for name, values in columns],
               args.p)
     means = [(name, values[defined].sum(keepdims=True) / len(values)) for name, values in columns]  # NEV2mean
@@ -212,15 +215,15 @@ def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool 
     NTCIREVAL's compute stops with "max rel level mismatch"; with ``judged_only``, also for a negative
     label (NTCIREVAL cannot read one; a condensed list would keep its doc for our measures and drop it for
     ir_measures' AP, RR, P and Success, as trec_eval -J does)."""
-    import pyarrow.compute as pc
-    checks = [(pc.greater(qrels['relevance'], max_level),
+    from irmeasures_ext._arrow import compute as ac
+    checks = [(ac.greater(qrels['relevance'], max_level),
                f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one gain per level, L1 '
                'to the highest)')]
     if judged_only:
-        checks.append((pc.less(qrels['relevance'], 0), 'is negative, which -j cannot take (NTCIREVAL reads no '
+        checks.append((ac.less(qrels['relevance'], 0), 'is negative, which -j cannot take (NTCIREVAL reads no '
                                                        'negative labels; label such docs 0 or leave them out)'))
     for bad, problem in checks:
-        offending = qrels.filter(bad)
+        offending = ac.take(qrels, ac.indices_nonzero(bad))
         if offending.num_rows:
             query_id, doc_id, label = (offending[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
             raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} {problem}', 'qrels', query_id,
