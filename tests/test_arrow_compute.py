@@ -57,6 +57,22 @@ def test_comparisons_and_logic():
     assert ac.greater(left, right).to_pylist() == [False, False, True]
     assert ac.and_(ac.greater(left, 1), ac.greater(right, 1)).to_pylist() == [False, True, False]
     assert ac.negate(left).to_pylist() == [-1, -2, -3]
+    assert ac.greater_equal(left, right).to_pylist() == [False, True, True]
+    assert ac.less(left, right).to_pylist() == [True, False, False]
+    assert ac.is_in(STRINGS, pa.array(['a', 'dd'])).to_pylist() == [False, True, False, False, True, True]
+
+
+COLUMNS = {int: pa.array([1, 2, -1, 2 ** 62]), float: pa.array([1.0, 2.5, -1.0]),
+           str: pa.chunked_array([['a', 'é', ''], ['b']]), bool: pa.array([True, False, None])}
+
+
+@pytest.mark.parametrize('value', [2, -1, 2 ** 62, 2.5, 'a', '', 'é', True])
+def test_comparisons_with_a_python_value_as_pyarrow_compute(value):
+    """Strings and numbers are converted without pyarrow's conversion (which imports pandas); others by it."""
+    column = COLUMNS[type(value)]
+    for ours, theirs in ((ac.equal, pc.equal), (ac.not_equal, pc.not_equal), (ac.greater, pc.greater),
+                         (ac.greater_equal, pc.greater_equal), (ac.less, pc.less)):
+        assert ours(column, value).equals(theirs(column, value)), (ours, value)
 
 
 def test_string_functions():

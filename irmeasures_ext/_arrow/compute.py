@@ -22,7 +22,7 @@ try:
 except ImportError:  # (pyarrow moved its internals)
     from pyarrow.compute import CastOptions, SetLookupOptions, SortOptions, call_function
 
-from irmeasures_ext._arrow.arrays import from_numpy
+from irmeasures_ext._arrow.arrays import from_numpy, string_scalar
 
 Column: TypeAlias = pa.Array | pa.ChunkedArray
 
@@ -76,11 +76,16 @@ def sort_indices(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Array:
 
 
 def _arrow_value(value: Any) -> Any:
-    """``value`` as an Arrow object, converted through numpy: pyarrow's own conversion of a Python value
-    (``pa.scalar``, ``pa.array``) first asks whether it is a pandas object, importing pandas."""
+    """``value`` as an Arrow object; a string or number without pyarrow's own conversion of a Python value
+    (``pa.scalar``, ``pa.array``), which first asks whether it is a pandas object, importing pandas."""
     if isinstance(value, (pa.Array, pa.ChunkedArray, pa.Scalar)):
         return value
-    return from_numpy(np.asarray([value]))[0]
+    if isinstance(value, str):
+        return string_scalar(value)
+    number = np.asarray([value])
+    if number.dtype.kind in 'iuf':
+        return from_numpy(number)[0]
+    return pa.scalar(value)
 
 
 def equal(left: Any, right: Any) -> Column:
