@@ -11,7 +11,9 @@ about 38 MB of the file). The two query shapes are those of queries.py. Each mea
 ``python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP`` process (whole-process
 wall time and peak RSS, common.run_measured), interleaved in rotating order. ``--in-memory-too`` adds the
 contiguous runs evaluated in memory (streaming threshold raised), to choose
-``irmeasures_ext.engine.stream.STREAM_FROM_BYTES``. Writes benchmarks/results/scale-<date>.md/.json.
+``irmeasures_ext.engine.stream.STREAM_FROM_BYTES``; ``--parquet`` adds dask_scale.py's Parquet runs of the
+same sizes (folders of 16 files, query by query), streamed at every size and read whole. Writes
+benchmarks/results/scale-<date>.md/.json.
 """
 from __future__ import annotations
 
@@ -88,11 +90,15 @@ def _chunk(rng: np.random.Generator, chunk: int) -> tuple[pa.Table, list[tuple[s
     return table, [(f'q{query}', f'D{doc}') for query, doc in zip(queries.tolist(), relevant.tolist(), strict=True)]
 
 
-def _command(in_memory: bool) -> list[str]:
-    if not in_memory:
+def _command(stream_from_bytes: int | None = None) -> list[str]:
+    """The command, with the streaming threshold (``STREAM_FROM_BYTES``) set to ``stream_from_bytes`` if given."""
+    if stream_from_bytes is None:
         return [sys.executable, '-m', 'irmeasures_ext']
-    return [sys.executable, '-c', 'from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = 1 << 62; '
-                                  'from irmeasures_ext.cli import command; command()']
+    return [sys.executable, '-c', f'from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = '
+                                  f'{stream_from_bytes}; from irmeasures_ext.cli import command; command()']
+
+
+IN_MEMORY, STREAMED = 1 << 62, 1
 
 
 def main() -> int:
@@ -101,19 +107,27 @@ def main() -> int:
                                                         'ratios compare each with the first')
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--in-memory-too', action='store_true')
+    parser.add_argument('--parquet', action='store_true',
+                        help="also the runs of dask_scale.py (folders of 16 Parquet files) of each size, streamed "
+                             "(at every size) and read whole")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(',')]
+    from dask_scale import generate as parquet_data
     from queries import data as query_shapes
     shapes = query_shapes()
     variants: dict[str, tuple[list[str], Path, Path]] = {}
     for size in sizes:
         qrels, runs = data(size)
         for layout, run in runs.items():
-            variants[f'{size}M {layout}'] = (_command(False), qrels, run)
+            variants[f'{size}M {layout}'] = (_command(), qrels, run)
         if args.in_memory_too:
-            variants[f'{size}M contiguous, in memory'] = (_command(True), qrels, runs['contiguous'])
-    variants['1M queries x 1 doc'] = (_command(False), *shapes['many'])
-    variants['1 query x 1M docs'] = (_command(False), *shapes['one'])
+            variants[f'{size}M contiguous, in memory'] = (_command(IN_MEMORY), qrels, runs['contiguous'])
+        if args.parquet:
+            parquet_qrels, parquet_run = parquet_data(size * 1_000_000, 16, HERE / 'data' / f'dask-{size}000000-16')
+            variants[f'{size}M Parquet, streamed'] = (_command(STREAMED), parquet_qrels, parquet_run)
+            variants[f'{size}M Parquet, in memory'] = (_command(IN_MEMORY), parquet_qrels, parquet_run)
+    variants['1M queries x 1 doc'] = (_command(), *shapes['many'])
+    variants['1 query x 1M docs'] = (_command(), *shapes['one'])
     runs_of: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     names = list(variants)
     load_before = os.getloadavg()
@@ -127,10 +141,15 @@ def main() -> int:
                   f'{runs_of[name][-1][1]:.0f} MB', flush=True)
     summary = {name: {'seconds': statistics.median(s for s, _ in values),
                       'peak_rss_mb': statistics.median(m for _, m in values),
-                      'run_bytes': variants[name][2].stat().st_size} for name, values in runs_of.items()}
+                      'run_bytes': _bytes(variants[name][2])} for name, values in runs_of.items()}
     write_results('scale', {'machine': machine(), 'runs': runs_of, 'summary': summary},
                   _report(summary, sizes, args.repeat, load_before))
     return 0
+
+
+def _bytes(path: Path) -> int:
+    """A file's size, or a folder's files' together."""
+    return sum(part.stat().st_size for part in path.iterdir()) if path.is_dir() else path.stat().st_size
 
 
 def _report(summary: dict, sizes: list[int], repeat: int, load_before: tuple[float, ...]) -> str:
@@ -154,6 +173,12 @@ def _report(summary: dict, sizes: list[int], repeat: int, load_before: tuple[flo
                interleaved['peak_rss_mb'] / base['peak_rss_mb'], 2)
         target(f'time {size}M / {sizes[0]}M (contiguous; linear: {size / sizes[0]:.0f}×)',
                contiguous['seconds'] / base['seconds'], round(1.1 * size / sizes[0], 2))
+        if f'{size}M Parquet, streamed' in summary:
+            parquet, parquet_base = summary[f'{size}M Parquet, streamed'], summary[f'{sizes[0]}M Parquet, streamed']
+            target(f'peak RSS {size}M / {sizes[0]}M (Parquet, streamed)',
+                   parquet['peak_rss_mb'] / parquet_base['peak_rss_mb'], 1.5)
+            target(f'time {size}M / {sizes[0]}M (Parquet, streamed; linear: {size / sizes[0]:.0f}×)',
+                   parquet['seconds'] / parquet_base['seconds'], round(1.1 * size / sizes[0], 2))
     target('time 1M queries x 1 doc / 1 query x 1M docs',
            summary['1M queries x 1 doc']['seconds'] / summary['1 query x 1M docs']['seconds'], 3)
     return '\n'.join(lines) + '\n'

@@ -118,9 +118,18 @@ class ColumnarSource:
 
     def batches(self, columns: list[str], rows: int) -> Iterator[pa.Table]:
         """The data's ``columns`` in stored order (a folder's files in the order the whole read takes them),
-        at most ``rows`` rows at a time: what :mod:`~irmeasures_ext.engine.stream` reads instead of the whole."""
+        at most ``rows`` rows at a time: what :mod:`~irmeasures_ext.engine.stream` reads instead of the whole.
+
+        One batch is decoded at a time, without the scanner's read-ahead, threads or Parquet pre-buffering:
+        the stream reads the next batch on a thread of its own while it evaluates one, and the scanner's
+        defaults, which decode the row groups of several files at once, made the peak memory grow with
+        the files (benchmarks/results/parquet-stream-2026-12-02.md)."""
+        import pyarrow.dataset as ds
         with self._reading() as dataset:
-            for batch in dataset.to_batches(columns=columns, batch_size=rows):
+            parquet = isinstance(getattr(dataset, 'format', None), ds.ParquetFileFormat)
+            options = ds.ParquetFragmentScanOptions(pre_buffer=False) if parquet else None
+            for batch in dataset.to_batches(columns=columns, batch_size=rows, batch_readahead=1, fragment_readahead=1,
+                                            use_threads=False, fragment_scan_options=options):
                 yield pa.Table.from_batches([batch])
 
     @functools.cached_property
