@@ -70,9 +70,10 @@ if __name__ == '__main__':
 }
 
 
-def generate(lines: int, files: int, directory: Path) -> tuple[Path, Path]:
-    """(qrels file, folder of Parquet files) of a run of ``lines`` lines, written once. The doc at position
-    p of query q is (offset_q + p * STRIDE) mod POOL: distinct within a query, drawn row by row."""
+def generate(lines: int, files: int, directory: Path, row_group_rows: int = 1 << 20) -> tuple[Path, Path]:
+    """(qrels file, folder of Parquet files) of a run of ``lines`` lines, written once, in row groups of at
+    most ``row_group_rows`` rows. The doc at position p of query q is (offset_q + p * STRIDE) mod POOL:
+    distinct within a query, drawn row by row."""
     qrels_path, run_dir = directory / 'qrels.txt', directory / 'run'
     if qrels_path.exists() and run_dir.exists():
         return qrels_path, run_dir
@@ -94,7 +95,7 @@ def generate(lines: int, files: int, directory: Path) -> tuple[Path, Path]:
         scores = np.round(rng.normal(size=len(rows)) + 2.0 * np.isin(rows, relevant_rows), 3)
         table = pa.table({'query_id': query_ids[query], 'doc_id': _doc_ids(offsets[query], rows % DEPTH),
                           'score': scores})
-        pq.write_table(table, run_dir / f'part-{number:03d}.parquet', row_group_size=1 << 20)
+        pq.write_table(table, run_dir / f'part-{number:03d}.parquet', row_group_size=row_group_rows)
     docs = _doc_ids(offsets[relevant_query], position)
     qrels_path.write_text(''.join(f'{query_ids[q]} 0 {doc} 1\n' for q, doc in zip(relevant_query, docs, strict=True)))
     return qrels_path, run_dir

@@ -11,8 +11,9 @@ about 38 MB of the file). The two query shapes are those of queries.py. Each mea
 ``python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP`` process (whole-process
 wall time and peak RSS, common.run_measured), interleaved in rotating order. ``--in-memory-too`` adds the
 contiguous runs evaluated in memory (streaming threshold raised), to choose
-``irmeasures_ext.engine.stream.STREAM_FROM_BYTES``; ``--parquet`` adds dask_scale.py's Parquet runs of the
-same sizes (folders of 16 files, query by query), streamed at every size and read whole. Writes
+``irmeasures_ext.engine.stream.STREAM_FROM_BYTES``; ``--parquet`` adds Parquet runs of the same sizes
+(dask_scale.py's: folders of 16 files, query by query, in row groups of 262,144 rows), streamed at every
+size and read whole. Writes
 benchmarks/results/scale-<date>.md/.json.
 """
 from __future__ import annotations
@@ -99,6 +100,9 @@ def _command(stream_from_bytes: int | None = None) -> list[str]:
 
 
 IN_MEMORY, STREAMED = 1 << 62, 1
+#: The Parquet runs' row groups (a streamed run's peak memory follows its largest row group, which pyarrow's
+#: writer makes up to 1M rows by default): the same at every size.
+PARQUET_ROW_GROUP_ROWS = 1 << 18
 
 
 def main() -> int:
@@ -123,7 +127,8 @@ def main() -> int:
         if args.in_memory_too:
             variants[f'{size}M contiguous, in memory'] = (_command(IN_MEMORY), qrels, runs['contiguous'])
         if args.parquet:
-            parquet_qrels, parquet_run = parquet_data(size * 1_000_000, 16, HERE / 'data' / f'dask-{size}000000-16')
+            folder = DATA / f'{size}m-parquet'
+            parquet_qrels, parquet_run = parquet_data(size * 1_000_000, 16, folder, PARQUET_ROW_GROUP_ROWS)
             variants[f'{size}M Parquet, streamed'] = (_command(STREAMED), parquet_qrels, parquet_run)
             variants[f'{size}M Parquet, in memory'] = (_command(IN_MEMORY), parquet_qrels, parquet_run)
     variants['1M queries x 1 doc'] = (_command(), *shapes['many'])
