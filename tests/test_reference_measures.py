@@ -40,7 +40,7 @@ from irmeasures_ext import (
     nDCG_Z1,
     nERR,
 )
-from irmeasures_ext.measures.rank_stats import MedianAgg
+from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 
 # Generated data often has no query in common between qrels and run: that warning is expected here.
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -411,11 +411,33 @@ def test_the_median_aggregate_is_the_middle_value_or_the_mean_of_the_two_middle_
     assert MedianAgg.of(table[0]) == expected[0] and np.ndim(MedianAgg.of(table[0])) == 0
 
 
-def test_the_median_aggregate_is_nan_where_a_value_is_or_none_are():
+@pytest.mark.parametrize('count', [1000, 1001])
+def test_the_median_and_variance_of_many_values_as_the_statistics_module(count):
+    """Many long rows of distinct values (each a shuffled 0..count-1): numpy's selection leaves the value
+    before the middle one in its place in only some of them unless asked for it."""
     import numpy as np
 
-    assert np.isnan(MedianAgg.of(np.array([], dtype=np.float64)))
-    assert MedianAgg.of(np.zeros((2, 0))).shape == (2,) and np.isnan(MedianAgg.of(np.zeros((2, 0)))).all()
+    rows = np.argsort(np.random.default_rng(count).random((2000, count)), axis=1).astype(np.float64)
+    assert MedianAgg.of(rows).tolist() == [statistics.median(row) for row in rows.tolist()]
+    assert VarianceAgg.of(rows[:20]) == pytest.approx([statistics.pvariance(row) for row in rows[:20].tolist()],
+                                                      rel=1e-12)
+
+
+def test_the_aggregators_fed_value_by_value_as_ir_measures_feeds_them():
+    for measure, expected in ((MedianRank, 2.5), (RankVariance, statistics.pvariance([1.0, 2.0, 3.0, 10.0]))):
+        aggregator = measure.aggregator()
+        for value in (3.0, 1.0, 10.0, 2.0):
+            aggregator.add(value)
+        assert aggregator.result() == pytest.approx(expected, rel=1e-15), measure
+        assert math.isnan(measure.aggregator().result()), measure
+
+
+def test_the_median_and_variance_are_nan_where_a_value_is_or_none_are():
+    import numpy as np
+
+    for aggregate in (MedianAgg, VarianceAgg):
+        assert np.isnan(aggregate.of(np.array([], dtype=np.float64))) and np.ndim(aggregate.of(np.array([]))) == 0
+        assert aggregate.of(np.zeros((2, 0))).shape == (2,) and np.isnan(aggregate.of(np.zeros((2, 0)))).all()
     values = MedianAgg.of(np.array([[3.0, math.nan, 1.0], [3.0, 2.0, 1.0]]))
     assert math.isnan(values[0]) and values[1] == 2.0
 
