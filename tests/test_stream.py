@@ -182,16 +182,12 @@ def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, 
     assert len(read) == 4  # (each tried contiguous, then partitioned)
 
 
-def command(*arguments: str, block: int = 60, bucket: int = 1000, slow_partitioning: bool = False,
-            **popen: object) -> subprocess.Popen:
+def command(*arguments: str, block: int = 60, bucket: int = 1000, **popen: object) -> subprocess.Popen:
     """``irmeasures-ext ARGUMENTS`` in a fresh process that streams every run in blocks of ``block`` bytes
-    (buckets of ``bucket`` bytes); ``slow_partitioning``: 50 ms more per block partitioned, so that a signal
-    sent once the first bucket file exists finds the partitioning still going."""
-    slow = ('import time; bucket_of = stream._bucket_of; '
-            'stream._bucket_of = lambda *args: (time.sleep(0.05), bucket_of(*args))[1]; ') if slow_partitioning else ''
+    (buckets of ``bucket`` bytes)."""
     code = ('import sys; from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = 0; '
-            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = {bucket}; {slow}'
-            'from irmeasures_ext.cli import command; command()')
+            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = {bucket}; from irmeasures_ext.cli import command; '
+            'command()')
     return subprocess.Popen([sys.executable, '-c', code, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **popen)  # type: ignore[call-overload]
 
@@ -343,7 +339,7 @@ def test_a_signal_while_partitioning_removes_the_partitions(tmp_path, sent, stat
     with open(tmp_path / 'run.txt', 'w') as handle:
         handle.writelines(f'q{q} Q0 d{row} 1 {row % 97} tag\n' for row, q in enumerate(query.tolist()))
     child = command(str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), 'AP', block=1 << 15, bucket=1 << 20,
-                    slow_partitioning=True, env={**os.environ, 'TMPDIR': str(scratch)})
+                    env={**os.environ, 'TMPDIR': str(scratch)})
     deadline = time.monotonic() + 120
     while not list(scratch.glob(f'{stream.TEMPORARY_PREFIX}*/bucket-*')):  # partitioning
         assert child.poll() is None and time.monotonic() < deadline, child.communicate()
