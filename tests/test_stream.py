@@ -339,7 +339,8 @@ def test_a_signal_while_partitioning_removes_the_partitions(tmp_path, sent, stat
     with open(tmp_path / 'run.txt', 'w') as handle:
         handle.writelines(f'q{q} Q0 d{row} 1 {row % 97} tag\n' for row, q in enumerate(query.tolist()))
     child = command(str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), 'AP', block=1 << 15, bucket=1 << 20,
-                    env={**os.environ, 'TMPDIR': str(scratch)})
+                    env={**os.environ, 'TMPDIR': str(scratch)},
+                    preexec_fn=lambda: signal.signal(sent, signal.SIG_DFL))  # (a background job ignores SIGINT)
     deadline = time.monotonic() + 120
     while not list(scratch.glob(f'{stream.TEMPORARY_PREFIX}*/bucket-*')):  # partitioning
         assert child.poll() is None and time.monotonic() < deadline, child.communicate()
