@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 HERE = Path(__file__).resolve().parent
 RESULTS_DIR = HERE / 'results'
@@ -58,6 +58,16 @@ def _cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or 'unknown'
+
+
+T = TypeVar('T')
+
+
+def rotated(names: Sequence[T], round_no: int) -> list[T]:
+    """``names`` in the order round ``round_no`` measures them: each round starts one further along, so
+    that no variant always runs first (on a cold cache) or right after the same one."""
+    shift = round_no % len(names)
+    return [*names[shift:], *names[:shift]]
 
 
 def results_stem(name: str) -> Path:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from common import child_environment, machine, run_measured, write_results
+from common import child_environment, machine, rotated, run_measured, write_results
 
 DATA_DIR = Path(__file__).resolve().parent / 'data'
 DEPTH = 1000
@@ -128,9 +128,7 @@ def main() -> int:
     qrels, run_dir = generate(args.lines, args.files, DATA_DIR / f'dask-{args.lines}-{args.files}')
     rounds = []
     for round_number in range(args.repeat):
-        shift = round_number % len(CHILD)
-        kinds = [*CHILD][shift:] + [*CHILD][:shift]
-        rounds.append({kind: measure(kind, qrels, run_dir) for kind in kinds})
+        rounds.append({kind: measure(kind, qrels, run_dir) for kind in rotated([*CHILD], round_number)})
     for one in rounds:
         for kind in ('streamed', 'dask'):
             for name, value in one['in memory']['values'].items():

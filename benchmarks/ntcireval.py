@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import child_environment, drop_cached_libraries, install_kind, machine, run_measured, write_results
+from common import child_environment, drop_cached_libraries, install_kind, machine, rotated, run_measured, write_results
 from datagen import paths
 
 NTCIREVAL = ['-g', '1:2:3', '-cutoffs', '1,5,10,20,100,1000']
@@ -75,8 +75,7 @@ def main() -> int:
     peak_mb: dict[str, list[float]] = {name: [] for name in names}
     load_before = os.getloadavg()
     for round_no in range(args.repeat + 1):  # round 0 warms up, not counted
-        shift = round_no % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(names, round_no):
             arguments, inputs = measured[name]
             wall, peak = run_measured([sys.executable, '-m', 'irmeasures_ext', *arguments], child_environment(),
                                       inputs=inputs)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import HERE, child_environment, machine, run_measured, write_results
+from common import HERE, child_environment, machine, rotated, run_measured, write_results
 
 DATA = HERE / 'data' / 'queries'
 N = 1_000_000
@@ -57,8 +57,7 @@ def main() -> int:
     names = list(variants)
     load_before = os.getloadavg()
     for round_no in range(args.repeat):
-        shift = round_no % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(names, round_no):
             with tempfile.TemporaryFile() as out:
                 inputs, options = variants[name]
                 runs[name].append(run_measured(command + [*map(str, inputs), *MEASURES, *options], child_environment(),

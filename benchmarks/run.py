@@ -29,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from common import RESULTS_DIR, child_environment, machine, results_stem, run_measured  # noqa: E402
+from common import RESULTS_DIR, child_environment, machine, results_stem, rotated, run_measured  # noqa: E402
 
 SIZES = ('1m', '5m', '7m')
 
@@ -211,8 +211,7 @@ def benchmark(size: str, repeat: int, tools: list[str], baseline: dict[str, str]
     runs: dict[str, list[dict]] = {tool: [] for tool in tools}
     load_before = os.getloadavg()
     for round_no in range(repeat):
-        shift = round_no % len(tools)
-        for tool in tools[shift:] + tools[:shift]:
+        for tool in rotated(tools, round_no):
             measurement = _measure(tool, qrels, run, baseline and baseline['python'])
             runs[tool].append(measurement)
             timed = '' if measurement['seconds'] is None else f"{measurement['seconds']:.3f} s timed, "

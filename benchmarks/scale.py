@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
-from common import HERE, child_environment, machine, run_measured, write_results
+from common import HERE, child_environment, machine, rotated, run_measured, write_results
 
 DATA = HERE / 'data' / 'scale'
 DEPTH = 1000
@@ -137,8 +137,7 @@ def main() -> int:
     names = list(variants)
     load_before = os.getloadavg()
     for round_no in range(args.repeat):
-        shift = round_no % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(names, round_no):
             command, qrels, run = variants[name]
             runs_of[name].append(run_measured([*command, str(qrels), str(run), *MEASURES], child_environment(),
                                               inputs=(qrels, run)))
