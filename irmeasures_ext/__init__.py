@@ -29,13 +29,14 @@ from irmeasures_ext.errors import (
     NoOverlapWarning,
     ReversedScoresWarning,
 )
-from irmeasures_ext.measures import (
+from irmeasures_ext.measures import (  # trec_eval's measures ir_measures has no name for
     DECLARED,
     EBR,
     ERR_NTCIR,
     GAP,
     NCU,
     RBP_NTCIR,
+    G,
     MeanRank,
     MedianRank,
     MSnDCG,
@@ -44,17 +45,27 @@ from irmeasures_ext.measures import (
     P_plus,
     Q,
     RankVariance,
+    Rndcg,
+    Rprec_mult,
+    binG,
     bpref_N,
     bpref_NTCIR,
     bpref_R,
     bpref_relative,
+    eleven_pt_avg,
+    gm_bpref,
+    gm_map,
     iRBU,
     nDCG_JK,
+    ndcg_rel,
     nDCG_Z1,
     nERR,
+    num_nonrel_judged_ret,
+    relative_P,
     rpref_N,
     rpref_relative,
     rpref_relative2,
+    utility,
 )
 from irmeasures_ext.plugin import provider, register
 
@@ -81,4 +92,6 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'rpref_N', 'rpref_relative', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
-           '__version__']
+           '__version__',
+           'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
+           'relative_P', 'num_nonrel_judged_ret']

@@ -14,6 +14,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     ntcir_ndcg,
     q,
     rank_stats,
+    trec_eval_rest,
     trec_family,
 )
 from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of
