@@ -421,7 +421,8 @@ def n_judged_non_relevant(judged: Judged, rel: int) -> int:
 
 def bpref(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
     """m_bpref.c: Σ over relevant docs of 1 − min(n, R)/min(N, R) (1 while n = 0), n the judged non-relevant
-    docs above, / R."""
+    docs above, / R; a term kept from 0 to 1 (0 where min(N, R) = 0), which only equivalence classes need
+    (they can put more judged non-relevant docs above than N counts)."""
     big_r, big_n = n_relevant(judged, rel), n_judged_non_relevant(judged, rel)
     total, nonrel = 0.0, 0
     for doc in ranking:
@@ -431,7 +432,10 @@ def bpref(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
         if label < rel:
             nonrel += 1
         else:
-            total += 1.0 - min(nonrel, big_r) / min(big_n, big_r) if nonrel else 1.0
+            if not nonrel:
+                total += 1.0
+            elif min(big_n, big_r):
+                total += max(1.0 - min(nonrel, big_r) / min(big_n, big_r), 0.0)
     return total / big_r if big_r else 0.0
 
 

@@ -126,8 +126,10 @@ TREC_EVAL_SETS: dict[str, tuple[str, ...]] = {
                  'G', 'ndcg', 'ndcg_rel', 'Rndcg', 'ndcg_cut', 'map_cut', 'relative_P', 'success', 'set_P',
                  'set_relative_P', 'set_recall', 'set_map', 'set_F', 'num_nonrel_judged_ret'),
 }
-_NAME = re.compile('({})(?:[._](.+))?'.format('|'.join(re.escape(name) for name in
-                                                       sorted(TREC_EVAL_NAMES, key=len, reverse=True))))
+#: A trec_eval name, then its parameters after ``.`` or ``_`` (numbers, ``,`` and ``=`` only: ``Rprec_mult@0.5``
+#: is ir_measures' syntax, not ``Rprec`` with parameters).
+_NAME = re.compile('({})(?:[._]([-+0-9.,=eE]+))?'.format('|'.join(re.escape(name) for name in
+                                                                  sorted(TREC_EVAL_NAMES, key=len, reverse=True))))
 
 
 def trec_eval_measures(text: str) -> list[Measure] | None:

@@ -35,13 +35,14 @@ TREC_JUDGED_ONLY_PARAM = irm.ParamInfo(dtype=bool, default=False,
                                        desc="computed on trec_eval's -J list: only the retrieved docs with a qrels "
                                             'label >= 0, ranked 1, 2, ... in the same order')
 TREC_GAINS_PARAM = irm.ParamInfo(dtype=dict, desc=(
-    "gain per relevance label >= 0, e.g. {1:1,2:3,3:7} (trec_eval's rel_level=gain parameters); default gain = "
-    'label; labels below 0 have gain 0'))
+    "gain per relevance label >= 1, e.g. {1:1,2:3,3:7} (trec_eval's rel_level=gain parameters); default gain = "
+    'label; label 0 and labels below 0 have gain 0'))
 
 
 class TrecEvalMeasure(ExtMeasure):
     """A measure named after trec_eval's: ``judged_only`` is trec_eval's ``-J`` (negative labels dropped too),
-    ``gains`` map labels >= 0 only."""
+    ``gains`` map labels >= 1 only (trec_eval also takes a gain for label 0: not here, so that a judged
+    non-relevant doc, such as a later member of an equivalence class, never gains)."""
 
     #: Read by ``engine.transforms.judged_only``: the condensed list keeps the labels >= 0 (trec_eval's -J).
     TREC_EVAL_JUDGED_ONLY = True
@@ -53,9 +54,9 @@ class TrecEvalMeasure(ExtMeasure):
     def _check_param(self, name: str, value: Any) -> Any:
         if name == 'gains':
             gains = check_gains(self.NAME, value)
-            if any(label < 0 for label in gains):
-                raise MeasureParamError(f'{self.NAME}: gains keys must be labels >= 0 (a negative label marks a doc '
-                                        f'not judged, of gain 0), got {sorted(gains)}')
+            if any(label < 1 for label in gains):
+                raise MeasureParamError(f'{self.NAME}: gains keys must be labels >= 1 (label 0 and a negative label, '
+                                        f'which marks a doc not judged, have gain 0), got {sorted(gains)}')
             return gains
         return super()._check_param(name, value)
 

@@ -71,14 +71,17 @@ def _running_count(ranked: RankedRun, mask: np.ndarray) -> np.ndarray:
 @kernel('Bpref', prepare=_relevance_counts)
 def bpref(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """bpref = Σ over relevant docs retrieved of (1 − min(n_r, R) / min(N, R)) / R, n_r the judged non-relevant
-    docs above (1 where n_r = 0); docs not judged (unlabelled or labelled below 0) are skipped."""
+    docs above (1 where n_r = 0); docs not judged (unlabelled or labelled below 0) are skipped. Equivalence
+    classes can put more judged non-relevant docs above than N counts (N counts classes): each term is kept
+    from 0 to 1 (0 where min(N, R) = 0), which changes nothing without classes (n_r <= N)."""
     rel = measure['rel']
     big_r, big_n = _relevance_counts(measure, ranked.judgments)
     relevant = ranked.relevant(rel)
     above = _running_count(ranked, judged_non_relevant(ranked.label, rel))[relevant]
     query = ranked.query[relevant]
-    penalty = np.minimum(above, big_r[query]) / np.maximum(np.minimum(big_n, big_r)[query], 1)
-    return safe_divide(segment_sum(np.where(above > 0, 1 - penalty, 1.0), query, ranked.n_queries), big_r)
+    penalty = safe_divide(np.minimum(above, big_r[query]), np.minimum(big_n, big_r)[query])
+    term = np.where(above == 0, 1.0, np.where(np.minimum(big_n, big_r)[query] > 0, np.maximum(1 - penalty, 0.0), 0.0))
+    return safe_divide(segment_sum(term, query, ranked.n_queries), big_r)
 
 
 def _n_relevant(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
