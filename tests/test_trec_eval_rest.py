@@ -193,12 +193,14 @@ def test_judged_only_is_trec_eval_minus_j(data, params, path):
 @SETTINGS
 @given(qrels_with_classes(), measure_params())
 def test_equivalence_classes_are_the_reference_on_the_class_view(data, params):
-    """classes=True (NTCIREVAL's -ec; trec_eval has none): each measure on reference.ClassJudged's view."""
+    """classes=True (NTCIREVAL's -ec; trec_eval has none): each measure on reference.ClassJudged's view; ours by
+    their parameter, ir_measures' by the provider's setting."""
     qrels, run = data
     labels, classes = split(qrels)
-    functions = ours(params, classes=True)
+    functions = {**ours(params, classes=True), **ir_measures_own(params)}
     ranked = rankings(run)
-    per_query, _ = via_provider(list(functions), qrels, run)
+    provider = irmeasures_ext.provider.configured(classes=True)
+    per_query = {(str(m.measure), m.query_id): m.value for m in provider.iter_calc(list(functions), qrels, run)}
     for measure, function in functions.items():
         for qid, judged in labels.items():
             ranking = ranked.get(qid, [])
