@@ -203,3 +203,41 @@ def test_command_line_all_trec_reproduces_trec_eval(output_file, capsys):
         assert got[str(measure), qid] == pytest.approx(float(value), abs=1.5e-4), (name, qid)
         compared += 1
     assert compared > 2000
+
+
+GAINS = {1: 3.0, 2: 9.0, 3: 1.0}  # (not growing with the label)
+#: The measures of out.params.q.c (trec_eval -N 5000), by trec_eval's printed name.
+WITH_PARAMS = {
+    'G_1=3,2=9,3=1': irmeasures_ext.G(gains=GAINS),
+    'Rndcg_1=3,2=9,3=1': irmeasures_ext.Rndcg(gains=GAINS),
+    'ndcg_rel_1=3,2=9,3=1': irmeasures_ext.ndcg_rel(gains=GAINS),
+    'utility_2,-1,0.5,0.25': irmeasures_ext.utility(rel_ret=2.0, nonrel_ret=-1.0, rel_missed=0.5, nonrel_missed=0.25,
+                                                    num_docs=5000),
+    'set_F_0.5': ir_measures.SetF(beta=0.5),
+}
+
+
+def test_parameters_pytrec_eval_cannot_pass_reproduce_trec_eval():
+    """Gains pairs, utility's four weights with -N, set_F's parameter and other recall levels, multiples and
+    cutoffs, per query and in trec_eval -c's summary row. utility's summary differs by design: trec_eval -c
+    counts a query absent from the run as 0, ours as its value on an empty ranking (0.5·R + 0.25·(5000 − R))."""
+    per_query, summary = {}, {}
+    for line in (TREC_EVAL / 'out.params.q.c').read_text().splitlines():
+        name, qid, value = line.split()
+        measure = WITH_PARAMS.get(name) or other_measure(name, 1)
+        (summary if qid == SUMMARY else per_query)[measure, qid] = float(value)
+    measures = sorted({measure for measure, _ in summary}, key=str)
+    assert len(measures) == 16
+    qrels, run = TREC_EVAL / 'qrels.txt', TREC_EVAL / 'run.trunc.txt'
+    got = {(m.measure, m.query_id): m.value for m in irmeasures_ext.provider.iter_calc(measures, qrels, run)}
+    for key, value in per_query.items():
+        assert got[key] == pytest.approx(value, abs=5e-5 + 1e-12), key
+    ours = irmeasures_ext.provider.calc_aggregate(measures, qrels, run)
+    printed = printed_queries('qrels.txt', 'run.trunc.txt')
+    for (measure, _), value in summary.items():
+        if measure.NAME == 'utility':  # trec_eval: the run's queries summed, over every qrels query
+            values = [v for (m, qid), v in got.items() if m == measure and qid in printed]
+            assert sum(values) / len(query_ids('qrels.txt')) == pytest.approx(value, abs=5e-5 + 1e-12)
+            assert ours[measure] != pytest.approx(value, abs=1)
+        else:
+            assert ours[measure] == pytest.approx(value, abs=5e-5 + 1e-12), measure
