@@ -68,7 +68,16 @@ def check_finite(measure_name: str, name: str, value: Any) -> float:
     return float(value)
 
 
-class _gm_map(TrecEvalMeasure):
+class GeometricMeanMeasure(TrecEvalMeasure):
+    """A per-query value aggregated by trec_eval's geometric mean (:class:`GeometricMeanAgg`)."""
+
+    SUPPORTED_PARAMS = {'rel': REL_PARAM}
+
+    def aggregator(self) -> GeometricMeanAgg:
+        return GeometricMeanAgg()
+
+
+class _gm_map(GeometricMeanMeasure):
     """
     gm_map: AP per query (trec_eval's ``map``: Σ_r I(r)·C(r)/r / R), aggregated by trec_eval's geometric
     mean, exp(mean over queries of log(max(AP, 1e-5))) (``MIN_GEO_MEAN``): a query with AP 0, or absent
@@ -82,13 +91,9 @@ class _gm_map(TrecEvalMeasure):
     NAME = __name__
     PRETTY_NAME = 'Geometric mean of AP (trec_eval gm_map)'
     SHORT_DESC = 'AP per query; geometric mean over queries with floor 1e-5.'
-    SUPPORTED_PARAMS = {'rel': REL_PARAM}
-
-    def aggregator(self) -> GeometricMeanAgg:
-        return GeometricMeanAgg()
 
 
-class _gm_bpref(TrecEvalMeasure):
+class _gm_bpref(GeometricMeanMeasure):
     """
     gm_bpref: bpref per query (trec_eval's, as ir_measures' ``Bpref``), aggregated by trec_eval's
     geometric mean with floor 1e-5, as ``gm_map``.
@@ -101,10 +106,6 @@ class _gm_bpref(TrecEvalMeasure):
     NAME = __name__
     PRETTY_NAME = 'Geometric mean of bpref (trec_eval gm_bpref)'
     SHORT_DESC = 'bpref per query; geometric mean over queries with floor 1e-5.'
-    SUPPORTED_PARAMS = {'rel': REL_PARAM}
-
-    def aggregator(self) -> GeometricMeanAgg:
-        return GeometricMeanAgg()
 
 
 class _Rndcg(TrecEvalMeasure):

@@ -23,6 +23,8 @@ from irmeasures_ext.engine.kernels.trec_family import (
     _relevant_in_top,
     _trec_credit,
     average_precision,
+    expected_precision_at_ranks,
+    precision_at_ranks,
     trec_gain,
 )
 from irmeasures_ext.engine.ranking import RankedRun
@@ -219,17 +221,11 @@ def _rprec_mult_rank(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
         measure['mult'], judgments.n_relevant(measure['rel'])))
 
 
-def _expected_rprec_mult(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    cut = _rprec_mult_rank(measure, ranked.judgments)
-    return safe_divide(_expected_relevant_in_top(measure, ranked, cut[ranked.query]), cut)
-
-
-@kernel('Rprec_mult', prepare=_rprec_mult_rank, expected=_expected_rprec_mult)
+@kernel('Rprec_mult', prepare=_rprec_mult_rank, expected=lambda measure, ranked: expected_precision_at_ranks(
+        measure, ranked, _rprec_mult_rank(measure, ranked.judgments)))
 def rprec_mult(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rprec_mult@m = |relevant in the top c| / c, c = int(m·R + 0.9); 0 where c = 0."""
-    cut = _rprec_mult_rank(measure, ranked.judgments)
-    in_top = ranked.relevant(measure['rel']) & (ranked.rank <= cut[ranked.query])
-    return safe_divide(ranked.per_query_count(in_top), cut)
+    return precision_at_ranks(measure, ranked, _rprec_mult_rank(measure, ranked.judgments))
 
 
 def _best_precision_at(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
