@@ -446,3 +446,16 @@ def test_cli_paths_raise_command_errors():
     """(public_paths.via_cli raises CommandError on a non-zero status: the refusals above reach users so.)"""
     with pytest.raises(CommandError, match='not supported under ties=optimistic'):
         via_cli([G(ties='optimistic')], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+
+
+def test_crosscheck_notes_num_q_of_absent_queries(tmp_path, capsys):
+    """crosscheck: NumQ is 1 for a qrels query absent from the run (trec_eval -c), where ir_measures' pytrec_eval
+    wrapper fills 0: noted, not reported as a difference."""
+    from irmeasures_ext.cli import main
+    qrels, run = tmp_path / 'qrels.txt', tmp_path / 'run.txt'
+    qrels.write_text('q1 0 a 1\nq2 0 b 0\n', encoding='utf-8')
+    run.write_text('q1 Q0 a 1 1.0 r\n', encoding='utf-8')
+    assert main(['crosscheck', str(qrels), str(run), 'num_q', 'bpref']) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["note: NumQ of the 1 qrels queries absent from the run is 1 (trec_eval -c), where ir_measures' "
+                   'pytrec_eval wrapper gives 0; those are not compared']
