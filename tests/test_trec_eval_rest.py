@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
 from strategies import qrels_and_run
 from test_equivalence_classes import qrels_with_classes, split
+from test_stream import assert_streams_as_in_memory, write_files
 
 import irmeasures_ext
 from irmeasures_ext import (
@@ -40,6 +41,7 @@ from irmeasures_ext import (
     relative_P,
     utility,
 )
+from irmeasures_ext.measures.base import Ranking
 from irmeasures_ext.measures.rank_stats import GeometricMeanAgg
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
@@ -471,3 +473,18 @@ def test_ties_subcommand_shows_the_policies_a_measure_refuses_as_dashes(tmp_path
     rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()[1:]]
     assert rows == [['G', '—', '—', '—', '—', '—', '1'],
                     ['Bpref', '0.0000', '—', '1.0000', '1.0000', '—', '1']]  # b above a, or a first
+
+
+#: Every measure of this family, with parameters.
+STREAMED = [ir_measures.Bpref, ir_measures.infAP(rel=2), ir_measures.IPrec @ 0.3, ir_measures.NumQ, ir_measures.SetP,
+            ir_measures.SetP(relative=True, judged_only=True), ir_measures.SetR, ir_measures.SetF(beta=0.5),
+            ir_measures.SetAP, gm_map, gm_bpref, Rndcg(gains={1: 3, 2: 9}), eleven_pt_avg, binG, G, utility,
+            Rprec_mult @ 1.5, ndcg_rel(judged_only=True), relative_P @ 5, num_nonrel_judged_ret]
+
+
+@pytest.mark.parametrize('ties', ['trec_eval', 'optimistic', 'expected'])
+def test_streamed_values_are_the_in_memory_bits(tmp_path, ties):
+    """A run file evaluated block by block (queries straddling blocks, interleaved lines) gives the in-memory
+    bits (the measures that take the policy)."""
+    qrels, run = write_files(tmp_path, seed=7, interleave=ties == 'optimistic')
+    assert_streams_as_in_memory(STREAMED, qrels, run, Ranking(ties=ties))
