@@ -578,7 +578,9 @@ def rndcg(ranking: Sequence[str], judged: Judged, gains: Gains = None, rel: int 
 
 def ndcg_rel(ranking: Sequence[str], judged: Judged, gains: Gains = None) -> float:
     """m_ndcg_rel.c: DCG/IDCG at each retrieved doc of positive gain (the ideal stopping at its last positive
-    gain), and DCG at the end for each positive doc not retrieved, averaged over the positive docs."""
+    gain), and DCG at the end for each positive doc not retrieved, averaged over the positive docs. (Under
+    equivalence classes with gains not growing with the label a retrieved doc can gain where its class does not:
+    such a term counts 0 where the ideal has no gain, and the docs not retrieved at least 0.)"""
     ideal = _trec_ideal(judged, gains)
     idcg_at = [0.0]
     for rank, gain in enumerate(ideal, start=1):
@@ -590,15 +592,16 @@ def ndcg_rel(ranking: Sequence[str], judged: Judged, gains: Gains = None) -> flo
         dcg += gain / math.log2(rank + 1)
         if gain > 0:
             found += 1
-            total += dcg / idcg_at[min(rank, len(ideal))]
+            total += dcg / idcg_at[min(rank, len(ideal))] if ideal else 0.0  # (0 only under classes)
     if ideal:
-        total += (len(ideal) - found) * dcg / idcg_at[-1]
+        total += max(len(ideal) - found, 0) * dcg / idcg_at[-1]
     return total / len(ideal) if total > 0 else 0.0
 
 
 def normalised_gain(ranking: Sequence[str], judged: Judged, gains: Gains = None) -> float:
     """m_G.c: Σ_i g(i) / log2(2 + cost(i) − S(i)), cost the running Σ max(ideal gain, 1), S the running gain;
-    divided by the ideal's total gain."""
+    divided by the ideal's total gain. (cost − S counts as 0 where it is below: only equivalence classes with
+    gains not growing with the label let the run's gain run ahead of the ideal's.)"""
     ideal = _trec_ideal(judged, gains)
     total = cost = gained = 0.0
     for i, doc in enumerate(ranking):
@@ -606,7 +609,7 @@ def normalised_gain(ranking: Sequence[str], judged: Judged, gains: Gains = None)
         gained += gain
         cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
         if gain:
-            total += gain / math.log2(2 + cost - gained)
+            total += gain / math.log2(2 + max(cost - gained, 0.0))
     return total / sum(ideal) if ideal else 0.0
 
 

@@ -172,7 +172,9 @@ class _G(TrecEvalMeasure):
 
         G = Σ_r g(r) / log2(2 + C(r) − S(r)) / Σ_i g*_i.
 
-    Gain = label, or ``gains[label]`` (labels below 0 and unjudged docs: 0). No relevance threshold.
+    Gain = label, or ``gains[label]`` (labels below 0 and unjudged docs: 0). No relevance threshold. C(r) >=
+    S(r), except under equivalence classes with gains that do not grow with the label (a member can gain more
+    than its class's highest label): there C(r) − S(r) counts as 0.
 
     .. cite:: trec_eval 9.0.8, m_G.c.
     """

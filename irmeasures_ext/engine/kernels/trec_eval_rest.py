@@ -375,16 +375,18 @@ def rndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 @kernel('ndcg_rel', prepare=ideal_dcg_running, credit=_trec_credit)
 def ndcg_rel_per_query(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """ndcg_rel = (Σ over retrieved docs of positive gain at rank k of DCG_k / IDCG_min(k, L) + (L − those
-    docs) · DCG_n / IDCG_L) / L; 0 where that sum is 0."""
+    docs) · DCG_n / IDCG_L) / L; 0 where that sum is 0. (Under equivalence classes with gains that do not grow
+    with the label a retrieved doc can gain where its class does not: a term over IDCG 0 counts 0, and L −
+    those docs at least 0.)"""
     best, idcg = ideal_dcg_running(measure, ranked.judgments)
     gain = run_gain(measure, ranked)
     running = ranked.cumulative(gain / _log2_discount(ranked.rank))
     positive = gain > 0
     query = ranked.query[positive]
-    found = segment_sum(running[positive] / at_depth(best, idcg, query, ranked.rank[positive]), query,
+    found = segment_sum(safe_divide(running[positive], at_depth(best, idcg, query, ranked.rank[positive])), query,
                         ranked.n_queries)
     every = np.arange(ranked.n_queries)
-    missing = best.counts - ranked.per_query_count(positive)
+    missing = np.maximum(best.counts - ranked.per_query_count(positive), 0)
     total = found + missing * safe_divide(ranked.per_query_sum(gain / _log2_discount(ranked.rank)),
                                           at_depth(best, idcg, every, best.counts))
     return np.where(total > 0, safe_divide(total, best.counts), 0.0)
@@ -399,13 +401,15 @@ def _ideal_excess_cost(measure: irm.Measure, judgments: Judgments) -> tuple[Idea
 @kernel('G', prepare=_ideal_excess_cost, bounded_by_credit=_never)
 def normalised_gain(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """G = Σ_r g(r) / log2(2 + C(r) − S(r)) / Σ g*, C(r) = Σ_{i<=r} max(g*_i, 1) = r + Σ_{i<=min(r, L)}
-    max(g*_i − 1, 0), S(r) = Σ_{i<=r} g(i)."""
+    max(g*_i − 1, 0), S(r) = Σ_{i<=r} g(i). C(r) >= S(r) but under equivalence classes with gains that do not
+    grow with the label (a member's label can gain more than its class's highest label): there C − S counts
+    as 0."""
     best, excess = _ideal_excess_cost(measure, ranked.judgments)
     gain = run_gain(measure, ranked)
     gained = ranked.cumulative(gain)
     scored = gain != 0
     query, rank = ranked.query[scored], ranked.rank[scored]
     cost = rank + at_depth(best, excess, query, rank)
-    total = segment_sum(gain[scored] / np.log2(2 + cost - gained[scored]), query, ranked.n_queries)
+    total = segment_sum(gain[scored] / np.log2(2 + np.maximum(cost - gained[scored], 0.0)), query, ranked.n_queries)
     every = np.arange(ranked.n_queries)
     return safe_divide(total, at_depth(best, best.cumulative, every, best.counts))
