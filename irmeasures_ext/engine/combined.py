@@ -18,7 +18,7 @@ from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
-from irmeasures_ext.readers.inputs import Input, read_input
+from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, read_input
 
 if TYPE_CHECKING:
     from irmeasures_ext.plugin import IrMeasuresExtProvider
@@ -100,7 +100,8 @@ class Evaluation:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
-            for metric in self.other.evaluator(self.others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
+            qrels, run_docs = as_dict_of_dict(built.qrels, 'relevance'), as_dict_of_dict(run.table, 'score')
+            for metric in self.other.evaluator(self.others, qrels).iter_calc(run_docs):
                 theirs[metric.measure][position[metric.query_id]] = metric.value
             values.update(theirs)
         return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
