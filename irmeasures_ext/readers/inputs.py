@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sys
 import warnings
@@ -28,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import to_numpy
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
@@ -234,15 +235,16 @@ def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedA
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
-    query_ids: list[Any] = []
-    doc_ids: list[Any] = []
-    values: list[Any] = []
+    """The rows of ``{query_id: {doc_id: value}}``; the query ids are converted once each, then repeated."""
     for query_id, docs in data.items():
         if not isinstance(docs, Mapping):
             raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value')
-        query_ids.extend([query_id] * len(docs))
-        doc_ids.extend(docs.keys())
-        values.extend(docs.values())
+    doc_ids = list(itertools.chain.from_iterable(data.values()))
+    values = list(itertools.chain.from_iterable(docs.values() for docs in data.values()))
+    query_field = schema.field('query_id')
+    queries = _cast(_to_array(list(data), query_field, what), query_field, what)
+    counts = np.fromiter(map(len, data.values()), np.int64, len(data))
+    query_ids = ac.take(queries, from_numpy(np.repeat(np.arange(len(data)), counts)))
     if CLASS_COLUMN in schema.names:
         return _from_lists(query_ids, doc_ids, *_class_pairs(data, values, what), schema=schema, what=what)
     return _from_lists(query_ids, doc_ids, values, schema=schema, what=what)
@@ -282,8 +284,10 @@ def _no_ranks(form: str) -> InputError:
                       'TREC file (its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
 
 
-def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
-    arrays = [_cast(_to_array(column, field, what), field, what) for column, field in zip(columns, schema, strict=True)]
+def _from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.Table:
+    """The table of ``columns``, Python lists (converted) or Arrow arrays (as they are), checked."""
+    arrays = [_cast(column if isinstance(column, pa.Array) else _to_array(column, field, what), field, what)
+              for column, field in zip(columns, schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=with_labels_of(schema, arrays))
 
 
