@@ -116,6 +116,15 @@ def distinct_scores(draw):
     return qrels, distinct
 
 
+def assert_equal_to_the_tools(measures: list, qrels: dict, run: dict) -> None:
+    """Our provider's value of each measure for each qrels query is the tool's, to 1e-9."""
+    ours = {(str(m.measure), m.query_id): m.value for m in irmeasures_ext.provider.iter_calc(measures, qrels, run)}
+    tools = tools_per_query(measures, qrels, run)
+    assert ours.keys() == tools.keys()
+    for key, value in tools.items():
+        assert math.isclose(ours[key], value, rel_tol=1e-9, abs_tol=1e-9), (key, ours[key], value)
+
+
 def tools_per_query(measures: list, qrels: dict, run: dict) -> dict:
     """Per-query values from the tools: ir_measures' trectools provider for RBP without rel, one measure at a
     time (given several RBP measures, ir_measures 0.4.3's provider computes each with the last one's p and
@@ -130,12 +139,7 @@ def tools_per_query(measures: list, qrels: dict, run: dict) -> dict:
 @given(distinct_scores(), cwl_params())
 def test_measures_equal_the_tools_that_define_them(data, params):
     qrels, run = data
-    measures = list(cases(params))
-    ours = {(str(m.measure), m.query_id): m.value for m in irmeasures_ext.provider.iter_calc(measures, qrels, run)}
-    tools = tools_per_query(measures, qrels, run)
-    assert ours.keys() == tools.keys()
-    for key, value in tools.items():
-        assert math.isclose(ours[key], value, rel_tol=1e-9, abs_tol=1e-9), (key, ours[key], value)
+    assert_equal_to_the_tools(list(cases(params)), qrels, run)
 
 
 def test_long_rankings_equal_the_tools_beyond_cwl_evals_1000_ranks():
@@ -153,11 +157,7 @@ def test_long_rankings_equal_the_tools_beyond_cwl_evals_1000_ranks():
                 BPM(T=300.0, **graded) @ 1200, NERR8(**graded) @ 1200, NERR9(**graded) @ 1200,
                 NERR10(p=0.999, **graded), NERR11(T=400.0, **graded), INST(T=400.0, **graded),
                 INSQ(T=400.0, **graded)]
-    ours = {(str(m.measure), m.query_id): m.value for m in irmeasures_ext.provider.iter_calc(measures, qrels, run)}
-    tools = tools_per_query(measures, qrels, run)
-    assert ours.keys() == tools.keys()
-    for key, value in tools.items():
-        assert math.isclose(ours[key], value, rel_tol=1e-9, abs_tol=1e-9), (key, ours[key], value)
+    assert_equal_to_the_tools(measures, qrels, run)
 
 
 def test_values_computed_by_hand():
@@ -225,8 +225,8 @@ def values_over_orderings(function, scores: dict[str, float], judged: dict[str, 
     return [of_labels(tuple(judged.get(doc) for doc in ranking)) for ranking in orderings(scores)]
 
 
-def policy_values(measure, policy: str, qrels: dict, run: dict) -> dict[str, float]:
-    provider = irmeasures_ext.provider.configured(ties=policy)
+def policy_values(measure, policy: str, qrels: dict, run: dict, score_precision: str = 'float32') -> dict[str, float]:
+    provider = irmeasures_ext.provider.configured(ties=policy, score_precision=score_precision)
     return {m.query_id: m.value for m in provider.iter_calc([measure], qrels, run)}
 
 
@@ -323,3 +323,24 @@ def test_equivalence_classes_count_the_first_retrieved_member_of_each_class(data
 def test_bad_parameters_are_refused_by_name(measure, message):
     with pytest.raises(MeasureParamError, match=re.escape(message)):
         irmeasures_ext.provider.calc_aggregate([measure], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+
+
+@st.composite
+def tied_within_queries(draw):
+    """Runs with ties within each query only (each query's scores in its own range), cutoffs beyond every
+    ranking: where trectools' averaging of RBP over tied docs is exactly a mean over their orderings."""
+    qrels, run = draw(qrels_and_run())
+    return qrels, {qid: {doc: 100.0 * index + score for doc, score in docs.items()}
+                   for index, (qid, docs) in enumerate(run.items())}
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_within_queries(), st.sampled_from([0.0, 0.5, 0.8, 1.0]), st.sampled_from([None, 100]))
+def test_trectools_averaging_of_ties_is_our_expected_policy_at_float64(data, persistence, cutoff):
+    qrels, run = data
+    measure = RBP(p=persistence) if cutoff is None else RBP(p=persistence) @ cutoff
+    ours = policy_values(measure, 'expected', qrels, run, score_precision='float64')
+    trectools = {m.query_id: m.value for m in ir_measures.trectools.iter_calc([measure], qrels, run)}
+    assert ours.keys() == trectools.keys()
+    for qid, value in trectools.items():
+        assert ours[qid] == pytest.approx(value, abs=1e-12), qid
