@@ -24,6 +24,7 @@ from strategies import qrels_and_run
 
 import irmeasures_ext
 from irmeasures_ext import MeasureParamError
+from irmeasures_ext.engine.kernels.cwl import trigamma
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
 
@@ -344,3 +345,14 @@ def test_trectools_averaging_of_ties_is_our_expected_policy_at_float64(data, per
     assert ours.keys() == trectools.keys()
     for qid, value in trectools.items():
         assert ours[qid] == pytest.approx(value, abs=1e-12), qid
+
+
+def test_trigamma_is_the_sum_of_inverse_squares():
+    """ψ1(1) = π²/6, ψ1(1/2) = π²/2, and ψ1(x) − ψ1(x + n) = Σ_{t<n} 1/(x + t)² across the switch to the
+    asymptotic series at 20 (INST's sums over runs of ranks)."""
+    assert trigamma(np.array([1.0, 0.5])) == pytest.approx([math.pi ** 2 / 6, math.pi ** 2 / 2], rel=1e-15)
+    for x in (1e-3, 0.4, 3.7, 19.5, 20.0, 250.25):
+        for n in (1, 7, 40, 1000):
+            direct = math.fsum(1 / (x + t) ** 2 for t in range(n))
+            difference = trigamma(np.array([x]))[0] - trigamma(np.array([x + n]))[0]
+            assert difference == pytest.approx(direct, rel=1e-13, abs=1e-18), (x, n)
