@@ -26,7 +26,9 @@ import irmeasures_ext
 from irmeasures_ext import MeasureParamError
 from irmeasures_ext.engine.kernels.cwl import trigamma
 
-pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+pytestmark = [pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning'),
+              # ir_measures' trectools provider sorts its run in place, which pandas 3 deprecates
+              pytest.mark.filterwarnings('ignore:The inplace keyword in DataFrame.sort_values')]
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
