@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import BPM, INSQ, INST, NERR8, NERR9, NERR10, NERR11, RBP, SDCG
 from public_paths import via_cli, via_ir_measures, via_provider
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 
 import irmeasures_ext
 from irmeasures_ext import MeasureParamError
@@ -89,7 +89,7 @@ def assert_matches(expected: dict, per_query: dict, aggregates: dict, path: str,
 
 
 @SETTINGS
-@given(qrels_and_run(), cwl_params(), st.sampled_from(['ir_measures', 'provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), cwl_params(), st.sampled_from(['ir_measures', 'provider', 'cli']))
 def test_measures_equal_their_reference(data, params, path):
     """On data with ties, unjudged and negative labels, R = 0 and queries absent from either side. The default
     pipeline gives trectools' RBP to our provider (no provider of it comes before ours), the others to
@@ -110,7 +110,7 @@ def distinct_scores(draw):
     """qrels_and_run()'s data with every score of the run distinct, as float32 too (integers): trectools
     averages RBP over runs of equal scores, even across queries, and cwl_eval ranks tied docs in the run's
     order, so only a run without ties is ranked alike by both and by trec_eval's rule."""
-    qrels, run = draw(qrels_and_run())
+    qrels, run = draw(qrels_and_run(INTEGER_OR_REAL_LABELS))
     pairs = [(qid, doc) for qid, docs in run.items() for doc in docs]
     scores = draw(st.permutations(range(len(pairs))))
     distinct = {qid: {} for qid in run}
@@ -198,14 +198,17 @@ def test_values_computed_by_hand():
 LINEAR = ('RBP', 'SDCG', 'INSQ')                  # linear in the gains with weights by rank: every policy
 BOUNDED = (*LINEAR, 'NERR8', 'NERR9', 'NERR10', 'NERR11')  # ordered by gain: the best and worst orderings
 LABELS = {'a': 4, 'b': 3, 'c': 2, 'd': 1, 'e': 0, 'f': -1}  # docs x, y are unjudged
+REAL_LABELS = {'a': 4, 'b': 2.5, 'c': 2, 'd': 0.35, 'e': 0, 'f': -1.5}
 
 
 @st.composite
 def tied_runs(draw):
-    """One or two queries of up to five docs, scores from {1, 2, 3}: tie groups of every size."""
+    """One or two queries of up to five docs, scores from {1, 2, 3}: tie groups of every size; integer labels
+    or, in half of the examples, real-valued ones."""
     qrels, run = {}, {}
+    labels = draw(st.sampled_from([LABELS, REAL_LABELS]))
     for qid in draw(st.lists(st.sampled_from(['q1', 'q2']), min_size=1, max_size=2, unique=True)):
-        qrels[qid] = {doc: LABELS[doc] for doc in draw(st.lists(st.sampled_from(sorted(LABELS)), min_size=1,
+        qrels[qid] = {doc: labels[doc] for doc in draw(st.lists(st.sampled_from(sorted(LABELS)), min_size=1,
                                                                   unique=True))}
         docs = draw(st.lists(st.sampled_from([*LABELS, 'x', 'y']), max_size=5, unique=True))
         run[qid] = {doc: draw(st.sampled_from([1.0, 2.0, 3.0])) for doc in docs}
@@ -272,7 +275,7 @@ def test_bpm_and_inst_are_refused_optimistic_and_pessimistic_as_gain_order_is_no
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels_and_run(), cwl_params(), st.integers(1, 12))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), cwl_params(), st.integers(1, 12))
 def test_depth_cut_is_the_tools_on_the_truncated_run(data, params, depth):
     """provider.configured(depth=N): each measure on the first N ranked docs (a cwl_eval user still reads
     1000 ranks, the missing ones gaining 0)."""
@@ -287,7 +290,7 @@ def test_depth_cut_is_the_tools_on_the_truncated_run(data, params, depth):
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels_and_run(), cwl_params(), st.data())
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), cwl_params(), st.data())
 def test_equivalence_classes_count_the_first_retrieved_member_of_each_class(data, params, draw):
     """provider.configured(classes=True): the first retrieved member of each class keeps its label, the later
     ones are judged non-relevant (a negative label stays), as for every measure of our provider."""
@@ -321,7 +324,8 @@ def test_equivalence_classes_count_the_first_retrieved_member_of_each_class(data
     (NERR8(min_rel=3, max_rel=1) @ 10, 'NERR8: min_rel must be below max_rel, got min_rel=3, max_rel=1'),
     (INST(max_rel=2 ** 63), 'INST: max_rel must be an integer from'),
     (RBP(p=0.5, rel=1) @ 10, 'provider irmeasures_ext does not support measure RBP'),  # neither tool's
-    (BPM(max_rel=3), 'BPM: invalid param cutoff'),  # (required)
+    (BPM(max_rel=3), "BPM: parameter 'cutoff' is required, e.g. BPM@10"),
+    (INST(T=1.0), "INST: parameter 'max_rel' is required, e.g. INST(max_rel=...)"),
 ])
 def test_bad_parameters_are_refused_by_name(measure, message):
     with pytest.raises(MeasureParamError, match=re.escape(message)):
@@ -332,7 +336,7 @@ def test_bad_parameters_are_refused_by_name(measure, message):
 def tied_within_queries(draw):
     """Runs with ties within each query only (each query's scores in its own range), cutoffs beyond every
     ranking: where trectools' averaging of RBP over tied docs is exactly a mean over their orderings."""
-    qrels, run = draw(qrels_and_run())
+    qrels, run = draw(qrels_and_run(INTEGER_OR_REAL_LABELS))
     return qrels, {qid: {doc: 100.0 * index + score for doc, score in docs.items()}
                    for index, (qid, docs) in enumerate(run.items())}
 
