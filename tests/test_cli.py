@@ -130,11 +130,14 @@ def test_command_exits_normally_under_a_profiler(tmp_path):
 @pytest.mark.parametrize(('preset', 'expected'), [(None, '1'), ('2', str(min(2, os.cpu_count() or 1)))])
 def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
     """The command sets OPENBLAS_NUM_THREADS=1 before numpy loads (it uses no BLAS; OpenBLAS's start-up
-    threads cost CPU), keeping a value the user set; numpy then reports that many threads."""
+    threads cost CPU), keeping a value the user set; numpy then reports that many threads. Where cwl_eval is
+    installed (the test extra installs it), ``import ir_measures`` loads numpy itself (its cwl_eval provider
+    imports cwl, which imports numpy), before the command can set it: the child hides cwl."""
     env = {key: value for key, value in os.environ.items() if key != 'OPENBLAS_NUM_THREADS'}
     if preset is not None:
         env['OPENBLAS_NUM_THREADS'] = preset
-    code = ('import sys, os; from irmeasures_ext.cli import main; status = main(sys.argv[1:]); '
+    code = ('import sys, os; sys.modules["cwl"] = None; from irmeasures_ext.cli import main; '
+            'status = main(sys.argv[1:]); '
             'from threadpoolctl import threadpool_info; '
             'print(os.environ["OPENBLAS_NUM_THREADS"], [i["num_threads"] for i in threadpool_info() '
             'if i["internal_api"] == "openblas"])')
