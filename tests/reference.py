@@ -405,3 +405,13 @@ def ebr(ranking: Sequence[str], judged: Judged, top_gain: float, beta: float = 1
         total += reach * stop * (hits + beta * cumulative_gain) / (rank + beta * sum(ideal[:rank]))
         reach *= 1 - stop
     return total
+
+
+# gdeval, Judged, Compat and trec_eval 10.0 (README, "gdeval, Judged, Compat and trec_eval 10.0"), from the
+# tools' definitions: ir_measures' judged and compat providers, ir_measures' bin/gdeval.pl, trec_eval 10.0's
+# m_rbp.c, m_rbp_resid.c and m_unjudged.c.
+
+def judged_rate(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
+    """Judged@k: the fraction of the top min(k, n) docs that have a qrels entry (any label); 0 for no docs."""
+    top = ranking[:cutoff]
+    return sum(doc in judged for doc in top) / len(top) if top else 0.0

@@ -3,7 +3,10 @@
 imports them all, so registers our measures in ``ir_measures.measures.registry``; it imports nothing
 but ir_measures. A new declaration module is imported here (a test checks that none is left out).
 """
-from irmeasures_ext.measures import trec_family  # noqa: F401  (ir_measures' measures our provider computes)
+from irmeasures_ext.measures import (  # noqa: F401  (ir_measures' measures our provider computes)
+    judged,
+    trec_family,
+)
 from irmeasures_ext.measures.base import PROVIDER_SPECS, ExtMeasure
 from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
 from irmeasures_ext.measures.nerr import nERR
