@@ -415,3 +415,31 @@ def judged_rate(ranking: Sequence[str], judged: Judged, cutoff: int | None = Non
     """Judged@k: the fraction of the top min(k, n) docs that have a qrels entry (any label); 0 for no docs."""
     top = ranking[:cutoff]
     return sum(doc in judged for doc in top) / len(top) if top else 0.0
+
+
+GDEVAL_MAX_GRADE = 4
+
+
+def gdeval_gain(label: int | None) -> float:
+    """gdeval's gain: 2^label − 1 for a label above 0; 0 for the others and unjudged docs (None)."""
+    return 2.0 ** label - 1 if label is not None and label > 0 else 0.0
+
+
+def gdeval_err(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's ERR@k: Σ_{r≤k} (1/r)·R(r)·Π_{i<r}(1 − R(i)), R = gain / 2^4."""
+    total, reach = 0.0, 1.0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        stop = gdeval_gain(judged.get(doc)) / 2 ** GDEVAL_MAX_GRADE
+        total += reach * stop / rank
+        reach *= 1 - stop
+    return total
+
+
+def gdeval_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's nDCG@k: Σ_{r≤k} gain / log(r + 1) over the same sum of the gains of the labels above 0, highest
+    first; 0 for a query without a label above 0."""
+    def dcg(gains: Sequence[float]) -> float:
+        return sum(gain / math.log(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+
+    best = dcg(sorted((gdeval_gain(label) for label in judged.values()), reverse=True))
+    return dcg([gdeval_gain(judged.get(doc)) for doc in ranking]) / best if best else 0.0
