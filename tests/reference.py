@@ -443,3 +443,25 @@ def gdeval_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
 
     best = dcg(sorted((gdeval_gain(label) for label in judged.values()), reverse=True))
     return dcg([gdeval_gain(judged.get(doc)) for doc in ranking]) / best if best else 0.0
+
+
+def compat(ranking: Sequence[str], judged: Judged, p: float = 0.95, normalize: bool = True) -> float:
+    """Compat (Clarke, Vtyurina & Smucker 2021): the rank-biased overlap, to depth max(n, m), of the ranking with
+    the ideal ranking of the m docs labelled above 0 (label descending; docs of a label in the ranking's order,
+    the unretrieved ones after); with ``normalize``, divided by the ideal's overlap with itself (if above 0)."""
+    position = {doc: rank for rank, doc in enumerate(ranking)}
+    ideal = sorted((doc for doc, label in judged.items() if label > 0),
+                   key=lambda doc: (-judged[doc], position.get(doc, len(ranking)), doc))
+    depth = max(len(ranking), len(ideal))
+
+    def rbo(first: Sequence[str], second: Sequence[str]) -> float:
+        score, weights, weight = 0.0, 0.0, 1.0
+        for d in range(1, depth + 1):
+            score += weight * len(set(first[:d]) & set(second[:d])) / d
+            weights += weight
+            weight *= p
+        return score / weights if weights else 0.0
+
+    score = rbo(ranking, ideal)
+    best = rbo(ideal, ideal)
+    return score / best if normalize and best > 0 else score

@@ -4,6 +4,7 @@ imports them all, so registers our measures in ``ir_measures.measures.registry``
 but ir_measures. A new declaration module is imported here (a test checks that none is left out).
 """
 from irmeasures_ext.measures import (  # noqa: F401  (ir_measures' measures our provider computes)
+    compat,
     gdeval,
     judged,
     trec_family,

@@ -5,6 +5,7 @@ Importing this package imports each kernel module, whose ``@kernel(NAME)`` funct
 has a kernel and that no module is left out).
 """
 from irmeasures_ext.engine.kernels import (  # noqa: F401
+    compat,
     gdeval,
     judged,
     ndcg_z1,

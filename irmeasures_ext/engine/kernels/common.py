@@ -41,6 +41,9 @@ class Kernel:
     #: Whether tied docs ordered by ``credit`` give the measure's largest/smallest value, for a measure of the
     #: family; None: for every one. Where not, ``optimistic``/``pessimistic`` are refused naming the measure.
     bounded_by_credit: Callable[[irm.Measure], bool] | None = None
+    #: Whether the measure is defined with equivalence classes (``classes=True``); where not, they are refused
+    #: naming the measure (:func:`irmeasures_ext.engine.transforms.transforms_of`).
+    takes_classes: bool = True
 
     def function(self, measure: irm.Measure, ties: str) -> KernelFunction:
         """The function computing ``measure`` under tie policy ``ties``: MeasureParamError for ``expected``
@@ -81,12 +84,12 @@ def kernel_of(measure: irm.Measure) -> Kernel:
 
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
            expected: KernelFunction | None = None, credit: CreditFunction | None = None,
-           bounded_by_credit: Callable[[irm.Measure], bool] | None = None,
+           bounded_by_credit: Callable[[irm.Measure], bool] | None = None, takes_classes: bool = True,
            variant: tuple[str, Any] | None = None) -> Callable[[KernelFunction], KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name`` or, given ``variant``
     (parameter, value), of those among them whose parameter has that value."""
     def register(compute: KernelFunction) -> KernelFunction:
-        built = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit)
+        built = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit, takes_classes)
         if variant is None:
             KERNELS[name] = built
         else:
