@@ -465,3 +465,42 @@ def compat(ranking: Sequence[str], judged: Judged, p: float = 0.95, normalize: b
     score = rbo(ranking, ideal)
     best = rbo(ideal, ideal)
     return score / best if normalize and best > 0 else score
+
+
+def trec_rbp(ranking: Sequence[str], judged: Judged, p: float = 0.9, gains: Gains = None) -> float:
+    """trec_eval 10.0's rbp: (1 − p)·Σ_r g(r)·p^{r−1}; a doc labelled L >= 0 gains ``gains[L]`` (default L), others
+    0; every gain divided by the largest gain of the levels 0 .. the query's largest label >= 0 and of the levels
+    ``gains`` names, where that exceeds 1."""
+    gains = gains or {}
+    levels = [label for label in judged.values() if label >= 0]
+    level_gains = [gains.get(level, level) for level in range(max(levels) + 1)] if levels else []
+    highest = max([0.0, *level_gains, *gains.values()])
+    scale = highest if highest > 1 else 1.0
+    total, weight = 0.0, 1.0
+    for doc in ranking:
+        label = judged.get(doc)
+        if label is not None and label >= 0:
+            total += gains.get(label, label) / scale * weight
+        weight *= p
+    return (1 - p) * total
+
+
+def is_unjudged_for_trec_eval(doc: str, judged: Judged) -> bool:
+    """trec_eval's unjudged docs: not in the qrels (-1), or labelled below 0 (-2, in the pool but not judged)."""
+    return doc not in judged or judged[doc] < 0
+
+
+def trec_rbp_resid(ranking: Sequence[str], judged: Judged, p: float = 0.9) -> float:
+    """trec_eval 10.0's rbp_resid: p^n + (1 − p)·Σ over the unjudged docs of p^{r−1}; 0 when none is unjudged."""
+    unjudged, total, weight = 0, 0.0, 1.0
+    for doc in ranking:
+        if is_unjudged_for_trec_eval(doc, judged):
+            unjudged += 1
+            total += weight
+        weight *= p
+    return weight + (1 - p) * total if unjudged else 0.0
+
+
+def trec_unj(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """trec_eval 10.0's unj_k: the unjudged docs among the first k, divided by k."""
+    return sum(is_unjudged_for_trec_eval(doc, judged) for doc in ranking[:cutoff]) / cutoff

@@ -27,6 +27,7 @@ from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
+from irmeasures_ext.measures.trec10 import rbp, rbp_resid, unj
 
 #: Our own measures by NAME (ir_measures' registry holds them under the same names).
 DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if isinstance(spec, ExtMeasure)}
@@ -34,4 +35,5 @@ DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if
 __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'MedianRank', 'Q', 'RankVariance',
            'nDCG_JK', 'nDCG_Z1', 'nERR', 'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP',
            'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2',
-           'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR']
+           'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
+           'rbp', 'rbp_resid', 'unj']

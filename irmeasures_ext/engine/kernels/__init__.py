@@ -17,6 +17,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     ntcir_ndcg,
     q,
     rank_stats,
+    trec10,
     trec_family,
 )
 from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of
