@@ -5,17 +5,15 @@ by brute force, with the depth cut; what it does not take is refused by name."""
 from __future__ import annotations
 
 import math
-import statistics
 
 import ir_measures
 import pytest
 import reference
-from distinct_scores import distinct_scores
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from public_paths import via_cli, via_provider
 from strategies import qrels_and_run
 from test_ties import orderings, tied_runs
+from tool_checks import check_against_provider, check_path, distinct_scores, ours
 
 import irmeasures_ext
 from irmeasures_ext import MeasureParamError
@@ -24,7 +22,6 @@ pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlap
 
 Compat = ir_measures.Compat
 PERSISTENCES = [0.0, 0.5, 0.8, 0.95, 1.0]
-PATHS = {'provider': via_provider, 'cli': via_cli}
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -41,27 +38,13 @@ def reference_values(measures: list, qrels: dict, run: dict, depth: int | None =
             for m in measures for qid, judged in qrels.items()}
 
 
-def ours(measures: list, qrels: dict, run: dict, **configured) -> dict[tuple[str, str], float]:
-    provider = irmeasures_ext.provider.configured(**configured)
-    return {(str(m.measure), m.query_id): m.value for m in provider.iter_calc(measures, qrels, run)}
-
-
 @SETTINGS
-@given(qrels_and_run(), compat_measures(), st.sampled_from(sorted(PATHS)))
+@given(qrels_and_run(), compat_measures(), st.sampled_from(['provider', 'cli']))
 def test_compat_equals_its_reference_through_every_path(data, measures, path):
     """Ties (doc_id descending), negative labels, unjudged docs, queries without a label above 0, absent and
-    run-only queries, from the generated data."""
+    run-only queries, from the generated data. (ir_measures' pipeline gives Compat to its compat provider.)"""
     qrels, run = data
-    if path == 'cli' and not any(run.values()):
-        return  # a TREC file needs a line; the provider covers empty runs
-    per_query, aggregates = PATHS[path](measures, qrels, run)
-    want = reference_values(measures, qrels, run)
-    assert per_query.keys() == want.keys()
-    for key, value in want.items():
-        assert per_query[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (path, key)
-    for measure in measures:
-        mean = statistics.fmean(want[str(measure), qid] for qid in qrels)
-        assert aggregates[str(measure)] == pytest.approx(mean, rel=1e-12, abs=1e-12), (path, measure)
+    check_path(path, measures, qrels, run, reference_values(measures, qrels, run))
 
 
 @SETTINGS
@@ -76,16 +59,8 @@ def test_compat_with_a_depth_cut_is_compat_of_the_ranking_cut_there(data, measur
 @given(distinct_scores(positive=True), compat_measures())
 def test_compat_equals_ir_measures_compat_provider_on_distinct_positive_scores(data, measures):
     """The compat provider ranks ties by doc_id ascending and puts an unretrieved doc in the ideal ranking as if
-    it scored 0: on distinct positive scores both are ours. It cannot divide by a depth of 0 (an empty ranking
-    without a label above 0), so it is given the run's non-empty queries; ir_measures gives a qrels query it does
-    not answer the default, 0, as ours does."""
-    qrels, run = data
-    answered = {qid: docs for qid, docs in run.items() if docs}
-    theirs = {(str(m.measure), m.query_id): m.value for m in ir_measures.compat.iter_calc(measures, qrels, answered)}
-    got = ours(measures, qrels, run)
-    assert got.keys() == theirs.keys()
-    for key, value in got.items():
-        assert value == pytest.approx(theirs[key], rel=1e-12, abs=1e-12), key
+    it scored 0: on distinct positive scores both are ours."""
+    check_against_provider(ir_measures.compat, measures, *data)
 
 
 def test_where_the_compat_providers_tie_handling_differs():

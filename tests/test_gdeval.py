@@ -17,12 +17,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import reference
-from distinct_scores import NUMERIC_QUERY_IDS, distinct_scores
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from public_paths import via_cli, via_provider, write_trec_files
+from public_paths import write_trec_files
 from strategies import qrels_and_run
 from test_ties import orderings, tied_runs
+from tool_checks import NUMERIC_QUERY_IDS, check_against_provider, check_path, distinct_scores, ours
 
 import irmeasures_ext
 from irmeasures_ext import InputError, MeasureParamError
@@ -33,7 +33,6 @@ pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlap
 
 ERR, nDCG = ir_measures.ERR, ir_measures.nDCG(dcg='exp-log2')
 CUTOFFS = [1, 2, 3, 5, 10, 50]
-PATHS = {'provider': via_provider, 'cli': via_cli}
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 needs_perl = pytest.mark.skipif(shutil.which('perl') is None, reason='gdeval.pl needs perl')
 
@@ -70,29 +69,15 @@ def reference_values(measures: list, qrels: dict, run: dict) -> dict[tuple[str, 
             for measure in measures for qid, judged in qrels.items()}
 
 
-def ours(measures: list, qrels: dict, run: dict, **configured) -> dict[tuple[str, str], float]:
-    provider = irmeasures_ext.provider.configured(**configured)
-    return {(str(m.measure), m.query_id): m.value for m in provider.iter_calc(measures, qrels, run)}
-
-
 @SETTINGS
 @given(qrels_and_run(), st.lists(st.sampled_from(CUTOFFS), min_size=1, max_size=3, unique=True),
-       st.sampled_from(sorted(PATHS)))
+       st.sampled_from(['provider', 'cli']))
 def test_gdeval_measures_equal_their_references_through_every_path(data, cutoffs, path):
     """Ties (doc_id descending), negative labels, unjudged docs, queries without a label above 0, absent and
-    run-only queries, from the generated data."""
+    run-only queries, from the generated data. (ir_measures' pipeline gives them to its gdeval provider.)"""
     qrels, run = data
-    if path == 'cli' and not any(run.values()):
-        return  # a TREC file needs a line; the provider covers empty runs
     measures = measures_at(cutoffs)
-    per_query, aggregates = PATHS[path](measures, qrels, run)
-    want = reference_values(measures, qrels, run)
-    assert per_query.keys() == want.keys()
-    for key, value in want.items():
-        assert per_query[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (path, key)
-    for measure in measures:
-        mean = statistics.fmean(want[str(measure), qid] for qid in qrels)
-        assert aggregates[str(measure)] == pytest.approx(mean, rel=1e-12, abs=1e-12), (path, measure)
+    check_path(path, measures, qrels, run, reference_values(measures, qrels, run))
 
 
 @needs_perl
@@ -101,13 +86,7 @@ def test_gdeval_measures_equal_their_references_through_every_path(data, cutoffs
 def test_gdeval_measures_equal_ir_measures_gdeval_provider(data, cutoffs):
     """ir_measures' gdeval provider (gdeval.pl; 5 decimals printed, so to 5e-6) on distinct scores: a qrels
     query gdeval prints no line for (no label above 0, or not in the run) gets ir_measures' default, 0."""
-    qrels, run = data
-    measures = measures_at(cutoffs)
-    theirs = {(str(m.measure), m.query_id): m.value for m in ir_measures.gdeval.iter_calc(measures, qrels, run)}
-    got = ours(measures, qrels, run)
-    assert got.keys() == theirs.keys()
-    for key, value in got.items():
-        assert value == pytest.approx(theirs[key], abs=5e-6 + 1e-12), key
+    check_against_provider(ir_measures.gdeval, measures_at(cutoffs), *data, tolerance=5e-6 + 1e-12)
 
 
 def gdeval_full_precision(qrels: dict, run: dict, cutoff: int) -> dict[str, tuple[float, float]]:
