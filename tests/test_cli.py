@@ -339,7 +339,7 @@ BAD_RUNS = {
 }
 BAD_QRELS = {
     'qrels columns': ('q1 0 d1\n', ':1: expected 4 fields (qid iteration docid relevance), got 3'),
-    'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not an integer"),
+    'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not a number"),
     'conflicting qrels': (QRELS + 'q1 0 d3 1\n', ":6: conflicting labels for doc 'd3' in query 'q1': 1 here, 0 at "
                                                  'line 3'),
     'empty qrels': ('', ': file is empty'),
@@ -405,6 +405,21 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 ])
 def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
+
+
+@pytest.mark.parametrize('measure, message', [
+    ('NERR8@10', "bad measure 'NERR8@10': NERR8: parameter 'max_rel' is required, e.g. NERR8(max_rel=...)"),
+    ('IPrec', "bad measure 'IPrec': IPrec: parameter 'recall' is required, e.g. IPrec@0.5"),
+    ('alpha_nDCG@10', 'alpha_nDCG@10: computed by pyndeval, which is not installed (pip install '
+                      'ir-measures[pyndeval])'),
+    ('ERR_IA', 'ERR_IA: computed by pyndeval, which is not installed (pip install ir-measures[pyndeval])'),
+])
+def test_measures_no_installed_provider_computes_are_one_line_naming_what_they_need(capsys, files, measure, message,
+                                                                                   monkeypatch):
+    """Never ir_measures' ``invalid param max_rel=<object object at 0x...>`` or a bare StopIteration (pyndeval
+    taken for not installed, wherever it is)."""
+    monkeypatch.setattr(ir_measures.providers.registry['pyndeval'], '_is_available', False)
+    assert_one_error_line(capsys, [*files, 'Q@10', measure], message)
 
 
 # --- bare words for text parameters ---------------------------------------------------------------------

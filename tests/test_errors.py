@@ -85,10 +85,12 @@ CASES = {
                                            "run:1: score '1e400' is not finite"),
     'score .5': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 .5 t\nq1 Q0 b 2 0.4 t\n', 'RR', 1.0, 1.0),
     'label 0x1F (atol reads 0)': Case(b'q1 0 a 0x1F\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
-                                      "qrels:1: relevance '0x1F' is not an integer"),
-    'label +1': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, "qrels:1: relevance '+1' is not an integer"),
+                                      "qrels:1: relevance '0x1F' is not a number"),
+    'label +1 (a number as strtod reads it)': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, 1.0),
+    'label 0.5 (atol reads 0; a real-valued label)': Case(b'q1 0 a 0.5\nq1 0 b 1\n', b'q1 Q0 a 1 1 t\n', 'NumRel',
+                                                          1.0, 1.0),
     'label in full-width digits (atol reads 0)': Case('q1 0 a \uff11\n'.encode(), b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
-                                                      "qrels:1: relevance '\uff11' is not an integer"),
+                                                      "qrels:1: relevance '\uff11' is not a number"),
     'label past int64': Case(b'q1 0 a 9223372036854775808\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 'error',
                              "qrels:1: relevance '9223372036854775808' is out of range"),
     'a qrels line of spaces': Case(b'q1 0 a 1\n   \nq2 0 b 1\n', b'q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n', 'RR', 'error', 1.0),
@@ -474,19 +476,16 @@ def test_a_row_error_pickles_whole_as_it_travels_from_another_process():
     assert (copy.kind, copy.query_id, copy.doc_id, copy.problem) == ('run', 'q1', 'a', raised.value.problem)
 
 
-def test_non_integer_relevance_in_dataframe_is_rejected():
-    qrels = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1.5]})
-    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 0'):
-        PROVIDER.evaluator([Q], qrels)
+def test_qrels_without_relevance_are_rejected():
     missing = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a']})
     with pytest.raises(InputError, match=r"missing column\(s\) \['relevance'\]"):
         PROVIDER.evaluator([Q], missing)
 
 
-def test_non_integer_relevance_names_its_row():
-    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [1.0, 1.5]})
-    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 1'):
-        PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 1.0}})
+def test_real_valued_relevance_is_a_label_not_an_error():
+    """(Refused before issue 35 §4; tests/test_real_labels.py tests them in every form.)"""
+    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [0.5, 1.5]})
+    assert PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 2.0, 'b': 1.0}}) == {ir_measures.RR: 0.5}
 
 
 def test_an_empty_arrow_run_of_any_column_types_is_an_empty_run():

@@ -10,7 +10,7 @@ import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from public_paths import via_cli, write_trec_files
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 
 import irmeasures_ext
 from irmeasures_ext import MSnDCG, Q, nDCG_JK, nERR
@@ -163,7 +163,7 @@ def without(run: dict, dropped) -> dict:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels_and_run(), st.sampled_from(['trec_eval', 'optimistic', 'pessimistic', 'expected']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.sampled_from(['trec_eval', 'optimistic', 'pessimistic', 'expected']))
 def test_judged_only_on_every_measure_of_ours_is_the_measure_on_the_run_without_its_unjudged_docs(data, ties):
     """For every declared measure (new ones included as they are declared), under each tie policy:
     judged_only=True equals the plain measure on a run from which the unjudged docs were removed (negative
@@ -186,7 +186,7 @@ def test_judged_only_on_every_measure_of_ours_is_the_measure_on_the_run_without_
 
 
 @settings(max_examples=200, deadline=None)
-@given(qrels_and_run(), st.sampled_from([1, 2, 5]), st.booleans())
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.sampled_from([1, 2, 5]), st.booleans())
 def test_q_family_under_the_modes_equals_the_references(data, depth, judged_only):
     """Q, Q@k, nERR@k, nDCG_JK@k and MSnDCG@k with a depth cut and/or judged_only against the plain
     references on the list cut at the depth, then condensed (R and the ideal list from the whole qrels)."""

@@ -355,8 +355,9 @@ def truncated(tmp_path: Path) -> Path:
 
 
 def test_bad_qrels_are_named_as_qrels(tmp_path):
-    path = write(pa.table({'qid': ['1'], 'docno': ['a'], 'label': [1.5]}), tmp_path / 'qrels.feather', 'feather')
-    with pytest.raises(InputError, match=f"^{path}: qrels column 'relevance': relevance must be an integer, got 1.5"):
+    path = write(pa.table({'qid': ['1'], 'docno': ['a'], 'label': [float('inf')]}), tmp_path / 'qrels.feather',
+                 'feather')
+    with pytest.raises(InputError, match=f"^{path}: qrels column 'relevance': label inf at row 0 is not finite"):
         PROVIDER.calc_aggregate([ir_measures.AP], path, [ir_measures.ScoredDoc('1', 'a', 1.0)])
 
 

@@ -211,21 +211,26 @@ def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str],
 
 
 def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool = False) -> None:
-    """RowError for the first qrels line whose label is above the highest level ``-g`` declares, where
-    NTCIREVAL's compute stops with "max rel level mismatch"; with ``judged_only``, also for a negative
-    label (NTCIREVAL cannot read one; a condensed list would keep its doc for our measures and drop it for
-    ir_measures' AP, RR, P and Success, as trec_eval -J does)."""
-    from irmeasures_ext._arrow import compute as ac
-    checks = [(ac.greater(qrels['relevance'], max_level),
-               f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one gain per level, L1 '
-               'to the highest)')]
+    """RowError for the first qrels line whose label is not an integer (a real-valued label: NTCIREVAL's levels
+    are L0, L1, ...) or is above the highest level ``-g`` declares, where NTCIREVAL's compute stops with "max
+    rel level mismatch"; with ``judged_only``, also for a negative label (NTCIREVAL cannot read one; a condensed
+    list would keep its doc for our measures and drop it for ir_measures' AP, RR, P and Success, as trec_eval -J
+    does)."""
+    import numpy as np
+
+    from irmeasures_ext._arrow.arrays import to_numpy
+    labels = to_numpy(qrels['relevance'])
+    checks = [(labels != np.floor(labels), 'is not a level: NTCIREVAL reads integer levels L0, L1, ... (the measures '
+               'take real-valued labels: irmeasures-ext QRELS RUN "Q@10")'),
+              (labels > max_level, f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one '
+                                   'gain per level, L1 to the highest)')]
     if judged_only:
-        checks.append((ac.less(qrels['relevance'], 0), 'is negative, which -j cannot take (NTCIREVAL reads no '
-                                                       'negative labels; label such docs 0 or leave them out)'))
+        checks.append((labels < 0, 'is negative, which -j cannot take (NTCIREVAL reads no negative labels; label '
+                                   'such docs 0 or leave them out)'))
     for bad, problem in checks:
-        offending = ac.take(qrels, ac.indices_nonzero(bad))
-        if offending.num_rows:
-            query_id, doc_id, label = (offending[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
+        if bad.any():
+            row = int(np.argmax(bad))
+            query_id, doc_id, label = (qrels[column][row].as_py() for column in ('query_id', 'doc_id', 'relevance'))
             raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} {problem}', 'qrels', query_id,
                            doc_id)
 

@@ -1,7 +1,8 @@
 """Turns every run/qrels form ir_measures accepts into Arrow tables with fixed columns.
 
 Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
-``(query_id: string, doc_id: string, relevance: int64)``, with ``equivalence_class: int64`` beside for
+``(query_id: string, doc_id: string, relevance: int64)``, or ``relevance: float64`` for real-valued labels
+(:func:`~irmeasures_ext.readers.schemas.labels_of`), with ``equivalence_class: int64`` beside for
 qrels with equivalence classes: a fifth field on every line of a TREC file, an ``equivalence_class``
 column of a DataFrame or Arrow table, or ``(relevance, class)`` values of a dict-of-dict
 (``{qid: {docid: (rel, class)}}``); records carry none. Accepted forms: Arrow tables,
@@ -30,7 +31,7 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
 from irmeasures_ext.readers import columnar, trec
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
@@ -204,7 +205,7 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str, fi
     available = _named_columns(names, schema, what)
     columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what, first_row)
                for field in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=with_labels_of(schema, columns))
 
 
 def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, str]:
@@ -283,7 +284,7 @@ def _no_ranks(form: str) -> InputError:
 
 def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
     arrays = [_cast(_to_array(column, field, what), field, what) for column, field in zip(columns, schema, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    return pa.Table.from_arrays(arrays, schema=with_labels_of(schema, arrays))
 
 
 def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
@@ -352,6 +353,12 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
         return array
     if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
         return ac.cast(array, field.type)
+    if field.name == 'relevance' and (pa.types.is_floating(array.type) or pa.types.is_decimal(array.type)):
+        labels = labels_of(array)
+        if isinstance(labels, int):
+            raise InputError(f'{what} column {field.name!r}: label {array[labels].as_py()!r} at row '
+                             f'{first_row + labels} is not finite')
+        return labels
     if field.type == pa.int64() and pa.types.is_floating(array.type):
         values = to_numpy(array)
         whole = np.floor(values) == values
@@ -365,3 +372,17 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
         return ac.cast(array, field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise InputError(f'{what} column {field.name!r}: cannot read values as {field.type}: {error}') from None
+
+
+def as_dict_of_dict(table: pa.Table, value_column: str) -> dict[str, dict[str, Any]]:
+    """``{query_id: {doc_id: value}}`` of a run or qrels table, the form every ir_measures provider reads
+    as it is: built from whole columns (ir_measures' own conversion of a DataFrame walks it row by row,
+    about 10 µs a row). A (query, doc) listed twice keeps its last value, as ir_measures' conversion does."""
+    queries = ac.sorted_unique(table['query_id'])
+    query = to_numpy(ac.index_in(table['query_id'], queries))
+    order = np.argsort(query, kind='stable')
+    bounds = np.searchsorted(query[order], np.arange(len(queries) + 1)).tolist()
+    rows = pa.array(order)
+    docs, values = (ac.take(table[name], rows).to_pylist() for name in ('doc_id', value_column))
+    return {query_id: dict(zip(docs[start:end], values[start:end], strict=True))
+            for query_id, start, end in zip(queries.to_pylist(), bounds[:-1], bounds[1:], strict=True)}

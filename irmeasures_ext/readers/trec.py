@@ -11,8 +11,10 @@ One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
   (equivalence classes, NTCIREVAL's erel files; :func:`qrels_layout` tells them by the first line).
 - A score is a decimal number as ``strtod`` reads it (``[+-]digits[.digits][e[+-]digits]``, also
   ``.5`` and ``5.``), or inf/nan, which are read and then refused as not finite. A relevance is
-  ``-?digits`` within int64. Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as
-  0, full-width or Arabic-Indic digits as 0) are refused: never a third value.
+  ``-?digits`` within int64, or a real-valued label written as a score is (``0.35``, ``2.5``; refused if
+  not finite): the relevance column is then float64, unless every label is whole (``2.0`` is label 2).
+  Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as 0, full-width or Arabic-Indic
+  digits as 0) are refused: never a third value.
 
 The fast path is ``pyarrow.csv`` on single-space fields. A file in any other layout (tabs, runs
 of spaces, trailing fields, CR line ends) is normalised block by block in numpy to that layout and
@@ -27,6 +29,7 @@ from __future__ import annotations
 import functools
 import gzip
 import io
+import math
 import os
 import re
 import stat
@@ -52,7 +55,15 @@ from irmeasures_ext.errors import (
     NonFiniteScoreError,
     RowError,
 )
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
+from irmeasures_ext.readers.schemas import (
+    CLASS_COLUMN,
+    QRELS_EC_SCHEMA,
+    QRELS_SCHEMA,
+    RANKED_RUN_SCHEMA,
+    RUN_SCHEMA,
+    labels_of,
+    with_labels_of,
+)
 
 _GZIP_MAGIC = b'\x1f\x8b'
 _BOM = b'\xef\xbb\xbf'
@@ -300,11 +311,14 @@ class TrecSource:
                 except UnicodeDecodeError as error:
                     raise TrecFileError(f'{self.name}:{line_no}: not valid UTF-8 ({error.reason})') from None
             value = fields[layout.fields.index(layout.value)]
-            if layout.kind == 'run' and not SCORE.fullmatch(value):
-                raise TrecFileError(f'{self.name}:{line_no}: score {_text(value)!r} is not a number')
+            if not SCORE.fullmatch(value):
+                raise TrecFileError(f'{self.name}:{line_no}: {layout.value} {_text(value)!r} is not a number')
+            if layout.kind == 'qrels' and not math.isfinite(float(value)):
+                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not finite')
             for name in layout.schema.names:
-                if layout.schema.field(name).type == pa.int64():
-                    number = fields[layout.fields.index(name)]
+                number = fields[layout.fields.index(name)]
+                real_label = name == 'relevance' and not LABEL.fullmatch(number)  # (a number, checked above)
+                if layout.schema.field(name).type == pa.int64() and not real_label:
                     if not LABEL.fullmatch(number):
                         what = 'class id' if name == CLASS_COLUMN else name
                         raise TrecFileError(f'{self.name}:{line_no}: {what} {_text(number)!r} is not an integer')
@@ -341,7 +355,7 @@ class TrecSource:
             elif isinstance(error, DuplicateDocError):
                 return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
                                      f'(first at line {first[0]})')
-            elif int(fields[value_field]) != int(first[1]):
+            elif _number(fields[value_field]) != _number(first[1]):
                 what = 'classes' if isinstance(error, ConflictingClassesError) else 'labels'
                 return TrecFileError(f'{where}: conflicting {what} for doc {error.doc_id!r} in query '
                                      f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
@@ -363,6 +377,11 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
         if any((pairs == pair).any() for pair in _SPACE_PAIRS):
             return True
     return False
+
+
+def _number(field: bytes) -> int | float:
+    """A label or class id field as its value (a real-valued label as a float, exactly as the table holds it)."""
+    return int(field) if LABEL.fullmatch(field) else float(field)
 
 
 def _text(field: bytes) -> str:
@@ -414,12 +433,19 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
                     _validate_utf8(strings)
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
-                if not all(_digits_and_minus_only(chunk) for chunk in table[name].chunks if len(chunk)):
+                column = table[name]
+                if all(_digits_and_minus_only(chunk) for chunk in column.chunks if len(chunk)):
+                    column = ac.cast(column, pa.int64())
+                elif name == 'relevance':  # real-valued labels (Arrow's float cast reads what SCORE does)
+                    column = labels_of(column)
+                    if isinstance(column, int):  # (not finite: the slow path names the line)
+                        return None
+                else:
                     return None
-                table = table.set_column(table.schema.get_field_index(name), name, ac.cast(table[name], pa.int64()))
+                table = table.set_column(table.schema.get_field_index(name), name, column)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return ac.cast_table(table, layout.schema)
+    return ac.cast_table(table, with_labels_of(layout.schema, table))
 
 
 def _read_csv(open_stream: Callable[[], pa.NativeFile], layout: Layout, types: dict[str, pa.DataType]) -> pa.Table:

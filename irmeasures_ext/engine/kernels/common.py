@@ -163,7 +163,7 @@ def top_gain(measure: irm.Measure, judgments: Judgments) -> float:
     ``max_level`` (default: the largest label of ``gains`` if given, else of the qrels). InputError
     for a qrels label above it or a label of greater gain (whose stop probability would exceed 1)."""
     rel, gains = measure['rel'], optional_param(measure, 'gains')
-    max_level = optional_param(measure, 'max_level') or max(gains or [int(judgments.label.max(initial=1))])
+    max_level = optional_param(measure, 'max_level') or max(gains or [judgments.label.max(initial=1)])
     if judgments.label.max(initial=0) > max_level:
         raise InputError(f'{measure}: qrels label {judgments.label.max()} exceeds max_level {max_level}')
     top = graded_gain(np.array([max_level]), rel, gains)[0]
