@@ -469,11 +469,12 @@ def compat(ranking: Sequence[str], judged: Judged, p: float = 0.95, normalize: b
 
 def trec_rbp(ranking: Sequence[str], judged: Judged, p: float = 0.9, gains: Gains = None) -> float:
     """trec_eval 10.0's rbp: (1 − p)·Σ_r g(r)·p^{r−1}; a doc labelled L >= 0 gains ``gains[L]`` (default L), others
-    0; every gain divided by the largest gain of the levels 0 .. the query's largest label >= 0 and of the levels
-    ``gains`` names, where that exceeds 1."""
+    0; every gain divided by the largest gain of the levels 0 .. the query's largest label >= 0 (and its
+    real-valued labels) and of the levels ``gains`` names, where that exceeds 1."""
     gains = gains or {}
     levels = [label for label in judged.values() if label >= 0]
-    level_gains = [gains.get(level, level) for level in range(max(levels) + 1)] if levels else []
+    levels += range(math.floor(max(levels)) + 1) if levels else []
+    level_gains = [gains.get(level, level) for level in levels]
     highest = max([0.0, *level_gains, *gains.values()])
     scale = highest if highest > 1 else 1.0
     total, weight = 0.0, 1.0

@@ -11,7 +11,7 @@ import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 from test_ties import orderings, tied_runs
 from tool_checks import check_against_provider, check_path, distinct_scores, ours
 
@@ -39,7 +39,7 @@ def reference_values(measures: list, qrels: dict, run: dict, depth: int | None =
 
 
 @SETTINGS
-@given(qrels_and_run(), compat_measures(), st.sampled_from(['provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), compat_measures(), st.sampled_from(['provider', 'cli']))
 def test_compat_equals_its_reference_through_every_path(data, measures, path):
     """Ties (doc_id descending), negative labels, unjudged docs, queries without a label above 0, absent and
     run-only queries, from the generated data. (ir_measures' pipeline gives Compat to its compat provider.)"""
@@ -48,7 +48,7 @@ def test_compat_equals_its_reference_through_every_path(data, measures, path):
 
 
 @SETTINGS
-@given(qrels_and_run(), compat_measures(), st.sampled_from([1, 2, 5, 20]))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), compat_measures(), st.sampled_from([1, 2, 5, 20]))
 def test_compat_with_a_depth_cut_is_compat_of_the_ranking_cut_there(data, measures, depth):
     qrels, run = data
     want = reference_values(measures, qrels, run, depth)

@@ -14,20 +14,17 @@ from pathlib import Path
 
 import ir_measures
 import numpy as np
-import pyarrow as pa
 import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from public_paths import write_trec_files
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 from test_ties import orderings, tied_runs
 from tool_checks import NUMERIC_QUERY_IDS, check_against_provider, check_path, distinct_scores, ours
 
 import irmeasures_ext
 from irmeasures_ext import InputError, MeasureParamError
-from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.kernels.gdeval import check_grades
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
 
@@ -70,7 +67,7 @@ def reference_values(measures: list, qrels: dict, run: dict) -> dict[tuple[str, 
 
 
 @SETTINGS
-@given(qrels_and_run(), st.lists(st.sampled_from(CUTOFFS), min_size=1, max_size=3, unique=True),
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.lists(st.sampled_from(CUTOFFS), min_size=1, max_size=3, unique=True),
        st.sampled_from(['provider', 'cli']))
 def test_gdeval_measures_equal_their_references_through_every_path(data, cutoffs, path):
     """Ties (doc_id descending), negative labels, unjudged docs, queries without a label above 0, absent and
@@ -167,13 +164,6 @@ def test_a_label_above_gdevals_maximum_grade_is_refused_by_name(measure):
         irmeasures_ext.provider.calc_aggregate([measure], {'q': {'a': 5, 'b': 1}}, {'q': {'a': 1.0}})
 
 
-def test_a_label_that_is_not_an_integer_is_refused_by_name():
-    judgments = Judgments(pa.table({'query_id': ['q', 'q'], 'doc_id': ['a', 'b'], 'relevance': [1.0, 0.5]}))
-    check_grades(ERR @ 5, Judgments(pa.table({'query_id': ['q'], 'doc_id': ['a'], 'relevance': [2.0]})))
-    with pytest.raises(InputError, match='ERR@5: qrels label 0.5 is not an integer grade, which gdeval needs'):
-        check_grades(ERR @ 5, judgments)
-
-
 def test_err_refuses_the_expected_policy_by_name():
     with pytest.raises(MeasureParamError, match=r'^ERR@5 is not supported under ties=expected \(no closed form'):
         irmeasures_ext.provider.configured(ties='expected').calc_aggregate([ERR @ 5], {'q': {'a': 1}},
@@ -194,3 +184,12 @@ def test_trec_evals_ndcg_is_still_trec_evals():
     got = irmeasures_ext.provider.calc_aggregate([ir_measures.nDCG @ 2, nDCG @ 2], qrels, run)
     assert got[ir_measures.nDCG @ 2] == pytest.approx((1 + 2 / np.log2(3)) / (2 + 1 / np.log2(3)))
     assert got[nDCG @ 2] == pytest.approx((1 + 3 / np.log2(3)) / (3 + 1 / np.log2(3)))
+
+
+def test_a_real_valued_label_gains_as_the_formulas_extend():
+    """gdeval reads integer grades; 2.5 gains 2^2.5 − 1 here (ERR's stop probability (2^2.5 − 1)/16)."""
+    got = ours([ERR @ 1, nDCG @ 2], {'q': {'a': 2.5, 'b': 1}}, {'q': {'b': 2.0, 'a': 1.0}})
+    gain = 2 ** 2.5 - 1
+    assert got == {('ERR@1', 'q'): pytest.approx(1 / 16, abs=1e-15),
+                   ("nDCG(dcg='exp-log2')@2", 'q'): pytest.approx((1 + gain / np.log2(3)) / (gain + 1 / np.log2(3)),
+                                                                  abs=1e-15)}

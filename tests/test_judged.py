@@ -12,7 +12,7 @@ import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 from test_ties import orderings, tied_runs
 from tool_checks import check_against_provider, check_path, distinct_scores, ours
 
@@ -35,7 +35,7 @@ def reference_values(qrels: dict, run: dict, depth: int | None = None) -> dict[t
 
 
 @SETTINGS
-@given(qrels_and_run(), st.sampled_from(['provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.sampled_from(['provider', 'cli']))
 def test_judged_equals_its_reference_through_every_path(data, path):
     """(ir_measures' pipeline gives Judged to its judged provider.)"""
     qrels, run = data
@@ -43,7 +43,7 @@ def test_judged_equals_its_reference_through_every_path(data, path):
 
 
 @SETTINGS
-@given(qrels_and_run(), st.sampled_from([1, 2, 4, 20]))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.sampled_from([1, 2, 4, 20]))
 def test_judged_with_a_depth_cut_is_judged_of_the_ranking_cut_there(data, depth):
     qrels, run = data
     assert ours(MEASURES, qrels, run, depth=depth) == pytest.approx(reference_values(qrels, run, depth), abs=1e-12)

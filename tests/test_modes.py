@@ -265,9 +265,9 @@ def test_command_line_depth(tmp_path, capsys):
     assert values['AP(judged_only=True)', 'q'] == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)  # a, d, b, c
     for argv, message in [(['--depth', '0'], "argument --depth: expected an integer >= 1, got '0'"),
                           (['--depth', 'x'], "argument --depth: expected an integer >= 1, got 'x'"),
-                          (['alpha_nDCG@5', '--depth', '2'],
+                          (['nDCG(gains={1:2},judged_only=True)@5', '--depth', '2'],  # left to others
                            'the depth cut (depth=2) applies to the measures the irmeasures_ext provider computes; '
-                           'not to alpha_nDCG@5'),
+                           'not to nDCG(gains={1:2},judged_only=True)@5'),
                           (['--provider', 'pytrec_eval', '--depth', '2'], 'provider pytrec_eval ranks its own way')]:
         assert main([*files, 'AP', *argv]) == 2
         assert message in capsys.readouterr().err

@@ -13,7 +13,7 @@ import reference
 from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 from test_equivalence_classes import qrels_with_classes, split
 from test_ties import orderings, tied_runs
 from tool_checks import PATHS, check_path, ours
@@ -165,7 +165,7 @@ def expected_values(measures: list, qrels: dict, run: dict, depth: int | None = 
 
 
 @SETTINGS
-@given(qrels_and_run(), trec_eval_10_measures(), st.sampled_from(sorted(PATHS)))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), trec_eval_10_measures(), st.sampled_from(sorted(PATHS)))
 def test_measures_equal_their_references_through_every_path(data, measures, path):
     """Ties (doc_id descending, float32), negative labels, unjudged docs, queries without a relevant doc, absent
     and run-only queries, from the generated data."""
@@ -174,7 +174,7 @@ def test_measures_equal_their_references_through_every_path(data, measures, path
 
 
 @SETTINGS
-@given(qrels_and_run(), trec_eval_10_measures(), st.sampled_from([1, 3, 10]))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), trec_eval_10_measures(), st.sampled_from([1, 3, 10]))
 def test_a_depth_cut_is_the_measure_of_the_ranking_cut_there(data, measures, depth):
     qrels, run = data
     assert ours(measures, qrels, run, depth=depth) == pytest.approx(expected_values(measures, qrels, run, depth),
@@ -182,7 +182,7 @@ def test_a_depth_cut_is_the_measure_of_the_ranking_cut_there(data, measures, dep
 
 
 @SETTINGS
-@given(qrels_and_run(), st.sampled_from([0.5, 0.9]))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), st.sampled_from([0.5, 0.9]))
 def test_rbp_on_the_condensed_list_is_rbp_of_the_judged_docs(data, p):
     """judged_only=True: the ranking without its unjudged docs (labels below 0 kept, as for every measure of ours)."""
     qrels, run = data
@@ -274,3 +274,11 @@ def test_unj_requires_a_cutoff():
         irmeasures_ext.provider.calc_aggregate([unj], {'q': {'a': 1}}, {'q': {'a': 1.0}})
     assert math.isclose(irmeasures_ext.provider.calc_aggregate([unj @ 2], {'q': {'a': 1}}, {'q': {'a': 1.0}})[unj @ 2],
                         0.0)
+
+
+def test_a_real_valued_label_is_a_level_of_its_own():
+    """Levels 0 .. 3 with gains {3: 1}: 0, 1, 2, 1; the label 2.5 gains itself, so the gains are divided by 2.5
+    (not 2): a at rank 1 gains 1, rbp = 0.1."""
+    qrels = {'q': {'a': 2.5, 'b': 1, 'c': 3}}
+    measure = rbp(gains={3: 1})
+    assert ours([measure], qrels, {'q': {'a': 1.0}}) == {(str(measure), 'q'): pytest.approx(0.1, abs=1e-15)}

@@ -5,8 +5,8 @@ Not new measures (ir_measures declares them, and its ``gdeval`` provider answers
 the TREC Web track's ``gdeval.pl``): declaring them here lets our provider compute them in the same pass as
 the others (kernels in ``irmeasures_ext.engine.kernels.gdeval``), exact to the script: labels above its
 maximum grade 4 are refused as it refuses them, negative labels gain nothing, ERR's stop probability is
-(2^label − 1)/2^4. The specs are the gdeval provider's: a cutoff is required, nDCG takes neither ``gains``
-nor ``judged_only``.
+(2^label − 1)/2^4 (real-valued labels too, which the script does not read). The specs are the gdeval
+provider's: a cutoff is required, nDCG takes neither ``gains`` nor ``judged_only``.
 """
 from ir_measures import measures as irm
 from ir_measures.providers.base import NOT_PROVIDED, Any, Choices

@@ -51,11 +51,12 @@ class _rbp(_TrecEval10Measure):
 
     over every retrieved doc, with persistence ``p`` (default 0.9). A doc labelled L >= 0 gains ``gains[L]``
     (default L: trec_eval's levels), a doc labelled below 0 or unjudged 0. Per query, the gains are divided by
-    the largest gain g_hi of the levels 0 .. (the query's largest label >= 0) and of every level ``gains``
-    names, when g_hi > 1 (trec_eval's "normalize gains to [0,1]": (g − min)/(max − min) when min < 0 or max > 1,
-    its min and max starting at 0 in the 10.0 binary; gains here are >= 0, so min is 0). Binary labels keep
-    their gains; labels 0-3 give L/3 in a query labelled up to 3. ``rel`` plays no part (trec_eval's ``-l``
-    does not either). No cutoff: the provider's depth (trec_eval's ``-M``) cuts the list.
+    the largest gain g_hi of the levels 0 .. (the query's largest label >= 0; a real-valued label is a level of
+    its own) and of every level ``gains`` names, when g_hi > 1 (trec_eval's "normalize gains to [0,1]":
+    (g − min)/(max − min) when min < 0 or max > 1, its min and max starting at 0 in the 10.0 binary; gains here
+    are >= 0, so min is 0). Binary labels keep their gains; labels 0-3 give L/3 in a query labelled up to 3.
+    ``rel`` plays no part (trec_eval's ``-l`` does not either). No cutoff: the provider's depth (trec_eval's
+    ``-M``) cuts the list.
 
     ``judged_only=True`` is this package's condensed list (negative labels kept as judged docs; trec_eval's
     ``-J`` drops them too). Under ``ties='expected'``: each doc's gain times the mean of p^{r−1} over its tie

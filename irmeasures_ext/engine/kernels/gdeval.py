@@ -1,8 +1,9 @@
 """Kernels of gdeval's ERR@k and nDCG(dcg='exp-log2')@k (declared in ``irmeasures_ext.measures.gdeval``),
 exact to ``gdeval.pl`` (ir_measures' ``bin/gdeval.pl``, version 1.2a, which its gdeval provider runs).
 
-gdeval reads integer grades up to its maximum 4 (a larger label, or one that is not an integer, stops it);
-it keeps only the qrels labels above 0, so a negative label, like an unjudged doc, gains nothing; it ranks
+gdeval reads integer grades up to its maximum 4 (a larger label stops it, and so does one that is not an
+integer: a real-valued label such as 2.5 gains 2^2.5 − 1 here, as the formulas extend); it keeps only the
+qrels labels above 0, so a negative label, like an unjudged doc, gains nothing; it ranks
 by score descending, then doc_id descending, as trec_eval does (scores as doubles: ``score_precision='float64'``
 ranks as it does). A query without a label above 0 has no nDCG line (ir_measures then gives it 0, as we do).
 """
@@ -22,15 +23,11 @@ MAX_GRADE = 4
 
 
 def check_grades(measure: irm.Measure, judgments: Judgments) -> None:
-    """InputError naming ``measure`` for qrels gdeval stops on: a label above :data:`MAX_GRADE`, or a label
-    that is not an integer."""
-    labels = judgments.label
-    top = labels.max(initial=0)
+    """InputError naming ``measure`` for a qrels label above :data:`MAX_GRADE`, on which gdeval stops (ERR's stop
+    probability would exceed 1)."""
+    top = judgments.label.max(initial=0)
     if top > MAX_GRADE:
         raise InputError(f"{measure}: qrels label {top} exceeds gdeval's maximum grade {MAX_GRADE}")
-    if labels.dtype.kind == 'f' and not np.array_equal(labels, np.floor(labels)):
-        bad = labels[labels != np.floor(labels)][0]
-        raise InputError(f'{measure}: qrels label {bad} is not an integer grade, which gdeval needs')
 
 
 def exponential_gain(labels: np.ndarray) -> np.ndarray:

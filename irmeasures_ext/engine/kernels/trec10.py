@@ -27,19 +27,22 @@ def level_gain(measure: irm.Measure, labels: np.ndarray) -> np.ndarray:
 
 def gain_scale(measure: irm.Measure, judgments: Judgments) -> np.ndarray:
     """Per query, what trec_eval 10.0 divides the gains by: the largest gain g_hi of the levels 0 .. the query's
-    largest label >= 0 (each its ``gains`` entry, else itself) and of every level ``gains`` names, where
-    g_hi > 1; else 1 (computed once per measure's gains and qrels)."""
+    largest label >= 0 (each its ``gains`` entry, else itself; real-valued labels are levels of their own) and of
+    every level ``gains`` names, where g_hi > 1; else 1 (computed once per measure's gains and qrels)."""
     gains = optional_param(measure, 'gains') or {}
 
     def compute() -> np.ndarray:
         judged = judgments.label >= 0
-        top = np.full(judgments.n_queries, -1, dtype=judgments.label.dtype)
-        np.maximum.at(top, judgments.query[judged], judgments.label[judged])
-        named = np.array(sorted(gains), dtype=top.dtype)
-        level = top
-        for _ in range(len(named)):  # the largest level <= top whose gain is its own (not named in gains)
+        query, label = judgments.query[judged], judgments.label[judged].astype(np.float64)
+        named = np.array(sorted(gains), dtype=np.float64)
+        top, own = np.full(judgments.n_queries, -1.0), np.full(judgments.n_queries, -1.0)
+        np.maximum.at(top, query, label)
+        unnamed = ~np.isin(label, named)
+        np.maximum.at(own, query[unnamed], label[unnamed])  # the largest label gaining itself
+        level = np.floor(top)
+        for _ in range(len(named)):  # the largest integer level <= top gaining itself (not named in gains)
             level = np.where(np.isin(level, named), level - 1, level)
-        highest = np.maximum(np.maximum(level, 0), max(gains.values(), default=0.0)).astype(np.float64)
+        highest = np.maximum(np.maximum(level, own), max(gains.values(), default=0.0))
         return np.where(highest > 1, highest, 1.0)
     return judgments.cached(('trec_eval 10 gain scale', gains_key(gains or None)), compute)
 
