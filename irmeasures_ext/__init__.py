@@ -52,9 +52,12 @@ from irmeasures_ext.measures import (
     nDCG_JK,
     nDCG_Z1,
     nERR,
+    rbp,
+    rbp_resid,
     rpref_N,
     rpref_relative,
     rpref_relative2,
+    unj,
 )
 from irmeasures_ext.plugin import provider, register
 
@@ -81,4 +84,5 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'rpref_N', 'rpref_relative', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
-           '__version__']
+           '__version__',
+           'rbp', 'rbp_resid', 'unj']

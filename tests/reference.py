@@ -501,3 +501,103 @@ def cwl_nerr(ranking: Sequence[str], judged: Judged, equation: int, min_rel: int
         base = {8: 1.0, 9: i / (i + 1), 10: p, 11: ((i + 2 * target - 1) / (i + 2 * target)) ** 2}[equation]
         return base * (1 - gain)
     return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel), continuation)
+
+
+# gdeval, Judged, Compat and trec_eval 10.0 (README, "gdeval, Judged, Compat and trec_eval 10.0"), from the
+# tools' definitions: ir_measures' judged and compat providers, ir_measures' bin/gdeval.pl, trec_eval 10.0's
+# m_rbp.c, m_rbp_resid.c and m_unjudged.c.
+
+def judged_rate(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
+    """Judged@k: the fraction of the top min(k, n) docs that have a qrels entry (any label); 0 for no docs."""
+    top = ranking[:cutoff]
+    return sum(doc in judged for doc in top) / len(top) if top else 0.0
+
+
+GDEVAL_MAX_GRADE = 4
+
+
+def gdeval_gain(label: int | None) -> float:
+    """gdeval's gain: 2^label − 1 for a label above 0; 0 for the others and unjudged docs (None)."""
+    return 2.0 ** label - 1 if label is not None and label > 0 else 0.0
+
+
+def gdeval_err(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's ERR@k: Σ_{r≤k} (1/r)·R(r)·Π_{i<r}(1 − R(i)), R = gain / 2^4."""
+    total, reach = 0.0, 1.0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        stop = gdeval_gain(judged.get(doc)) / 2 ** GDEVAL_MAX_GRADE
+        total += reach * stop / rank
+        reach *= 1 - stop
+    return total
+
+
+def gdeval_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's nDCG@k: Σ_{r≤k} gain / log(r + 1) over the same sum of the gains of the labels above 0, highest
+    first; 0 for a query without a label above 0."""
+    def dcg(gains: Sequence[float]) -> float:
+        return sum(gain / math.log(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+
+    best = dcg(sorted((gdeval_gain(label) for label in judged.values()), reverse=True))
+    return dcg([gdeval_gain(judged.get(doc)) for doc in ranking]) / best if best else 0.0
+
+
+def compat(ranking: Sequence[str], judged: Judged, p: float = 0.95, normalize: bool = True) -> float:
+    """Compat (Clarke, Vtyurina & Smucker 2021): the rank-biased overlap, to depth max(n, m), of the ranking with
+    the ideal ranking of the m docs labelled above 0 (label descending; docs of a label in the ranking's order,
+    the unretrieved ones after); with ``normalize``, divided by the ideal's overlap with itself (if above 0)."""
+    position = {doc: rank for rank, doc in enumerate(ranking)}
+    ideal = sorted((doc for doc, label in judged.items() if label > 0),
+                   key=lambda doc: (-judged[doc], position.get(doc, len(ranking)), doc))
+    depth = max(len(ranking), len(ideal))
+
+    def rbo(first: Sequence[str], second: Sequence[str]) -> float:
+        score, weights, weight = 0.0, 0.0, 1.0
+        for d in range(1, depth + 1):
+            score += weight * len(set(first[:d]) & set(second[:d])) / d
+            weights += weight
+            weight *= p
+        return score / weights if weights else 0.0
+
+    score = rbo(ranking, ideal)
+    best = rbo(ideal, ideal)
+    return score / best if normalize and best > 0 else score
+
+
+def trec_rbp(ranking: Sequence[str], judged: Judged, p: float = 0.9, gains: Gains = None) -> float:
+    """trec_eval 10.0's rbp: (1 − p)·Σ_r g(r)·p^{r−1}; a doc labelled L >= 0 gains ``gains[L]`` (default L), others
+    0; every gain divided by the largest gain of the levels 0 .. the query's largest label >= 0 (and its
+    real-valued labels) and of the levels ``gains`` names, where that exceeds 1."""
+    gains = gains or {}
+    levels = [label for label in judged.values() if label >= 0]
+    levels += range(math.floor(max(levels)) + 1) if levels else []
+    level_gains = [gains.get(level, level) for level in levels]
+    highest = max([0.0, *level_gains, *gains.values()])
+    scale = highest if highest > 1 else 1.0
+    total, weight = 0.0, 1.0
+    for doc in ranking:
+        label = judged.get(doc)
+        if label is not None and label >= 0:
+            total += gains.get(label, label) / scale * weight
+        weight *= p
+    return (1 - p) * total
+
+
+def is_unjudged_for_trec_eval(doc: str, judged: Judged) -> bool:
+    """trec_eval's unjudged docs: not in the qrels (-1), or labelled below 0 (-2, in the pool but not judged)."""
+    return doc not in judged or judged[doc] < 0
+
+
+def trec_rbp_resid(ranking: Sequence[str], judged: Judged, p: float = 0.9) -> float:
+    """trec_eval 10.0's rbp_resid: p^n + (1 − p)·Σ over the unjudged docs of p^{r−1}; 0 when none is unjudged."""
+    unjudged, total, weight = 0, 0.0, 1.0
+    for doc in ranking:
+        if is_unjudged_for_trec_eval(doc, judged):
+            unjudged += 1
+            total += weight
+        weight *= p
+    return weight + (1 - p) * total if unjudged else 0.0
+
+
+def trec_unj(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """trec_eval 10.0's unj_k: the unjudged docs among the first k, divided by k."""
+    return sum(is_unjudged_for_trec_eval(doc, judged) for doc in ranking[:cutoff]) / cutoff

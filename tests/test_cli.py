@@ -550,7 +550,8 @@ def test_failing_third_party_provider_is_one_error_line(capsys, monkeypatch, fil
     def broken(*args, **kwargs):
         raise RuntimeError('gdeval.pl exited with status 25')
     monkeypatch.setattr(ir_measures.gdeval, 'evaluator', broken)
-    assert_one_error_line(capsys, [*files, 'ERR@10'], 'RuntimeError: gdeval.pl exited with status 25')
+    assert_one_error_line(capsys, [*files, 'ERR@10', '--provider', 'gdeval'],
+                          'RuntimeError: gdeval.pl exited with status 25')
 
 
 def test_crosscheck_rejects_measures_not_shared(capsys, files):

@@ -436,7 +436,10 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'MeanRank': float, 'MedianRank': float, 'RankVariance': float,  # the query's rank
             'O_measure': lambda p: 2 / (p + 1), 'P_measure': lambda p: 2 / (p + 1), 'P_plus': lambda p: 2 / (p + 1),
             'NCU': lambda p: 2 / (p + 1),  # BR(p), stop value 1 of 1
-            'EBR': lambda p: 1 / (p + 1)}  # BR(p) times the stop probability 1/(1 + 1)
+            'EBR': lambda p: 1 / (p + 1),  # BR(p) times the stop probability 1/(1 + 1)
+            # trec_eval 10.0's: levels 0 and 1 (gains not divided), p = 0.9; b and c unjudged, 3 docs retrieved
+            'rbp': lambda p: 0.1 * 0.9 ** (p - 1), 'rbp_resid': lambda p: 1 - 0.1 * 0.9 ** (p - 1),
+            'unj': lambda p: 2 / 3}
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

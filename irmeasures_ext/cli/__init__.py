@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval for ERR)
+    except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval, --provider gdeval)
         print(f'{PROG}: error: {type(error).__name__}: {error}', file=sys.stderr)
         return EXIT_ERROR
 

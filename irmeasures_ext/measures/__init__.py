@@ -4,7 +4,10 @@ imports them all, so registers our measures in ``ir_measures.measures.registry``
 but ir_measures. A new declaration module is imported here (a test checks that none is left out).
 """
 from irmeasures_ext.measures import (  # noqa: F401  (ir_measures' measures our provider computes)
+    compat,
     cwl_family,
+    gdeval,
+    judged,
     trec_family,
 )
 from irmeasures_ext.measures.base import PROVIDER_SPECS, ExtMeasure
@@ -25,6 +28,7 @@ from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
+from irmeasures_ext.measures.trec10 import rbp, rbp_resid, unj
 
 #: Our own measures by NAME (ir_measures' registry holds them under the same names).
 DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if isinstance(spec, ExtMeasure)}
@@ -32,4 +36,5 @@ DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if
 __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'MedianRank', 'Q', 'RankVariance',
            'nDCG_JK', 'nDCG_Z1', 'nERR', 'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP',
            'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2',
-           'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR']
+           'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
+           'rbp', 'rbp_resid', 'unj']
