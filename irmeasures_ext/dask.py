@@ -45,6 +45,7 @@ from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarnin
 from irmeasures_ext.frames import long_frame
 from irmeasures_ext.plugin import IrMeasuresExtProvider
 from irmeasures_ext.plugin import provider as default_provider
+from irmeasures_ext.readers.columnar import ColumnarSource, hive_partitioning_as_text
 from irmeasures_ext.readers.inputs import read_columns, read_input
 
 
@@ -114,7 +115,11 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
     """The run as a dask DataFrame of the columns read (the query id first), and whether each query's rows
     are known to be in one partition (indexed by the query id, with known divisions)."""
     if isinstance(run, (str, os.PathLike)):
-        run = dd.read_parquet(os.fspath(run))
+        options = {}
+        if os.path.isdir(run):  # (its files checked to have the same columns, as one process checks them)
+            ColumnarSource.of_path(run, 'parquet')
+            options['partitioning'] = hive_partitioning_as_text(run)
+        run = dd.read_parquet(os.fspath(run), dataset=options)
     if not isinstance(run, dd.DataFrame):
         raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(run).__name__} '
                          '(a pandas DataFrame: dask.dataframe.from_pandas(run, npartitions=...), or evaluate it '

@@ -6,6 +6,10 @@ that, for a file, the reader can find the line (:meth:`irmeasures_ext.readers.tr
 """
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
+
 
 class IrMeasuresExtError(ValueError):
     """Base class of every error this package raises for bad user input."""
@@ -41,6 +45,11 @@ class DuplicateDocError(RowError):
 
 class ConflictingLabelsError(RowError):
     """A (query, doc) pair of the qrels has two different labels."""
+
+
+class RepeatedJudgment(RowError):
+    """A (query, doc) pair of the qrels is on two identical lines: the content of a RepeatedJudgmentWarning,
+    located (named by file and lines) as an error would be."""
 
 
 class ConflictingClassesError(RowError):
@@ -80,3 +89,19 @@ class ReversedScoresWarning(IrMeasuresExtWarning):
     """In every query of a run with a rank column, the scores increase down the listed docs: ranking by
     score, as trec_eval does, reverses the run's own order (its rank and score fields swapped, or scores
     where lower is better)."""
+
+
+class RepeatedJudgmentWarning(IrMeasuresExtWarning):
+    """A (query, doc) pair of the qrels is judged twice with the same label: counted once. (trec_eval stops with
+    "duplicate docs" on such qrels; NTCIREVAL counts the doc twice.)"""
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """Warns as from the first frame outside this package and ir_measures (whose folders hold the frames that
+    are not the user's): the user's call, whichever entry point it went through."""
+    import ir_measures  # (loaded: this package is ir_measures' plugin)
+    libraries = tuple(str(Path(file).resolve().parent) for file in (ir_measures.__file__ or '', __file__))
+    frame, level = sys._getframe(1), 2  # (stacklevel 2: the frame that called this function)
+    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(libraries):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -569,7 +569,7 @@ def test_plot_from_a_thread_is_written(plot_inputs):
 @pytest.mark.parametrize('test', ['t', 'wilcoxon', 'randomization', 'tukey-hsd'])
 def test_qrels_without_queries_are_refused(test):
     """An empty qrels (such as an ir_measures generator already consumed) gave NaN rows, or a bare ValueError
-    from the Wilcoxon test."""
+    from the Wilcoxon test; now the error every entry point gives (tests/test_errors.py)."""
     run = [ir_measures.ScoredDoc('q1', 'd1', 1.0)]
-    with pytest.raises(ComparisonError, match='^the qrels hold no query: nothing to compare$'):
+    with pytest.raises(irmeasures_ext.InputError, match=r'^qrels: no records \(an empty iterable, or a generator'):
         irmeasures_ext.compare(iter([]), {'a': run, 'b': run}, [ir_measures.RR], test=test)

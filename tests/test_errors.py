@@ -48,7 +48,7 @@ from irmeasures_ext import (
 from irmeasures_ext.cli import main
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError
+from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, RepeatedJudgmentWarning
 from irmeasures_ext.readers import inputs
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
@@ -158,7 +158,6 @@ def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
     with warnings.catch_warnings():
         warnings.simplefilter('error', NoOverlapWarning)
         irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
-        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
     with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
         irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
 
@@ -293,7 +292,9 @@ def test_conflicting_qrels_are_rejected_and_identical_repeats_accepted():
     with pytest.raises(InputError, match=r"conflicting labels for doc 'a' in query 'q1' \(labels 1 and 2\)"):
         PROVIDER.evaluator([Q], conflicting)
     repeated = [ir_measures.Qrel('q1', 'a', 2), ir_measures.Qrel('q1', 'a', 2)]
-    assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
+    with pytest.warns(RepeatedJudgmentWarning, match="^qrels: doc 'a' in query 'q1' is judged on 2 lines with the "
+                                                     'same label: counted once$'):
+        assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
 
 
 def test_conflicting_labels_error_names_the_pair_and_the_qrels():

@@ -20,7 +20,6 @@ import functools
 import itertools
 import os
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
-from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
+from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
 
@@ -44,6 +43,10 @@ class Input:
 
     table: pa.Table
     source: trec.TrecSource | columnar.ColumnarSource | None
+
+    def describe(self, problem: RowError) -> str:
+        """``problem`` as an error would say it: naming the file it concerns (and for a TREC file, the lines)."""
+        return str(problem if self.source is None else self.source.locate(problem))
 
     @contextlib.contextmanager
     def located(self) -> Iterator[None]:
@@ -79,7 +82,21 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         read, name = Input(_as_table(data, schema, kind), None), kind
     if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
         warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
+    if kind == 'qrels' and not read.table.num_rows:  # (a TREC file of blank lines is refused as it is read)
+        raise InputError(f'{name}: {_emptiness(data)}, so every measure would be undefined: give judgments')
     return read
+
+
+def _emptiness(data: Any) -> str:
+    """How qrels ``data`` (of no judgment) are empty, in its form's terms."""
+    if isinstance(data, columnar.ColumnarSource):
+        return 'no rows'
+    if isinstance(data, Mapping):
+        return 'an empty dict-of-dict'
+    if isinstance(data, pa.Table) or hasattr(data, 'itertuples'):
+        return 'an empty table'
+    return ('no records (an empty iterable, or a generator such as read_trec_qrels(...) already read: it is read '
+            'once; keep list(...) of it to read it again)')
 
 
 def _has_classes(qrels: Any) -> bool:
@@ -120,10 +137,9 @@ def warn_if_listed_by_ascending_score(queries: int | None, name: str) -> None:
     then reverses it."""
     if queries:
         where = 'in its one query' if queries == 1 else f'in all {queries} queries'
-        warnings.warn(f'{name}: {where} with two or more docs the scores increase down the listed '
-                      'docs, so ranking by score (as trec_eval does) reverses the order the run lists them in: are '
-                      'the rank and score fields swapped, or are lower scores better?', ReversedScoresWarning,
-                      stacklevel=4)
+        warn_at_caller(f'{name}: {where} with two or more docs the scores increase down the listed docs, so '
+                       'ranking by score (as trec_eval does) reverses the order the run lists them in: are the rank '
+                       'and score fields swapped, or are lower scores better?', ReversedScoresWarning)
 
 
 def queries_listed_by_ascending_score(run: pa.Table) -> int | None:

@@ -53,6 +53,7 @@ from irmeasures_ext.errors import (
     InputError,
     InvalidClassError,
     NonFiniteScoreError,
+    RepeatedJudgment,
     RowError,
 )
 from irmeasures_ext.readers.schemas import (
@@ -348,10 +349,13 @@ class TrecSource:
                 if int(fields[value_field]) == error.class_id:
                     return TrecFileError(f'{where}: {error.problem}')
                 continue
-            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError, ConflictingClassesError)):
+            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError, ConflictingClassesError,
+                                      RepeatedJudgment)):
                 return TrecFileError(f'{where}: {error.problem}')  # a problem of one line
             if first is None:
                 first = line_no, fields[value_field]
+            elif isinstance(error, RepeatedJudgment):
+                return TrecFileError(f'{where}: {error.problem}; first at line {first[0]}')
             elif isinstance(error, DuplicateDocError):
                 return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
                                      f'(first at line {first[0]})')
