@@ -110,9 +110,11 @@ def _has_classes(qrels: Any) -> bool:
 
 
 def is_dataset(data: Any) -> bool:
-    """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data)."""
-    dataset_module = sys.modules.get('pyarrow.dataset')
-    return dataset_module is not None and isinstance(data, dataset_module.Dataset)
+    """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data).
+    While another thread imports the module, it is in ``sys.modules`` without its classes yet: no Dataset can
+    exist then."""
+    dataset_class = getattr(sys.modules.get('pyarrow.dataset'), 'Dataset', None)
+    return dataset_class is not None and isinstance(data, dataset_class)
 
 
 def _has_rank_column(data: Any) -> bool:
