@@ -5,8 +5,9 @@ pyarrow) is imported when it builds its first evaluator.
 """
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,34 @@ def register() -> None:
         pipeline.append(registered)
     autoload.call_after_import('ir_datasets', register_datasets, 'registering its datasets')
     install_command_errors()
+    teach_converters_to_read_paths()
+
+
+def teach_converters_to_read_paths() -> None:
+    """Lets every ir_measures provider take a file path (TREC, Parquet, Arrow) for qrels and runs, as ours does:
+    ``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt', 'run.txt')`` gave AP's provider the path's characters.
+    ir_measures' converters, through which every provider reads its inputs, get a path read by our readers
+    (checked as ours checks them) as a dict-of-dict; other inputs are theirs as before."""
+    from ir_measures.util import QrelsConverter, RunConverter
+    for converter, attribute, kind in ((QrelsConverter, 'qrels', 'qrels'), (RunConverter, 'run', 'run')):
+        if not getattr(converter.predict_type, 'IRMEASURES_EXT', False):
+            converter.predict_type = _reading_paths(converter.predict_type, attribute, kind)  # type: ignore[method-assign]
+
+
+def _reading_paths(predict_type: Callable[[Any], Any], attribute: str, kind: str) -> Callable[[Any], Any]:
+    def reading_paths(converter: Any) -> Any:
+        data = getattr(converter, attribute)
+        if isinstance(data, os.PathLike) or (isinstance(data, str) and '\n' not in data and os.path.exists(data)):
+            from irmeasures_ext.readers.inputs import InputDict, read_input
+            read = read_input(data, kind)
+            if kind == 'qrels':
+                from irmeasures_ext.engine.judgments import Judgments
+                with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
+                    Judgments(read.table)
+            setattr(converter, attribute, InputDict(read, 'relevance' if kind == 'qrels' else 'score'))
+        return predict_type(converter)
+    reading_paths.IRMEASURES_EXT = True  # type: ignore[attr-defined]
+    return reading_paths
 
 
 def install_command_errors() -> None:

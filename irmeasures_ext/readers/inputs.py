@@ -59,9 +59,20 @@ class Input:
             raise self.source.locate(error) from None
 
 
+class InputDict(dict):
+    """An :class:`Input` as the dict-of-dict every ir_measures provider reads, which keeps the Input, so that our
+    provider reads it as it was read (the file of a problem named, ranks kept)."""
+
+    def __init__(self, read: Input, value_column: str) -> None:
+        super().__init__(as_dict_of_dict(read.table, value_column))
+        self.input = read
+
+
 def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
     """``data``, a run or qrels (``kind``) in any accepted form, read into a table; ``with_rank`` keeps a
     run's rank column (tie policy ``rank``)."""
+    if isinstance(data, InputDict):
+        data = data.input
     if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names):
         return data
     if isinstance(data, Input):
