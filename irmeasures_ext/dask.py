@@ -1,4 +1,4 @@
-"""Runs of any size on Dask (``pip install irmeasures-ext[dask]``): :func:`calc_aggregate` and
+"""Runs of any size on Dask (``pip install '.[dask]'`` in a clone): :func:`calc_aggregate` and
 :func:`per_query`, each partition of the run evaluated by our provider's engine on a worker.
 
 The run is a dask DataFrame, or the path of Parquet file(s) (a file, a folder, a glob) read with
@@ -31,8 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-import dask
-import dask.dataframe as dd
+from irmeasures_ext.errors import extra_install
+
+try:
+    import dask
+    import dask.dataframe as dd
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(f'irmeasures_ext.dask needs {missing.name}: {extra_install("dask")}',
+                              name=missing.name) from None
 import numpy as np
 import pandas as pd
 import pyarrow as pa

@@ -11,6 +11,11 @@ import warnings
 from pathlib import Path
 
 
+def extra_install(extra: str) -> str:
+    """The command that installs an extra of this package (it is installed from a clone, not from an index)."""
+    return f"pip install '.[{extra}]' in a clone of irmeasures_ext (the package is not on a package index)"
+
+
 class IrMeasuresExtError(ValueError):
     """Base class of every error this package raises for bad user input."""
 

@@ -705,3 +705,27 @@ def test_nothing_is_left_behind_when_terminated_while_reading_stdin(tmp_path):
     child.send_signal(signal.SIGTERM)
     child.communicate(timeout=60)
     assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize('module, missing, extra', [('irmeasures_ext.dask', 'dask', 'dask'),
+                                                    ('irmeasures_ext.dask', 'dask.dataframe', 'dask')])
+def test_a_missing_extra_names_the_install_command_that_works_from_a_clone(module, missing, extra):
+    """The package is not on an index, so ``pip install 'irmeasures-ext[dask]'`` fails: the message gives the
+    command that works (in a fresh process, with the dependency hidden)."""
+    import subprocess
+    import sys
+    hide = (f'import sys; sys.modules[{missing!r}] = None; import {module}')
+    result = subprocess.run([sys.executable, '-c', hide], capture_output=True, text=True, timeout=120)
+    assert result.stderr.splitlines()[-1] == (
+        f"ModuleNotFoundError: irmeasures_ext.dask needs {missing}: pip install '.[{extra}]' in a clone of "
+        'irmeasures_ext (the package is not on a package index)')
+
+
+def test_the_plot_option_without_matplotlib_names_the_install_command(monkeypatch):
+    import sys
+
+    from irmeasures_ext.comparison.plot import plot_formats
+    monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)
+    with pytest.raises(irmeasures_ext.ComparisonError, match=r"^--plot needs matplotlib: pip install '\.\[plot\]' in "
+                                                             'a clone of irmeasures_ext'):
+        plot_formats()
