@@ -81,6 +81,18 @@ class ValueOverflowError(RowError):
     """A measure's values overflow 64-bit floats in a query; ``doc_id`` is the doc of its highest label."""
 
 
+class TemporaryFilesError(IrMeasuresExtError):
+    """Temporary files (the copy of standard input or of a pipe, a run partitioned by query) could not be written
+    in the temporary folder (``$TMPDIR``)."""
+
+    @classmethod
+    def of(cls, what: str, error: OSError) -> TemporaryFilesError:
+        """The error for ``what`` (e.g. "<stdin> is copied to a temporary file") that ``error`` stopped."""
+        import tempfile
+        return cls(f'{what} under {tempfile.gettempdir()}, which could not be written ({error.strerror or error}): '
+                   'set TMPDIR to a folder with room')
+
+
 class IrMeasuresExtWarning(UserWarning):
     """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""
 

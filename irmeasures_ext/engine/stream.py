@@ -43,6 +43,7 @@ import pyarrow.ipc
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds
+from irmeasures_ext.errors import TemporaryFilesError
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.inputs import (
     Input,
@@ -166,8 +167,20 @@ def evaluate(evaluator: ExtEvaluator, run: RunStream) -> Streamed:
         return _evaluate(evaluator, run, _contiguous(_whole_queries(run.tables())))
     except _Interleaved:
         pass
-    with temporary_directory() as directory:
-        return _evaluate(evaluator, run, _partitioned(run, directory))
+    try:
+        with temporary_directory() as directory:
+            return _evaluate(evaluator, run, _partitioned(run, directory))
+    except _NoRoom as no_room:
+        raise TemporaryFilesError.of(f'{run.name}: its queries are interleaved, so it is partitioned by query in '
+                                     'temporary files', no_room.error) from None
+
+
+class _NoRoom(Exception):
+    """A temporary file of :func:`_partitioned` could not be written (``error``): not the run's reading."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Table]) -> Streamed:
@@ -256,13 +269,17 @@ def _partitioned(run: RunStream, directory: Path) -> Iterator[pa.Table]:
             grouped = table.take(pa.array(order))
             start = 0
             for index in np.flatnonzero(counts).tolist():
-                if index not in writers:
-                    writers[index] = pa.ipc.new_stream(str(paths[index]), table.schema)
-                writers[index].write_table(grouped.slice(start, int(counts[index])))
+                try:
+                    if index not in writers:
+                        writers[index] = pa.ipc.new_stream(str(paths[index]), table.schema)
+                    writers[index].write_table(grouped.slice(start, int(counts[index])))
+                except OSError as error:
+                    raise _NoRoom(error) from None
                 start += int(counts[index])
     finally:
         for writer in writers.values():
-            writer.close()
+            with contextlib.suppress(OSError):  # (a full disk: _NoRoom says so)
+                writer.close()
     for index in sorted(writers):
         with pa.ipc.open_stream(str(paths[index])) as reader:
             table = reader.read_all()
