@@ -1,8 +1,10 @@
 """The irmeasures-ext command: evaluation, bad input, crosscheck and the datasets subcommand."""
+import bz2
 import gzip
 import io
 import itertools
 import json
+import lzma
 import os
 import statistics
 import subprocess
@@ -423,13 +425,23 @@ def test_bad_qrels(capsys, tmp_path, case):
     assert_one_error_line(capsys, [qrels, write(tmp_path / 'run', RUN), 'RR'], qrels + problem)
 
 
-def test_truncated_gzip(capsys, tmp_path, files):
-    data = gzip.compress(RUN.encode() * 50)
-    run = tmp_path / 'run.gz'
+@pytest.mark.parametrize('compression, compress', [('gzip', gzip.compress), ('bz2', bz2.compress),
+                                                   ('xz', lzma.compress)])
+def test_truncated_compressed_runs(capsys, tmp_path, files, compression, compress):
+    data = compress(RUN.encode() * 50)
+    run = tmp_path / f'run.{compression}'
     run.write_bytes(data[:len(data) // 2])
     status, _, err = run_main(capsys, files[0], run, 'RR')
     assert status == 2 and len(err) == 1
-    assert err[0].startswith(f'irmeasures-ext: error: {run}: corrupt or truncated gzip after line ')
+    assert err[0].startswith(f'irmeasures-ext: error: {run}: corrupt or truncated {compression} after line ')
+
+
+@pytest.mark.parametrize('compress', [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_runs_and_qrels_give_the_plain_files_values(capsys, tmp_path, files, compress):
+    qrels, run = tmp_path / 'qrels.z', tmp_path / 'run.z'
+    qrels.write_bytes(compress(QRELS.encode()))
+    run.write_bytes(compress(RUN.encode()))
+    assert run_main(capsys, qrels, run, 'RR', 'AP', 'Q@10')[1] == run_main(capsys, *files, 'RR', 'AP', 'Q@10')[1]
 
 
 def test_missing_files_and_directories(capsys, tmp_path, files):
@@ -443,8 +455,12 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 @pytest.mark.parametrize('measure, message', [
     ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as "
                'map or ndcg_cut.10 work too)'),
-    ('ndcg@10', "unknown measure 'ndcg'; did you mean nDCG@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
-                'trec_eval names such as map or ndcg_cut.10 work too)'),
+    ('ndcg@10', "unknown measure 'ndcg@10'; did you mean nDCG@10? ('@k' follows ir_measures' names; trec_eval's give "
+                'a cutoff after a dot, e.g. ndcg_cut.10)'),
+    ('recall@100', "unknown measure 'recall@100'; did you mean R@100? ('@k' follows ir_measures' names; trec_eval's "
+                   'give a cutoff after a dot, e.g. ndcg_cut.10)'),
+    ('map@100', "unknown measure 'map@100'; did you mean AP@100? ('@k' follows ir_measures' names; trec_eval's give "
+                'a cutoff after a dot, e.g. ndcg_cut.10)'),
     ('q@10', "unknown measure 'q'; did you mean Q@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
              'trec_eval names such as map or ndcg_cut.10 work too)'),
     ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
@@ -462,6 +478,15 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 ])
 def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
+
+
+@pytest.mark.parametrize('argv, suggestion', [(['compar', 'q', 'r1', 'r2', 'AP'], 'compare'),
+                                              (['crosscheckk', 'q', 'r'], 'crosscheck'), (['tie', 'q', 'r'], 'ties'),
+                                              (['ntcirevl', 'q', 'r', '-g', '1:2'], 'ntcireval')])
+def test_a_misspelt_subcommand_is_named(capsys, argv, suggestion):
+    """Not "bad measure 'r1'": the first argument, no file, is close to a subcommand."""
+    assert_one_error_line(capsys, argv, f'unknown command {argv[0]!r}; did you mean {suggestion}? (or give QRELS RUN '
+                                        'MEASURE...)')
 
 
 @pytest.mark.parametrize('measure, message', [

@@ -489,7 +489,8 @@ def test_plot_interrupted_by_sigterm_leaves_the_file_as_it_was(plot_inputs):
     ('plot.png/inner.png', '{folder}/plot.png/inner.png: {folder}/plot.png is not a folder'),
     ('plot.docx', '{folder}/plot.docx: the plot is written as .avif, .eps'),
     ('plot', '{folder}/plot: the plot is written as .avif, .eps'),
-    ('plot.png', '{folder}/plot.png: exists; give another file name or overwrite it'),
+    ('plot.png', '{folder}/plot.png: exists; give another file name, or replace it with --overwrite (overwrite=True in '
+                 'Python)'),
     ('.', '{folder}: the plot is written as'),
 ])
 def test_plot_target_is_checked_before_anything_is_evaluated(plot_inputs, monkeypatch, target, message):

@@ -729,3 +729,19 @@ def test_the_plot_option_without_matplotlib_names_the_install_command(monkeypatc
     with pytest.raises(irmeasures_ext.ComparisonError, match=r"^--plot needs matplotlib: pip install '\.\[plot\]' in "
                                                              'a clone of irmeasures_ext'):
         plot_formats()
+
+
+@pytest.mark.parametrize('kind, frame, message', [
+    ('run', pd.DataFrame({'qid': ['q'], 'docno': ['a']}),
+     "run is missing column(s) ['score'] (found ['qid', 'docno']); expected ['query_id', 'doc_id', 'score'] or "
+     "PyTerrier's ['qid', 'docno', 'score']"),
+    ('qrels', pd.DataFrame({'qid': ['q'], 'docno': ['a']}),
+     "qrels is missing column(s) ['relevance'] (found ['qid', 'docno']); expected ['query_id', 'doc_id', "
+     "'relevance'] or PyTerrier's ['qid', 'docno', 'label']"),
+])
+def test_a_missing_column_names_the_columns_of_its_kind(kind, frame, message):
+    """A run is told a run's names (PyTerrier's qid, docno, score), not the qrels' (docno, label, qid)."""
+    qrels, run = (frame, {'q': {'a': 1.0}}) if kind == 'qrels' else ({'q': {'a': 1}}, frame)
+    with pytest.raises(InputError) as raised:
+        PROVIDER.calc_aggregate([ir_measures.AP], qrels, run)
+    assert str(raised.value) == message

@@ -39,7 +39,8 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     if path.suffix.lower() not in formats:
         raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
     if path.is_dir() or (path.exists() and not overwrite):
-        raise ComparisonError(f'{path}: exists; give another file name{"" if path.is_dir() else " or overwrite it"}')
+        replace = '' if path.is_dir() else ', or replace it with --overwrite (overwrite=True in Python)'
+        raise ComparisonError(f'{path}: exists; give another file name{replace}')
     folder = path.parent
     if not folder.is_dir():
         raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else

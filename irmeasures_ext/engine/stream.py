@@ -61,10 +61,10 @@ if TYPE_CHECKING:
 
 T = TypeVar('T')
 
-#: TREC run files of at least this many bytes (a gzipped one: its size times GZIP_RATIO) are evaluated as
+#: TREC run files of at least this many bytes (a compressed one: its size times GZIP_RATIO) are evaluated as
 #: they are read; smaller ones are read whole, which is faster while they fit (see benchmarks/scale.py).
 STREAM_FROM_BYTES = 1 << 29
-#: About how many times larger than its gzipped file a run file is.
+#: About how many times larger than its compressed file a run file is (gzip's; bz2 and xz compress more).
 GZIP_RATIO = 4
 #: The bytes a Parquet/Arrow run's row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``):
 #: such a run of at least STREAM_FROM_BYTES / ROW_BYTES rows is streamed, BLOCK_BYTES / ROW_BYTES rows at once.
@@ -133,13 +133,13 @@ def streamed_or_opened(run: Any, with_rank: bool) -> RunStream | Any:
 
 
 def size_of(source: trec.TrecSource | columnar.ColumnarSource) -> int | None:
-    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a gzipped one's times
+    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a compressed one's times
     :data:`GZIP_RATIO`; None for one already in memory), a Parquet/Arrow run's rows times :data:`ROW_BYTES`."""
     if isinstance(source, columnar.ColumnarSource):
         return source.num_rows * ROW_BYTES
     if source.size is None:
         return None
-    return source.size * (GZIP_RATIO if source.gzipped else 1)
+    return source.size * (GZIP_RATIO if source.compressed else 1)
 
 
 def _readable_again(path: str | os.PathLike[str]) -> bool:

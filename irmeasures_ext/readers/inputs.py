@@ -35,6 +35,7 @@ from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
+_PYTERRIER_NAME = {ours: theirs for theirs, ours in _COLUMN_ALIASES.items()}
 
 
 @dataclass(frozen=True)
@@ -251,8 +252,9 @@ def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, 
     if missing == ['rank']:
         raise _no_ranks(f'a table without a rank column (columns {names})')
     if missing:
-        raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
-                         f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
+        pyterrier = [_PYTERRIER_NAME.get(field, field) for field in schema.names]
+        raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected {schema.names} or '
+                         f"PyTerrier's {pyterrier}")
     return {field.name: available[field.name] for field in schema}
 
 

@@ -1,4 +1,4 @@
-"""Reading TREC run and qrels files (plain or gzipped) into Arrow tables.
+"""Reading TREC run and qrels files (plain, or compressed with gzip, bzip2 or xz) into Arrow tables.
 
 One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
 
@@ -26,9 +26,11 @@ into memory, so that they can be read again (the command copies standard input t
 """
 from __future__ import annotations
 
+import bz2
 import functools
 import gzip
 import io
+import lzma
 import math
 import os
 import re
@@ -38,7 +40,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -66,7 +68,14 @@ from irmeasures_ext.readers.schemas import (
     with_labels_of,
 )
 
-_GZIP_MAGIC = b'\x1f\x8b'
+#: Compressed files by their first bytes, and the modules that read them line by line (Arrow's codecs parse
+#: gzip and bz2; xz is read through Python's lzma).
+_MAGIC = {'gzip': b'\x1f\x8b', 'bz2': b'BZh', 'xz': b'\xfd7zXZ\x00'}
+_OPENER: dict[str, Callable[[BinaryIO], Any]] = {
+    'gzip': lambda raw: gzip.GzipFile(fileobj=raw), 'bz2': bz2.BZ2File, 'xz': lzma.LZMAFile}
+_HEAD = max(map(len, _MAGIC.values()))
+#: What reading a corrupt compressed file raises (the line-by-line reader then names where).
+_CORRUPT = (OSError, EOFError, lzma.LZMAError)
 _BOM = b'\xef\xbb\xbf'
 #: Bytes read and normalised at once on the normalising path.
 _BLOCK = 1 << 23
@@ -153,17 +162,17 @@ class TrecSource:
             raise TrecFileError(f'{self.name}: is a directory, expected a TREC file')
         #: The whole content of a file that cannot be read twice (standard input, a pipe), else None.
         self._data: bytes | None = None
-        #: The size of a file read from disk (compressed, if gzipped), else None.
+        #: The size of a file read from disk (compressed, if it is), else None.
         self.size: int | None = None
         try:
             if stat.S_ISREG(mode):
                 self.size = self.path.stat().st_size
                 with open(self.path, 'rb') as handle:
-                    head = handle.read(2)
+                    head = handle.read(_HEAD)
             else:
                 with open(self.path, 'rb') as handle:
                     self._data = handle.read()
-                head = self._data[:2]
+                head = self._data[:_HEAD]
         except OSError as error:
             raise TrecFileError(f'{self.name}: cannot read: {error.strerror or error}') from None
         self._check_head(head)
@@ -173,30 +182,36 @@ class TrecSource:
         """The TREC file whose whole content is ``data`` (e.g. standard input, read once)."""
         source = cls.__new__(cls)
         source.path, source.name, source._data, source.size = Path(name), name, data, None
-        source._check_head(data[:2])
+        source._check_head(data[:_HEAD])
         return source
 
     def _check_head(self, head: bytes) -> None:
         if not head:
             raise TrecFileError(f'{self.name}: file is empty')
-        #: Whether the file is gzipped.
-        self.gzipped = head == _GZIP_MAGIC
+        #: How the file is compressed (gzip, bz2 or xz, known by its first bytes), or None.
+        self.compression = next((name for name, magic in _MAGIC.items() if head.startswith(magic)), None)
+
+    @property
+    def compressed(self) -> bool:
+        return self.compression is not None
 
     def read(self, layout: Layout) -> pa.Table:
         """The file's ``(query_id, doc_id, value)`` table; TrecFileError names the line of a problem."""
         try:
-            table = _parse(self._stream, layout) if self.gzipped else self._parse_scanned(layout)
+            table = _parse(self._stream, layout) if self.compressed else self._parse_scanned(layout)
             if table is None:
                 table = self._read_normalised(layout)
-        except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
+        except _CORRUPT:  # a corrupt compressed stream: the line-by-line reader says where
             table = None
         if table is None or not table.num_rows:
             self._raise_unreadable(layout)
         return table
 
     def _stream(self) -> pa.NativeFile:
+        if self.compression == 'xz':  # (no Arrow codec: Python's lzma, read through by Arrow)
+            return pa.PythonFile(self._binary(), mode='r')
         raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
-        return pa.CompressedInputStream(raw, 'gzip') if self.gzipped else raw
+        return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def _parse_scanned(self, layout: Layout) -> pa.Table | None:
         """The kept columns of a plain file or one held in memory, parsed while another thread scans
@@ -289,12 +304,13 @@ class TrecSource:
                 for line_no, line in enumerate(text, start=1):
                     raw = line.encode('latin-1')
                     yield line_no, raw[len(_BOM):] if line_no == 1 and raw.startswith(_BOM) else raw
-            except (EOFError, zlib.error, gzip.BadGzipFile) as error:
-                raise TrecFileError(f'{self.name}: corrupt or truncated gzip after line {line_no}: {error}') from None
+            except (*_CORRUPT, zlib.error) as error:
+                raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {line_no}: '
+                                    f'{error}') from None
 
-    def _binary(self) -> BinaryIO | gzip.GzipFile:
+    def _binary(self) -> BinaryIO:
         raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
-        return gzip.GzipFile(fileobj=raw) if self.gzipped else raw
+        return raw if self.compression is None else _OPENER[self.compression](raw)
 
     def _raise_unreadable(self, layout: Layout) -> None:
         """Raises TrecFileError for the first line the grammar refuses (or for a file of blank lines)."""
