@@ -457,7 +457,7 @@ def test_malformed_run_objects_are_rejected(run, message):
 
 @pytest.mark.parametrize('run, message', [
     (pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', None], 'score': [1.0, 2.0]}),
-     "run column 'doc_id' has 1 missing value(s)"),
+     "run column 'doc_id' has 1 missing value(s), the first at row 1"),
     ({'q1': {'a': 1.0, 'b': 'x'}}, "run column 'score': values must be numbers"),
     (type('ColumnsOnly', (), {'columns': ['query_id', 'doc_id', 'score']})(), 'unsupported run type ColumnsOnly'),
 ])

@@ -326,7 +326,7 @@ RUN_COLUMNS = {'qid': ['1', '1'], 'docno': ['a', 'b'], 'score': [2.0, 1.0]}
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'qid': [1.0, 1.0]})),
      "run.parquet: run column 'query_id' holds 1.0 (double): ids must be strings or integers"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'score': [1.0, None]})),
-     "run.parquet: run column 'score' has 1 missing value(s)"),
+     "run.parquet: run column 'score' has 1 missing value(s), the first at row 1"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'docno': ['a', 'a']})),
      "run.parquet: run: duplicate doc 'a' in query '1'"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'score': [1.0, float('nan')]})),

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
+from irmeasures_ext._arrow.arrays import first_null, from_numpy, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
@@ -383,7 +383,8 @@ def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> Input
 def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
           first_row: int = 0) -> pa.Array | pa.ChunkedArray:
     if array.null_count:
-        raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s)')
+        raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s), the first at row '
+                         f'{first_row + first_null(array)}')
     if array.type == field.type:
         return array
     if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
