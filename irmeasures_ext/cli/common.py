@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, TemporaryFilesError
-from irmeasures_ext.measures.base import DEFAULT_RANKING, SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.measures.base import DEFAULT_RANKING, INT64_MAX, SCORE_PRECISIONS, TIE_POLICIES
 from irmeasures_ext.readers import FORMATS
 
 PROG = 'irmeasures-ext'
@@ -71,14 +71,10 @@ def add_depth(parser: ArgumentParser) -> None:
 
 
 def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}') from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}')
-    return value
+    """argparse type: an integer from 1 to INT64_MAX, in ASCII digits (``int`` also reads ``'١٠'``)."""
+    if not (text.isascii() and text.strip().lstrip('+').isdigit()) or not 1 <= int(text) <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f'expected an integer from 1 to {INT64_MAX}, got {text!r}')
+    return int(text)
 
 
 def add_inputs(parser: ArgumentParser) -> None:
