@@ -20,6 +20,7 @@ import reference
 
 from irmeasures_ext.cli import crosscheck, main
 from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.errors import NoOverlapWarning
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER
@@ -393,16 +394,32 @@ BAD_RUNS = {
     'nan score': ('q1 Q0 d1 1 nan r\n', ":1: score 'nan' is not finite"),
     'inf score': ('q1 Q0 d1 1 2 r\nq1 Q0 d2 2 -inf r\n', ":2: score '-inf' is not finite"),
     'duplicate doc': (RUN + 'q2 Q0 d4 3 0.5 r\n', ":8: duplicate doc 'd4' in query 'q2' (first at line 5)"),
-    'empty run': ('', ': file is empty'),
-    'blank run': ('\n \n', ': no run lines (file has only blank lines)'),
 }
 BAD_QRELS = {
     'qrels columns': ('q1 0 d1\n', ':1: expected 4 fields (qid iteration docid relevance), got 3'),
     'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not a number"),
     'conflicting qrels': (QRELS + 'q1 0 d3 1\n', ":6: conflicting labels for doc 'd3' in query 'q1': 1 here, 0 at "
                                                  'line 3'),
-    'empty qrels': ('', ': file is empty'),
+    'empty qrels': ('', ': no qrels lines (the file is empty or has only blank lines), so every measure would be '
+                        'undefined: give judgments'),
+    'blank qrels': ('\n \n', ': no qrels lines (the file is empty or has only blank lines), so every measure would '
+                               'be undefined: give judgments'),
 }
+
+
+@pytest.mark.parametrize('text', ['', '\n \n'])
+def test_an_empty_run_retrieves_nothing_with_a_warning(capsys, tmp_path, files, text):
+    """One rule on every entry point (issue 39 §5): an empty run file, table or dict is a run that retrieves
+    nothing: each qrels query takes its value for an unanswered query (0; MeanRank NaN: no candidate count),
+    with a NoOverlapWarning; ir_measures gives 0 too. (The command refused an empty file before.)"""
+    run = write(tmp_path / 'run.txt', text)
+    status, out, err = run_main(capsys, files[0], run, 'AP', 'RR', 'MeanRank')
+    assert (status, out) == (0, ['AP\t0.0000', 'RR\t0.0000', 'MeanRank\tnan'])
+    assert err == ['irmeasures-ext: warning: the run retrieves nothing for any of the 3 qrels queries (the run is '
+                   'empty); every measure takes its value for an unanswered query']
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        api = OURS.calc_aggregate([ir_measures.AP, ir_measures.RR], files[0], {})
+    assert api == {ir_measures.AP: 0.0, ir_measures.RR: 0.0}
 
 
 def assert_one_error_line(capsys, argv, message):

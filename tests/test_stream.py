@@ -259,9 +259,13 @@ def test_blank_and_irregular_lines_stream_like_the_whole_file(tmp_path):
                     for i, line in enumerate(text))
     run.write_bytes(b'\xef\xbb\xbf' + mixed.replace('\n', '\r\n').encode())
     assert_streams_as_in_memory(MEASURES[:6], qrels, run)
-    (tmp_path / 'blank.txt').write_text('\n \n\t\n')
-    with pytest.raises(InputError, match='only blank lines'):
-        evaluate_streamed(qrels, tmp_path / 'blank.txt')
+    (tmp_path / 'blank.txt').write_text('\n \n\t\n')  # an empty run: each query's value when unanswered
+    built = evaluators.evaluator(MEASURES[:6], qrels)
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        streamed_values = built.values(streamed(tmp_path / 'blank.txt', False, 64))
+        in_memory = built.values({})
+    assert streamed_values.keys() == in_memory.keys() and all(
+        streamed_values[m].tobytes() == in_memory[m].tobytes() for m in in_memory)
 
 
 def test_streamed_warnings(tmp_path):

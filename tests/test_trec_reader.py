@@ -197,10 +197,12 @@ def test_a_tab_separated_qrels_line_of_five_fields_is_refused(tmp_path):
 
 @pytest.mark.parametrize('data', [b'\xef\xbb\xbf', b'\xef\xbb\xbf\n', b'\xef\xbb\xbf\t\n'])
 def test_a_file_of_only_a_bom_has_no_lines(tmp_path, data):
+    """An empty run (it retrieves nothing); qrels without a line are an error."""
     path = tmp_path / 'run'
     path.write_bytes(data)
-    with pytest.raises(TrecFileError, match=f'{path}: no run lines'):
-        read_run(path)
+    assert read_run(path).num_rows == 0
+    with pytest.raises(TrecFileError, match=f'{path}: no qrels lines'):
+        read_qrels(path)
 
 
 def per_query(qrels, run) -> dict[tuple[str, str], float]:

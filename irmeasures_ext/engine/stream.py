@@ -211,8 +211,9 @@ def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Tabl
             mask |= now
     if run.checks_order:
         warn_if_listed_by_ascending_score(ascending, run.name)
-    if not last:
-        return Streamed({}, 0, 0)
+    if not last:  # an empty run, or no measure: the values of a run retrieving nothing
+        return Streamed(evaluator.computed(evaluator.ranked(Input(run.layout.schema.empty_table(), run.source))), 0,
+                        0)
     unanswered = evaluator.kernel_values({key: ranked.without_rows(retrieved[key], run_queries)
                                           for key, ranked in last.items()})
     for measure, (values, mask) in answered.items():

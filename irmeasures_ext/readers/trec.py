@@ -186,8 +186,6 @@ class TrecSource:
         return source
 
     def _check_head(self, head: bytes) -> None:
-        if not head:
-            raise TrecFileError(f'{self.name}: file is empty')
         #: How the file is compressed (gzip, bz2 or xz, known by its first bytes), or None.
         self.compression = next((name for name, magic in _MAGIC.items() if head.startswith(magic)), None)
 
@@ -205,6 +203,7 @@ class TrecSource:
             table = None
         if table is None or not table.num_rows:
             self._raise_unreadable(layout)
+            return layout.schema.empty_table()  # (an empty run)
         return table
 
     def _stream(self) -> pa.NativeFile:
@@ -313,7 +312,8 @@ class TrecSource:
         return raw if self.compression is None else _OPENER[self.compression](raw)
 
     def _raise_unreadable(self, layout: Layout) -> None:
-        """Raises TrecFileError for the first line the grammar refuses (or for a file of blank lines)."""
+        """Raises TrecFileError for the first line the grammar refuses, or for qrels of no line; returns for a run
+        of no line (empty, or of blank lines): an empty run, which retrieves nothing."""
         n_fields, found = len(layout.fields), False
         for line_no, fields in self.lines():
             found = True
@@ -342,8 +342,11 @@ class TrecSource:
                     if not _INT64[0] <= int(number) <= _INT64[1]:
                         raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is out of range '
                                             f'({_INT64[0]} to {_INT64[1]})')
+        if not found and layout.kind == 'qrels':
+            raise TrecFileError(f'{self.name}: no qrels lines (the file is empty or has only blank lines), so every '
+                                'measure would be undefined: give judgments')
         if not found:
-            raise TrecFileError(f'{self.name}: no {layout.kind} lines (file has only blank lines)')
+            return
         raise TrecFileError(f'{self.name}: cannot be read as a TREC {layout.kind} file')
 
     def locate(self, error: RowError) -> TrecFileError:
