@@ -29,7 +29,7 @@ from irmeasures_ext.errors import (
     NoOverlapWarning,
     ReversedScoresWarning,
 )
-from irmeasures_ext.measures import (  # trec_eval's measures ir_measures has no name for
+from irmeasures_ext.measures import (
     DECLARED,
     EBR,
     ERR_NTCIR,
@@ -61,10 +61,13 @@ from irmeasures_ext.measures import (  # trec_eval's measures ir_measures has no
     nDCG_Z1,
     nERR,
     num_nonrel_judged_ret,
+    rbp,
+    rbp_resid,
     relative_P,
     rpref_N,
     rpref_relative,
     rpref_relative2,
+    unj,
     utility,
 )
 from irmeasures_ext.plugin import provider, register
@@ -93,5 +96,6 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
            '__version__',
+           'rbp', 'rbp_resid', 'unj',
            'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
            'relative_P', 'num_nonrel_judged_ret']

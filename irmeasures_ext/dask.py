@@ -1,4 +1,4 @@
-"""Runs of any size on Dask (``pip install irmeasures-ext[dask]``): :func:`calc_aggregate` and
+"""Runs of any size on Dask (``pip install '.[dask]'`` in a clone): :func:`calc_aggregate` and
 :func:`per_query`, each partition of the run evaluated by our provider's engine on a worker.
 
 The run is a dask DataFrame, or the path of Parquet file(s) (a file, a folder, a glob) read with
@@ -31,8 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-import dask
-import dask.dataframe as dd
+from irmeasures_ext.errors import extra_install
+
+try:
+    import dask
+    import dask.dataframe as dd
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(f'irmeasures_ext.dask needs {missing.name}: {extra_install("dask")}',
+                              name=missing.name) from None
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -45,6 +51,7 @@ from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarnin
 from irmeasures_ext.frames import long_frame
 from irmeasures_ext.plugin import IrMeasuresExtProvider
 from irmeasures_ext.plugin import provider as default_provider
+from irmeasures_ext.readers.columnar import ColumnarSource, hive_partitioning_as_text
 from irmeasures_ext.readers.inputs import read_columns, read_input
 
 
@@ -114,7 +121,11 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
     """The run as a dask DataFrame of the columns read (the query id first), and whether each query's rows
     are known to be in one partition (indexed by the query id, with known divisions)."""
     if isinstance(run, (str, os.PathLike)):
-        run = dd.read_parquet(os.fspath(run))
+        options = {}
+        if os.path.isdir(run):  # (its files checked to have the same columns, as one process checks them)
+            ColumnarSource.of_path(run, 'parquet')
+            options['partitioning'] = hive_partitioning_as_text(run)
+        run = dd.read_parquet(os.fspath(run), dataset=options)
     if not isinstance(run, dd.DataFrame):
         raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(run).__name__} '
                          '(a pandas DataFrame: dask.dataframe.from_pandas(run, npartitions=...), or evaluate it '

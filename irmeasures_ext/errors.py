@@ -6,6 +6,15 @@ that, for a file, the reader can find the line (:meth:`irmeasures_ext.readers.tr
 """
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
+
+
+def extra_install(extra: str) -> str:
+    """The command that installs an extra of this package (it is installed from a clone, not from an index)."""
+    return f"pip install '.[{extra}]' in a clone of irmeasures_ext (the package is not on a package index)"
+
 
 class IrMeasuresExtError(ValueError):
     """Base class of every error this package raises for bad user input."""
@@ -43,6 +52,11 @@ class ConflictingLabelsError(RowError):
     """A (query, doc) pair of the qrels has two different labels."""
 
 
+class RepeatedJudgment(RowError):
+    """A (query, doc) pair of the qrels is on two identical lines: the content of a RepeatedJudgmentWarning,
+    located (named by file and lines) as an error would be."""
+
+
 class ConflictingClassesError(RowError):
     """A (query, doc) pair of the qrels is in two equivalence classes."""
 
@@ -67,6 +81,18 @@ class ValueOverflowError(RowError):
     """A measure's values overflow 64-bit floats in a query; ``doc_id`` is the doc of its highest label."""
 
 
+class TemporaryFilesError(IrMeasuresExtError):
+    """Temporary files (the copy of standard input or of a pipe, a run partitioned by query) could not be written
+    in the temporary folder (``$TMPDIR``)."""
+
+    @classmethod
+    def of(cls, what: str, error: OSError) -> TemporaryFilesError:
+        """The error for ``what`` (e.g. "<stdin> is copied to a temporary file") that ``error`` stopped."""
+        import tempfile
+        return cls(f'{what} under {tempfile.gettempdir()}, which could not be written ({error.strerror or error}): '
+                   'set TMPDIR to a folder with room')
+
+
 class IrMeasuresExtWarning(UserWarning):
     """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""
 
@@ -80,3 +106,19 @@ class ReversedScoresWarning(IrMeasuresExtWarning):
     """In every query of a run with a rank column, the scores increase down the listed docs: ranking by
     score, as trec_eval does, reverses the run's own order (its rank and score fields swapped, or scores
     where lower is better)."""
+
+
+class RepeatedJudgmentWarning(IrMeasuresExtWarning):
+    """A (query, doc) pair of the qrels is judged twice with the same label: counted once. (trec_eval stops with
+    "duplicate docs" on such qrels; NTCIREVAL counts the doc twice.)"""
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """Warns as from the first frame outside this package and ir_measures (whose folders hold the frames that
+    are not the user's): the user's call, whichever entry point it went through."""
+    import ir_measures  # (loaded: this package is ir_measures' plugin)
+    libraries = tuple(str(Path(file).resolve().parent) for file in (ir_measures.__file__ or '', __file__))
+    frame, level = sys._getframe(1), 2  # (stacklevel 2: the frame that called this function)
+    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(libraries):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

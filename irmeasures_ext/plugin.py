@@ -5,7 +5,10 @@ pyarrow) is imported when it builds its first evaluator.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import ir_measures
@@ -13,7 +16,7 @@ from ir_measures import Metric, providers
 from ir_measures.measures import Measure
 
 from irmeasures_ext import autoload
-from irmeasures_ext.errors import MeasureParamError
+from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError, RowError
 from irmeasures_ext.measures import PROVIDER_SPECS
 from irmeasures_ext.measures.base import (
     DEFAULT_RANKING,
@@ -117,6 +120,79 @@ def register() -> None:
     if not any(p.NAME == provider.NAME for p in pipeline):
         pipeline.append(registered)
     autoload.call_after_import('ir_datasets', register_datasets, 'registering its datasets')
+    install_command_errors()
+    teach_converters_to_read_paths()
+
+
+def teach_converters_to_read_paths() -> None:
+    """Lets every ir_measures provider take a file path (TREC, Parquet, Arrow) for qrels and runs, as ours does:
+    ``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt', 'run.txt')`` gave AP's provider the path's characters.
+    ir_measures' converters, through which every provider reads its inputs, get a path read by our readers
+    (checked as ours checks them) as a dict-of-dict; other inputs are theirs as before."""
+    from ir_measures.util import QrelsConverter, RunConverter
+    for converter, attribute, kind in ((QrelsConverter, 'qrels', 'qrels'), (RunConverter, 'run', 'run')):
+        if not getattr(converter.predict_type, 'IRMEASURES_EXT', False):
+            converter.predict_type = _reading_paths(converter.predict_type, attribute, kind)  # type: ignore[method-assign]
+
+
+def _reading_paths(predict_type: Callable[[Any], Any], attribute: str, kind: str) -> Callable[[Any], Any]:
+    def reading_paths(converter: Any) -> Any:
+        data = getattr(converter, attribute)
+        if isinstance(data, os.PathLike) or (isinstance(data, str) and '\n' not in data and os.path.exists(data)):
+            from irmeasures_ext.readers.inputs import InputDict, read_input
+            read = read_input(data, kind)
+            if kind == 'qrels':
+                from irmeasures_ext.engine.judgments import Judgments
+                with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
+                    Judgments(read.table)
+            setattr(converter, attribute, InputDict(read, 'relevance' if kind == 'qrels' else 'score'))
+        return predict_type(converter)
+    reading_paths.IRMEASURES_EXT = True  # type: ignore[attr-defined]
+    return reading_paths
+
+
+def install_command_errors() -> None:
+    """Makes the plain ``ir_measures`` command print a bad input our provider refuses as one line naming the
+    file and line (``ir_measures: error: qrels.txt:3: conflicting labels ...``) rather than a traceback: the
+    command reads the files itself and passes records, and has no error handling of its own. Other programs'
+    uncaught exceptions keep the previous hook's output."""
+    if getattr(sys.excepthook, 'IRMEASURES_EXT', False):
+        return
+    previous = sys.excepthook
+
+    def excepthook(kind: type[BaseException], error: BaseException, trace: Any) -> None:
+        if not (isinstance(error, IrMeasuresExtError) and _is_the_ir_measures_command()):
+            previous(kind, error, trace)
+            return
+        print(f'ir_measures: error: {_located(error)}', file=sys.stderr)
+
+    excepthook.IRMEASURES_EXT = True  # type: ignore[attr-defined]
+    sys.excepthook = excepthook
+
+
+def _is_the_ir_measures_command() -> bool:
+    """Whether this process runs ir_measures' command line (``ir_measures ...`` or ``python -m ir_measures``)."""
+    main = sys.modules.get('__main__')
+    spec = getattr(main, '__spec__', None)
+    return (spec is not None and spec.name == 'ir_measures.__main__') or Path(sys.argv[0]).name == 'ir_measures'
+
+
+def _located(error: IrMeasuresExtError) -> str:
+    """The error of a check on the records the ir_measures command read from its QRELS or RUN file, naming the
+    file and line; other errors as they are."""
+    if not isinstance(error, RowError):
+        return str(error)
+    files = [arg for arg, before in zip(sys.argv[1:], ['', *sys.argv[1:]], strict=False)
+             if not arg.startswith('-') and before not in _VALUED_OPTIONS]
+    path = dict(zip(('qrels', 'run'), files, strict=False)).get(error.kind)
+    if path is None or not Path(path).is_file():
+        return str(error)
+    from irmeasures_ext.readers.trec import TrecSource
+    return str(TrecSource(path).locate(error))
+
+
+#: The ir_measures command's options that take a value.
+_VALUED_OPTIONS = frozenset({'--places', '-p', '--output_format', '-o', '--provider'})
 
 
 def register_datasets() -> None:

@@ -617,3 +617,198 @@ def geometric_mean(values: Iterable[float]) -> float:
     """trec_eval's gm aggregate: exp(mean log(max(v, 1e-5)))."""
     logs = [math.log(max(value, MIN_GEO_MEAN)) for value in values]
     return math.exp(sum(logs) / len(logs)) if logs else math.nan
+
+# The C/W/L measures ir_measures takes from cwl_eval, and trectools' RBP (tests/test_cwl.py).
+#
+# A C/W/L measure (Moffat, Thomas & Scholer, CIKM 2013; Azzopardi, Thomas & Moffat, SIGIR 2019) is given by
+# C(i), the probability that a user at rank i goes on to rank i + 1: the user reaches rank i with
+# P(i) = Π_{j<i} C(j), looks at rank i with W(i) = P(i) / Σ_j P(j), and the measure is the expected gain
+# per doc looked at, Σ_i W(i)·g(i). cwl_eval pads or truncates every ranked list to CWL_DEPTH ranks
+# (ir_measures calls it with max_n=1000), unjudged and missing docs gaining 0.
+
+CWL_DEPTH = 1000
+
+
+def cwl_gain(label: float | None, min_rel: int, max_rel: int) -> float:
+    """ir_measures' gain for cwl_eval's graded measures: the label clipped at 0 (negative labels count as 0),
+    then to [min_rel, max_rel], scaled to [0, 1]; an unjudged doc gains 0."""
+    if label is None:
+        return 0.0
+    clipped = min(max(max(label, 0), min_rel), max_rel)
+    return (clipped - min_rel) / (max_rel - min_rel)
+
+
+def cwl_binary_gain(label: float | None, rel: int) -> float:
+    """ir_measures' gain for cwl_eval's binary RBP: 1 for a judged doc whose label (clipped at 0) is >= rel."""
+    return 0.0 if label is None else float(max(label, 0) >= rel)
+
+
+def cwl_expected_utility(gains: Sequence[float], continuation) -> float:
+    """Σ_i W(i)·g(i) over ranks 1 .. CWL_DEPTH, W(i) = Π_{j<i} C(j) / Σ_k Π_{j<k} C(j), with C(i) =
+    ``continuation(i, g(i), g(1) + ... + g(i))``."""
+    padded = [*gains[:CWL_DEPTH], *[0.0] * (CWL_DEPTH - len(gains))]
+    reach, reached, utility, cumulative = 1.0, 0.0, 0.0, 0.0
+    for rank, gain in enumerate(padded, start=1):
+        cumulative += gain
+        reached += reach
+        utility += reach * gain
+        reach *= continuation(rank, gain, cumulative)
+    return utility / reached
+
+
+def _graded(ranking: Sequence[str], judged: Judged, min_rel: int, max_rel: int) -> list[float]:
+    return [cwl_gain(judged.get(doc), min_rel, max_rel) for doc in ranking]
+
+
+def cwl_rbp(ranking: Sequence[str], judged: Judged, p: float, rel: int) -> float:
+    """cwl_eval's RBP: C(i) = p, binary gains at ``rel`` (Moffat & Zobel 2008, normalised over CWL_DEPTH ranks)."""
+    return cwl_expected_utility([cwl_binary_gain(judged.get(doc), rel) for doc in ranking], lambda i, g, cg: p)
+
+
+def trectools_rbp(ranking: Sequence[str], judged: Judged, p: float, cutoff: int | None = None) -> float:
+    """trectools' graded RBP: (1 − p)·Σ_{i≤k} p^(i−1)·label(i) over the docs of positive label (Moffat & Zobel
+    2008 with the labels as gains; unjudged docs and labels <= 0 gain 0)."""
+    return sum((1 - p) * p ** (rank - 1) * judged[doc] for rank, doc in enumerate(ranking[:cutoff], start=1)
+               if judged.get(doc, 0) > 0)
+
+
+def sdcg(ranking: Sequence[str], judged: Judged, cutoff: int, min_rel: int, max_rel: int) -> float:
+    """cwl_eval's scaled DCG@k: DCG@k over the DCG@k of k docs of gain 1, i.e. C(i) = log2(i + 1)/log2(i + 2)
+    for i < k, else 0."""
+    return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel),
+                                lambda i, g, cg: math.log2(i + 1) / math.log2(i + 2) if i < cutoff else 0.0)
+
+
+def bpm(ranking: Sequence[str], judged: Judged, cutoff: int, target: float, min_rel: int, max_rel: int) -> float:
+    """Zhang et al. 2017's static Bejeweled Player Model as cwl_eval has it: the user goes on while the gain so
+    far is below T and fewer than K docs are seen, C(i) = [CG(i) < T and i < K]."""
+    return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel),
+                                lambda i, g, cg: float(cg < target and i < cutoff))
+
+
+def insq(ranking: Sequence[str], judged: Judged, target: float, min_rel: int, max_rel: int) -> float:
+    """INSQ (Moffat, Scholer & Thomas, ADCS 2012): C(i) = ((i + 2T − 1)/(i + 2T))²."""
+    return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel),
+                                lambda i, g, cg: ((i + 2 * target - 1) / (i + 2 * target)) ** 2)
+
+
+def inst(ranking: Sequence[str], judged: Judged, target: float, min_rel: int, max_rel: int) -> float:
+    """INST (Bailey, Moffat, Scholer & Thomas, SIGIR 2015): C(i) = ((i + T + T_i − 1)/(i + T + T_i))², with
+    T_i = T − CG(i) the gain still wanted after rank i."""
+    def continuation(i: int, gain: float, cumulative: float) -> float:
+        wanted = target - cumulative
+        return ((i + target + wanted - 1) / (i + target + wanted)) ** 2
+    return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel), continuation)
+
+
+def cwl_nerr(ranking: Sequence[str], judged: Judged, equation: int, min_rel: int, max_rel: int,
+         cutoff: int | None = None, p: float = 0.9, target: float = 1.0) -> float:
+    """Azzopardi, Mackenzie & Moffat (ICTIR 2021)'s C/W/L forms of ERR, the user stopping at rank i with
+    probability g(i): C(i) = (1 − g(i)) times 1 for i < k (Eq. 8), i/(i + 1) for i < k (Eq. 9), p (Eq. 10),
+    or INSQ's ((i + 2T − 1)/(i + 2T))² (Eq. 11 in ir_measures' NERR11); 0 from rank k on for Eq. 8 and 9."""
+    def continuation(i: int, gain: float, cumulative: float) -> float:
+        if equation in (8, 9) and i >= cutoff:
+            return 0.0
+        base = {8: 1.0, 9: i / (i + 1), 10: p, 11: ((i + 2 * target - 1) / (i + 2 * target)) ** 2}[equation]
+        return base * (1 - gain)
+    return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel), continuation)
+
+
+# gdeval, Judged, Compat and trec_eval 10.0 (README, "gdeval, Judged, Compat and trec_eval 10.0"), from the
+# tools' definitions: ir_measures' judged and compat providers, ir_measures' bin/gdeval.pl, trec_eval 10.0's
+# m_rbp.c, m_rbp_resid.c and m_unjudged.c.
+
+def judged_rate(ranking: Sequence[str], judged: Judged, cutoff: int | None = None) -> float:
+    """Judged@k: the fraction of the top min(k, n) docs that have a qrels entry (any label); 0 for no docs."""
+    top = ranking[:cutoff]
+    return sum(doc in judged for doc in top) / len(top) if top else 0.0
+
+
+GDEVAL_MAX_GRADE = 4
+
+
+def gdeval_gain(label: int | None) -> float:
+    """gdeval's gain: 2^label − 1 for a label above 0; 0 for the others and unjudged docs (None)."""
+    return 2.0 ** label - 1 if label is not None and label > 0 else 0.0
+
+
+def gdeval_err(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's ERR@k: Σ_{r≤k} (1/r)·R(r)·Π_{i<r}(1 − R(i)), R = gain / 2^4."""
+    total, reach = 0.0, 1.0
+    for rank, doc in enumerate(ranking[:cutoff], start=1):
+        stop = gdeval_gain(judged.get(doc)) / 2 ** GDEVAL_MAX_GRADE
+        total += reach * stop / rank
+        reach *= 1 - stop
+    return total
+
+
+def gdeval_ndcg(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """gdeval's nDCG@k: Σ_{r≤k} gain / log(r + 1) over the same sum of the gains of the labels above 0, highest
+    first; 0 for a query without a label above 0."""
+    def dcg(gains: Sequence[float]) -> float:
+        return sum(gain / math.log(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+
+    best = dcg(sorted((gdeval_gain(label) for label in judged.values()), reverse=True))
+    return dcg([gdeval_gain(judged.get(doc)) for doc in ranking]) / best if best else 0.0
+
+
+def compat(ranking: Sequence[str], judged: Judged, p: float = 0.95, normalize: bool = True) -> float:
+    """Compat (Clarke, Vtyurina & Smucker 2021): the rank-biased overlap, to depth max(n, m), of the ranking with
+    the ideal ranking of the m docs labelled above 0 (label descending; docs of a label in the ranking's order,
+    the unretrieved ones after); with ``normalize``, divided by the ideal's overlap with itself (if above 0)."""
+    position = {doc: rank for rank, doc in enumerate(ranking)}
+    ideal = sorted((doc for doc, label in judged.items() if label > 0),
+                   key=lambda doc: (-judged[doc], position.get(doc, len(ranking)), doc))
+    depth = max(len(ranking), len(ideal))
+
+    def rbo(first: Sequence[str], second: Sequence[str]) -> float:
+        score, weights, weight = 0.0, 0.0, 1.0
+        for d in range(1, depth + 1):
+            score += weight * len(set(first[:d]) & set(second[:d])) / d
+            weights += weight
+            weight *= p
+        return score / weights if weights else 0.0
+
+    score = rbo(ranking, ideal)
+    best = rbo(ideal, ideal)
+    return score / best if normalize and best > 0 else score
+
+
+def trec_rbp(ranking: Sequence[str], judged: Judged, p: float = 0.9, gains: Gains = None) -> float:
+    """trec_eval 10.0's rbp: (1 − p)·Σ_r g(r)·p^{r−1}; a doc labelled L >= 0 gains ``gains[L]`` (default L), others
+    0; every gain divided by the largest gain of the levels 0 .. the query's largest label >= 0 (and its
+    real-valued labels) and of the levels ``gains`` names, where that exceeds 1."""
+    gains = gains or {}
+    levels = [label for label in judged.values() if label >= 0]
+    levels += range(math.floor(max(levels)) + 1) if levels else []
+    level_gains = [gains.get(level, level) for level in levels]
+    highest = max([0.0, *level_gains, *gains.values()])
+    scale = highest if highest > 1 else 1.0
+    total, weight = 0.0, 1.0
+    for doc in ranking:
+        label = judged.get(doc)
+        if label is not None and label >= 0:
+            total += gains.get(label, label) / scale * weight
+        weight *= p
+    return (1 - p) * total
+
+
+def is_unjudged_for_trec_eval(doc: str, judged: Judged) -> bool:
+    """trec_eval's unjudged docs: not in the qrels (-1), or labelled below 0 (-2, in the pool but not judged)."""
+    return doc not in judged or judged[doc] < 0
+
+
+def trec_rbp_resid(ranking: Sequence[str], judged: Judged, p: float = 0.9) -> float:
+    """trec_eval 10.0's rbp_resid: p^n + (1 − p)·Σ over the unjudged docs of p^{r−1}; 0 when none is unjudged."""
+    unjudged, total, weight = 0, 0.0, 1.0
+    for doc in ranking:
+        if is_unjudged_for_trec_eval(doc, judged):
+            unjudged += 1
+            total += weight
+        weight *= p
+    return weight + (1 - p) * total if unjudged else 0.0
+
+
+def trec_unj(ranking: Sequence[str], judged: Judged, cutoff: int) -> float:
+    """trec_eval 10.0's unj_k: the unjudged docs among the first k, divided by k."""
+    return sum(is_unjudged_for_trec_eval(doc, judged) for doc in ranking[:cutoff]) / cutoff

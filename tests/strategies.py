@@ -6,6 +6,10 @@ DOC_IDS = ['d9', 'd10', 'D99', 'd1', '9', '10', '100', '020', 'a', 'B', 'b', 'zz
 QUERY_IDS = ['1', '2', '10', 'q', 'Q']
 # Few distinct scores, so ties are frequent; one pair differs only beyond float32 precision.
 LABELS = st.integers(-2, 4)
+# Real-valued labels (LLM judgments): a qrels drawing from these too has a float64 relevance column.
+REAL_LABELS = st.sampled_from([-1.5, 0.35, 0.5, 1.25, 2.5, 3.75])
+#: Half of the examples integer labels only, half integer and real ones mixed.
+INTEGER_OR_REAL_LABELS = st.sampled_from([LABELS, LABELS | REAL_LABELS])
 SCORES = [0.0, 1.0, 1.00000001, 2.5, -3.0, 7.0, 1e-3, 12.664297]
 
 
@@ -17,7 +21,10 @@ def doc_pool(draw):
 
 @st.composite
 def qrels_and_run(draw, labels=LABELS):
+    """``labels``: a strategy of labels, or a strategy of such strategies (one drawn per example)."""
     pool = doc_pool(draw)
+    if labels is INTEGER_OR_REAL_LABELS:
+        labels = draw(labels)
     qrels, run = {}, {}
     for i, query_id in enumerate(draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))):
         sides = ['both', 'both', 'both', 'qrels', 'both-empty-run'] + ([] if i == 0 else ['run'])  # qrels never empty

@@ -1,5 +1,6 @@
 """The autoload module in this interpreter: post-import actions (installed copies: test_autoload_installed.py)."""
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,41 @@ def test_submodules_are_attributes_imported_on_first_use():
     result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
     assert result.stdout.splitlines() == ['[]', 'evaluate_frame remove_citing_papers', 'True']
     assert result.stderr.splitlines()[-1] == "AttributeError: module 'irmeasures_ext' has no attribute 'nonexistent'"
+
+
+BAD_INPUTS = {  # (qrels, run, measure, what the plain ir_measures command prints)
+    'conflicting qrels labels': ('q 0 a 1\nq 0 b 0\nq 0 a 2\n', 'q Q0 a 1 3 r\n', 'Q@10',
+                                 "{qrels}:3: conflicting labels for doc 'a' in query 'q': 2 here, 1 at line 1"),
+    'a duplicate doc in the run': ('q 0 a 1\n', 'q Q0 a 1 3 r\nq Q0 b 2 2 r\nq Q0 a 3 1 r\n', 'Q@10',
+                                   "{run}:3: duplicate doc 'a' in query 'q' (first at line 1)"),
+    'an overflowing gain': ('q 0 a 99999999999\n', 'q Q0 a 1 3 r\n', 'nDCG_Z1@5',
+                            "{qrels}:1: nDCG_Z1@5: values overflow 64-bit floats in query 'q' (labels, gains or beta "
+                            "too large; its highest label: 99999999999 for doc 'a')"),
+}
+
+
+@pytest.mark.parametrize('case', sorted(BAD_INPUTS))
+@pytest.mark.parametrize('command', [['ir_measures'], [sys.executable, '-m', 'ir_measures']])
+def test_the_ir_measures_command_prints_our_input_errors_as_one_line(tmp_path, case, command):
+    """The plain ``ir_measures`` command (the hook loads our provider for Q@10) reads the files itself and has no
+    error handling: a bad input our provider refuses is one line naming file and line, not a traceback."""
+    import shutil
+    import subprocess
+    if command == ['ir_measures']:
+        command = [shutil.which('ir_measures', path=str(Path(sys.executable).parent)) or 'ir_measures']
+    qrels_text, run_text, measure, message = BAD_INPUTS[case]
+    qrels, run = tmp_path / 'qrels.txt', tmp_path / 'run.txt'
+    qrels.write_text(qrels_text)
+    run.write_text(run_text)
+    result = subprocess.run([*command, '-p', '3', str(qrels), str(run), measure], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0 and result.stdout == ''
+    assert result.stderr.splitlines() == [f'ir_measures: error: {message.format(qrels=qrels, run=run)}']
+
+
+def test_other_programs_keep_their_tracebacks():
+    import subprocess
+    script = 'import ir_measures, irmeasures_ext; raise irmeasures_ext.InputError("bad")'
+    result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
+    assert result.stderr.splitlines()[0] == 'Traceback (most recent call last):'
+    assert result.stderr.splitlines()[-1] == 'irmeasures_ext.errors.InputError: bad'

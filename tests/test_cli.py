@@ -1,12 +1,15 @@
 """The irmeasures-ext command: evaluation, bad input, crosscheck and the datasets subcommand."""
+import bz2
 import gzip
 import io
 import itertools
 import json
+import lzma
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -17,6 +20,7 @@ import reference
 
 from irmeasures_ext.cli import crosscheck, main
 from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.errors import NoOverlapWarning
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER
@@ -130,11 +134,14 @@ def test_command_exits_normally_under_a_profiler(tmp_path):
 @pytest.mark.parametrize(('preset', 'expected'), [(None, '1'), ('2', str(min(2, os.cpu_count() or 1)))])
 def test_command_runs_openblas_on_one_thread_unless_told(preset, expected):
     """The command sets OPENBLAS_NUM_THREADS=1 before numpy loads (it uses no BLAS; OpenBLAS's start-up
-    threads cost CPU), keeping a value the user set; numpy then reports that many threads."""
+    threads cost CPU), keeping a value the user set; numpy then reports that many threads. Where cwl_eval is
+    installed (the test extra installs it), ``import ir_measures`` loads numpy itself (its cwl_eval provider
+    imports cwl, which imports numpy), before the command can set it: the child hides cwl."""
     env = {key: value for key, value in os.environ.items() if key != 'OPENBLAS_NUM_THREADS'}
     if preset is not None:
         env['OPENBLAS_NUM_THREADS'] = preset
-    code = ('import sys, os; from irmeasures_ext.cli import main; status = main(sys.argv[1:]); '
+    code = ('import sys, os; sys.modules["cwl"] = None; from irmeasures_ext.cli import main; '
+            'status = main(sys.argv[1:]); '
             'from threadpoolctl import threadpool_info; '
             'print(os.environ["OPENBLAS_NUM_THREADS"], [i["num_threads"] for i in threadpool_info() '
             'if i["internal_api"] == "openblas"])')
@@ -235,17 +242,11 @@ def test_default_provider_is_ours_with_trec_eval_ties(capsys, files):
     assert out[:2] == ['q1\tRR@1\t1.0000', 'q2\tRR@1\t1.0000']
 
 
-#: Measures of ir_measures that other providers of its default pipeline compute: the tests below take the
-#: first our provider does not compute (issue 35 brings more of them to it).
-OTHER_PROVIDERS_MEASURES = [ir_measures.Judged @ 10, ir_measures.ERR @ 10, ir_measures.RBP, ir_measures.SDCG @ 10]
-
-
 def not_ours() -> ir_measures.measures.Measure:
-    ours = ir_measures.providers.registry['irmeasures_ext']
-    measure = next((m for m in OTHER_PROVIDERS_MEASURES if not ours.supports(m)), None)
-    if measure is None:
-        pytest.skip('our provider computes every measure of OTHER_PROVIDERS_MEASURES')
-    return measure
+    """A measure the default pipeline gives to another provider: our provider leaves nDCG with gains and
+    judged_only to pytrec_eval (ir_measures maps the labels by the gains before trec_eval drops the negative
+    ones)."""
+    return ir_measures.nDCG(gains={1: 2}, judged_only=True)
 
 
 def test_measures_we_do_not_support_fall_back_to_default_pipeline(capsys, files):
@@ -294,6 +295,59 @@ def test_gzip_bom_crlf_and_trailing_fields(capsys, tmp_path, files):
 def test_run_from_stdin(capsys, monkeypatch, files):
     monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(gzip.compress(RUN.encode()))))
     assert run_main(capsys, files[0], '-', 'RR')[1] == ['RR\t0.3333']
+
+
+@pytest.mark.parametrize('file_format', [None, 'arrow'])
+def test_a_pipe_is_copied_to_a_temporary_file_as_standard_input_is(capsys, tmp_path, files, file_format):
+    """``<(...)`` is a pipe: copied in pieces to a temporary file, as "-" is, so that a run of any size is read in
+    bounded memory (it was read whole into memory: 2.1 GB for a 17M-line run, 455 MB through "-")."""
+    import threading
+
+    import pyarrow as pa
+
+    from irmeasures_ext.cli.common import load_run
+    from irmeasures_ext.readers.inputs import read_input
+    fifo = tmp_path / 'fifo'
+    os.mkfifo(fifo)
+    data = RUN.encode()
+    if file_format == 'arrow':
+        sink = pa.BufferOutputStream()
+        table = pa.table({'query_id': [line.split()[0] for line in RUN.splitlines()],
+                          'doc_id': [line.split()[2] for line in RUN.splitlines()],
+                          'score': [float(line.split()[4]) for line in RUN.splitlines()]})
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        data = sink.getvalue().to_pybytes()
+    writer_thread = threading.Thread(target=lambda: fifo.write_bytes(data), daemon=True)  # (never a hang)
+    writer_thread.start()
+    source = load_run(str(fifo), file_format)
+    writer_thread.join(timeout=60)
+    assert source.name == str(fifo) and getattr(source, '_data', None) is None  # a file, not bytes in memory
+    assert read_input(source, 'run').table == read_input(source, 'run').table  # (read twice: a copy)
+    writer_thread = threading.Thread(target=lambda: fifo.write_bytes(data), daemon=True)  # (never a hang)
+    writer_thread.start()
+    options = ['--format', file_format, '--qrels-format', 'trec'] if file_format else []
+    assert run_main(capsys, files[0], fifo, 'RR', *options)[1] == \
+        ['RR\t0.3333']
+    writer_thread.join(timeout=60)
+
+
+def test_a_full_temporary_folder_is_named_with_tmpdir(capsys, monkeypatch, files):
+    """Standard input cannot be copied (the disk of $TMPDIR is full): one line saying so, not "standard input
+    cannot be read" or a bare errno."""
+    import errno
+
+    from irmeasures_ext.engine import stream
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(RUN.encode())))
+    monkeypatch.setattr(stream.tempfile, 'mkdtemp', full)
+    status, out, err = run_main(capsys, files[0], '-', 'RR')
+    assert (status, out) == (2, [])
+    assert err == [f'irmeasures-ext: error: <stdin> is read from a copy in a temporary file under '
+                   f'{tempfile.gettempdir()}, which could not be written (No space left on device): set TMPDIR to a '
+                   'folder with room']
 
 
 def test_qrels_from_ir_datasets(capsys, tmp_path, files):
@@ -349,16 +403,32 @@ BAD_RUNS = {
     'nan score': ('q1 Q0 d1 1 nan r\n', ":1: score 'nan' is not finite"),
     'inf score': ('q1 Q0 d1 1 2 r\nq1 Q0 d2 2 -inf r\n', ":2: score '-inf' is not finite"),
     'duplicate doc': (RUN + 'q2 Q0 d4 3 0.5 r\n', ":8: duplicate doc 'd4' in query 'q2' (first at line 5)"),
-    'empty run': ('', ': file is empty'),
-    'blank run': ('\n \n', ': no run lines (file has only blank lines)'),
 }
 BAD_QRELS = {
     'qrels columns': ('q1 0 d1\n', ':1: expected 4 fields (qid iteration docid relevance), got 3'),
-    'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not an integer"),
+    'non-numeric label': ('q1 0 d1 1\nq1 0 d2 yes\n', ":2: relevance 'yes' is not a number"),
     'conflicting qrels': (QRELS + 'q1 0 d3 1\n', ":6: conflicting labels for doc 'd3' in query 'q1': 1 here, 0 at "
                                                  'line 3'),
-    'empty qrels': ('', ': file is empty'),
+    'empty qrels': ('', ': no qrels lines (the file is empty or has only blank lines), so every measure would be '
+                        'undefined: give judgments'),
+    'blank qrels': ('\n \n', ': no qrels lines (the file is empty or has only blank lines), so every measure would '
+                               'be undefined: give judgments'),
 }
+
+
+@pytest.mark.parametrize('text', ['', '\n \n'])
+def test_an_empty_run_retrieves_nothing_with_a_warning(capsys, tmp_path, files, text):
+    """One rule on every entry point (issue 39 §5): an empty run file, table or dict is a run that retrieves
+    nothing: each qrels query takes its value for an unanswered query (0; MeanRank NaN: no candidate count),
+    with a NoOverlapWarning; ir_measures gives 0 too. (The command refused an empty file before.)"""
+    run = write(tmp_path / 'run.txt', text)
+    status, out, err = run_main(capsys, files[0], run, 'AP', 'RR', 'MeanRank')
+    assert (status, out) == (0, ['AP\t0.0000', 'RR\t0.0000', 'MeanRank\tnan'])
+    assert err == ['irmeasures-ext: warning: the run retrieves nothing for any of the 3 qrels queries (the run is '
+                   'empty); every measure takes its value for an unanswered query']
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        api = OURS.calc_aggregate([ir_measures.AP, ir_measures.RR], files[0], {})
+    assert api == {ir_measures.AP: 0.0, ir_measures.RR: 0.0}
 
 
 def assert_one_error_line(capsys, argv, message):
@@ -381,13 +451,23 @@ def test_bad_qrels(capsys, tmp_path, case):
     assert_one_error_line(capsys, [qrels, write(tmp_path / 'run', RUN), 'RR'], qrels + problem)
 
 
-def test_truncated_gzip(capsys, tmp_path, files):
-    data = gzip.compress(RUN.encode() * 50)
-    run = tmp_path / 'run.gz'
+@pytest.mark.parametrize('compression, compress', [('gzip', gzip.compress), ('bz2', bz2.compress),
+                                                   ('xz', lzma.compress)])
+def test_truncated_compressed_runs(capsys, tmp_path, files, compression, compress):
+    data = compress(RUN.encode() * 50)
+    run = tmp_path / f'run.{compression}'
     run.write_bytes(data[:len(data) // 2])
     status, _, err = run_main(capsys, files[0], run, 'RR')
     assert status == 2 and len(err) == 1
-    assert err[0].startswith(f'irmeasures-ext: error: {run}: corrupt or truncated gzip after line ')
+    assert err[0].startswith(f'irmeasures-ext: error: {run}: corrupt or truncated {compression} after line ')
+
+
+@pytest.mark.parametrize('compress', [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_runs_and_qrels_give_the_plain_files_values(capsys, tmp_path, files, compress):
+    qrels, run = tmp_path / 'qrels.z', tmp_path / 'run.z'
+    qrels.write_bytes(compress(QRELS.encode()))
+    run.write_bytes(compress(RUN.encode()))
+    assert run_main(capsys, qrels, run, 'RR', 'AP', 'Q@10')[1] == run_main(capsys, *files, 'RR', 'AP', 'Q@10')[1]
 
 
 def test_missing_files_and_directories(capsys, tmp_path, files):
@@ -401,8 +481,12 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 @pytest.mark.parametrize('measure, message', [
     ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as "
                'map or ndcg_cut.10 work too)'),
-    ('ndcg@10', "unknown measure 'ndcg'; did you mean nDCG@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
-                'trec_eval names such as map or ndcg_cut.10 work too)'),
+    ('ndcg@10', "unknown measure 'ndcg@10'; did you mean nDCG@10? ('@k' follows ir_measures' names; trec_eval's give "
+                'a cutoff after a dot, e.g. ndcg_cut.10)'),
+    ('recall@100', "unknown measure 'recall@100'; did you mean R@100? ('@k' follows ir_measures' names; trec_eval's "
+                   'give a cutoff after a dot, e.g. ndcg_cut.10)'),
+    ('map@100', "unknown measure 'map@100'; did you mean AP@100? ('@k' follows ir_measures' names; trec_eval's give "
+                'a cutoff after a dot, e.g. ndcg_cut.10)'),
     ('q@10', "unknown measure 'q'; did you mean Q@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
              'trec_eval names such as map or ndcg_cut.10 work too)'),
     ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
@@ -420,6 +504,30 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
 ])
 def test_bad_measures(capsys, files, measure, message):
     assert_one_error_line(capsys, [*files, measure], message)
+
+
+@pytest.mark.parametrize('argv, suggestion', [(['compar', 'q', 'r1', 'r2', 'AP'], 'compare'),
+                                              (['crosscheckk', 'q', 'r'], 'crosscheck'), (['tie', 'q', 'r'], 'ties'),
+                                              (['ntcirevl', 'q', 'r', '-g', '1:2'], 'ntcireval')])
+def test_a_misspelt_subcommand_is_named(capsys, argv, suggestion):
+    """Not "bad measure 'r1'": the first argument, no file, is close to a subcommand."""
+    assert_one_error_line(capsys, argv, f'unknown command {argv[0]!r}; did you mean {suggestion}? (or give QRELS RUN '
+                                        'MEASURE...)')
+
+
+@pytest.mark.parametrize('measure, message', [
+    ('NERR8@10', "bad measure 'NERR8@10': NERR8: parameter 'max_rel' is required, e.g. NERR8(max_rel=...)"),
+    ('IPrec', "bad measure 'IPrec': IPrec: parameter 'recall' is required, e.g. IPrec@0.5"),
+    ('alpha_nDCG@10', 'alpha_nDCG@10: computed by pyndeval, which is not installed (pip install '
+                      'ir-measures[pyndeval])'),
+    ('ERR_IA', 'ERR_IA: computed by pyndeval, which is not installed (pip install ir-measures[pyndeval])'),
+])
+def test_measures_no_installed_provider_computes_are_one_line_naming_what_they_need(capsys, files, measure, message,
+                                                                                   monkeypatch):
+    """Never ir_measures' ``invalid param max_rel=<object object at 0x...>`` or a bare StopIteration (pyndeval
+    taken for not installed, wherever it is)."""
+    monkeypatch.setattr(ir_measures.providers.registry['pyndeval'], '_is_available', False)
+    assert_one_error_line(capsys, [*files, 'Q@10', measure], message)
 
 
 # --- bare words for text parameters ---------------------------------------------------------------------
@@ -547,7 +655,8 @@ def test_failing_third_party_provider_is_one_error_line(capsys, monkeypatch, fil
     def broken(*args, **kwargs):
         raise RuntimeError('gdeval.pl exited with status 25')
     monkeypatch.setattr(ir_measures.gdeval, 'evaluator', broken)
-    assert_one_error_line(capsys, [*files, 'ERR@10'], 'RuntimeError: gdeval.pl exited with status 25')
+    assert_one_error_line(capsys, [*files, 'ERR@10', '--provider', 'gdeval'],
+                          'RuntimeError: gdeval.pl exited with status 25')
 
 
 def test_crosscheck_rejects_measures_not_shared(capsys, files):

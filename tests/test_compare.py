@@ -489,7 +489,8 @@ def test_plot_interrupted_by_sigterm_leaves_the_file_as_it_was(plot_inputs):
     ('plot.png/inner.png', '{folder}/plot.png/inner.png: {folder}/plot.png is not a folder'),
     ('plot.docx', '{folder}/plot.docx: the plot is written as .avif, .eps'),
     ('plot', '{folder}/plot: the plot is written as .avif, .eps'),
-    ('plot.png', '{folder}/plot.png: exists; give another file name or overwrite it'),
+    ('plot.png', '{folder}/plot.png: exists; give another file name, or replace it with --overwrite (overwrite=True in '
+                 'Python)'),
     ('.', '{folder}: the plot is written as'),
 ])
 def test_plot_target_is_checked_before_anything_is_evaluated(plot_inputs, monkeypatch, target, message):
@@ -569,7 +570,7 @@ def test_plot_from_a_thread_is_written(plot_inputs):
 @pytest.mark.parametrize('test', ['t', 'wilcoxon', 'randomization', 'tukey-hsd'])
 def test_qrels_without_queries_are_refused(test):
     """An empty qrels (such as an ir_measures generator already consumed) gave NaN rows, or a bare ValueError
-    from the Wilcoxon test."""
+    from the Wilcoxon test; now the error every entry point gives (tests/test_errors.py)."""
     run = [ir_measures.ScoredDoc('q1', 'd1', 1.0)]
-    with pytest.raises(ComparisonError, match='^the qrels hold no query: nothing to compare$'):
+    with pytest.raises(irmeasures_ext.InputError, match=r'^qrels: no records \(an empty iterable, or a generator'):
         irmeasures_ext.compare(iter([]), {'a': run, 'b': run}, [ir_measures.RR], test=test)

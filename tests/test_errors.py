@@ -48,7 +48,7 @@ from irmeasures_ext import (
 from irmeasures_ext.cli import main
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.ranking import rank_run
-from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError
+from irmeasures_ext.errors import ConflictingLabelsError, DuplicateDocError, RepeatedJudgmentWarning
 from irmeasures_ext.readers import inputs
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
@@ -85,10 +85,12 @@ CASES = {
                                            "run:1: score '1e400' is not finite"),
     'score .5': Case(b'q1 0 a 1\nq1 0 b 0\n', b'q1 Q0 a 1 .5 t\nq1 Q0 b 2 0.4 t\n', 'RR', 1.0, 1.0),
     'label 0x1F (atol reads 0)': Case(b'q1 0 a 0x1F\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
-                                      "qrels:1: relevance '0x1F' is not an integer"),
-    'label +1': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, "qrels:1: relevance '+1' is not an integer"),
+                                      "qrels:1: relevance '0x1F' is not a number"),
+    'label +1 (a number as strtod reads it)': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, 1.0),
+    'label 0.5 (atol reads 0; a real-valued label)': Case(b'q1 0 a 0.5\nq1 0 b 1\n', b'q1 Q0 a 1 1 t\n', 'NumRel',
+                                                          1.0, 1.0),
     'label in full-width digits (atol reads 0)': Case('q1 0 a \uff11\n'.encode(), b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
-                                                      "qrels:1: relevance '\uff11' is not an integer"),
+                                                      "qrels:1: relevance '\uff11' is not a number"),
     'label past int64': Case(b'q1 0 a 9223372036854775808\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 'error',
                              "qrels:1: relevance '9223372036854775808' is out of range"),
     'a qrels line of spaces': Case(b'q1 0 a 1\n   \nq2 0 b 1\n', b'q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\n', 'RR', 'error', 1.0),
@@ -156,7 +158,6 @@ def test_no_overlap_warning_only_when_the_run_answers_no_qrels_query():
     with warnings.catch_warnings():
         warnings.simplefilter('error', NoOverlapWarning)
         irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'q': {'a': 1.0}})
-        irmeasures_ext.provider.calc_aggregate([MeanRank], {}, {'q': {'a': 1.0}})  # no qrels query to answer
     with pytest.warns(NoOverlapWarning, match='none of its 1 queries is in the qrels'):
         irmeasures_ext.provider.calc_aggregate([MeanRank], {'q': {'a': 1}}, {'p': {'a': 1.0}})
 
@@ -291,7 +292,9 @@ def test_conflicting_qrels_are_rejected_and_identical_repeats_accepted():
     with pytest.raises(InputError, match=r"conflicting labels for doc 'a' in query 'q1' \(labels 1 and 2\)"):
         PROVIDER.evaluator([Q], conflicting)
     repeated = [ir_measures.Qrel('q1', 'a', 2), ir_measures.Qrel('q1', 'a', 2)]
-    assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
+    with pytest.warns(RepeatedJudgmentWarning, match="^qrels: doc 'a' in query 'q1' is judged on 2 lines with the "
+                                                     'same label: counted once$'):
+        assert PROVIDER.calc_aggregate([ir_measures.NumRel], repeated, {'q1': {'a': 1.0}})[ir_measures.NumRel] == 1
 
 
 def test_conflicting_labels_error_names_the_pair_and_the_qrels():
@@ -454,7 +457,7 @@ def test_malformed_run_objects_are_rejected(run, message):
 
 @pytest.mark.parametrize('run, message', [
     (pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', None], 'score': [1.0, 2.0]}),
-     "run column 'doc_id' has 1 missing value(s)"),
+     "run column 'doc_id' has 1 missing value(s), the first at row 1"),
     ({'q1': {'a': 1.0, 'b': 'x'}}, "run column 'score': values must be numbers"),
     (type('ColumnsOnly', (), {'columns': ['query_id', 'doc_id', 'score']})(), 'unsupported run type ColumnsOnly'),
 ])
@@ -474,19 +477,16 @@ def test_a_row_error_pickles_whole_as_it_travels_from_another_process():
     assert (copy.kind, copy.query_id, copy.doc_id, copy.problem) == ('run', 'q1', 'a', raised.value.problem)
 
 
-def test_non_integer_relevance_in_dataframe_is_rejected():
-    qrels = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1.5]})
-    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 0'):
-        PROVIDER.evaluator([Q], qrels)
+def test_qrels_without_relevance_are_rejected():
     missing = pd.DataFrame({'query_id': ['q1'], 'doc_id': ['a']})
     with pytest.raises(InputError, match=r"missing column\(s\) \['relevance'\]"):
         PROVIDER.evaluator([Q], missing)
 
 
-def test_non_integer_relevance_names_its_row():
-    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [1.0, 1.5]})
-    with pytest.raises(InputError, match='relevance must be an integer, got 1.5 at row 1'):
-        PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 1.0}})
+def test_real_valued_relevance_is_a_label_not_an_error():
+    """(Refused before issue 35 §4; tests/test_real_labels.py tests them in every form.)"""
+    qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [0.5, 1.5]})
+    assert PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 2.0, 'b': 1.0}}) == {ir_measures.RR: 0.5}
 
 
 def test_an_empty_arrow_run_of_any_column_types_is_an_empty_run():
@@ -705,3 +705,43 @@ def test_nothing_is_left_behind_when_terminated_while_reading_stdin(tmp_path):
     child.send_signal(signal.SIGTERM)
     child.communicate(timeout=60)
     assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize('module, missing, extra', [('irmeasures_ext.dask', 'dask', 'dask'),
+                                                    ('irmeasures_ext.dask', 'dask.dataframe', 'dask')])
+def test_a_missing_extra_names_the_install_command_that_works_from_a_clone(module, missing, extra):
+    """The package is not on an index, so ``pip install 'irmeasures-ext[dask]'`` fails: the message gives the
+    command that works (in a fresh process, with the dependency hidden)."""
+    import subprocess
+    import sys
+    hide = (f'import sys; sys.modules[{missing!r}] = None; import {module}')
+    result = subprocess.run([sys.executable, '-c', hide], capture_output=True, text=True, timeout=120)
+    assert result.stderr.splitlines()[-1] == (
+        f"ModuleNotFoundError: irmeasures_ext.dask needs {missing}: pip install '.[{extra}]' in a clone of "
+        'irmeasures_ext (the package is not on a package index)')
+
+
+def test_the_plot_option_without_matplotlib_names_the_install_command(monkeypatch):
+    import sys
+
+    from irmeasures_ext.comparison.plot import plot_formats
+    monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)
+    with pytest.raises(irmeasures_ext.ComparisonError, match=r"^--plot needs matplotlib: pip install '\.\[plot\]' in "
+                                                             'a clone of irmeasures_ext'):
+        plot_formats()
+
+
+@pytest.mark.parametrize('kind, frame, message', [
+    ('run', pd.DataFrame({'qid': ['q'], 'docno': ['a']}),
+     "run is missing column(s) ['score'] (found ['qid', 'docno']); expected ['query_id', 'doc_id', 'score'] or "
+     "PyTerrier's ['qid', 'docno', 'score']"),
+    ('qrels', pd.DataFrame({'qid': ['q'], 'docno': ['a']}),
+     "qrels is missing column(s) ['relevance'] (found ['qid', 'docno']); expected ['query_id', 'doc_id', "
+     "'relevance'] or PyTerrier's ['qid', 'docno', 'label']"),
+])
+def test_a_missing_column_names_the_columns_of_its_kind(kind, frame, message):
+    """A run is told a run's names (PyTerrier's qid, docno, score), not the qrels' (docno, label, qid)."""
+    qrels, run = (frame, {'q': {'a': 1.0}}) if kind == 'qrels' else ({'q': {'a': 1}}, frame)
+    with pytest.raises(InputError) as raised:
+        PROVIDER.calc_aggregate([ir_measures.AP], qrels, run)
+    assert str(raised.value) == message

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 from conftest import NTCIREVAL, TREC_EVAL
 from hypothesis import HealthCheck, assume, given, settings
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 
 import irmeasures_ext  # noqa: F401  (registers the provider and measures)
 from irmeasures_ext.engine import ranking
@@ -113,7 +113,7 @@ def test_golden_files_all_forms_equal(tmp_path, qrels_file, run_file):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(qrels_and_run())
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS))
 def test_generated_inputs_all_forms_equal(data):
     qrels, run = records(*data)
     assume(qrels and run)  # a TREC file needs at least one line

@@ -58,10 +58,11 @@ def test_expected_ap_is_exact_for_a_lone_relevant_doc_deep_in_the_ranking():
     assert got == pytest.approx(want, rel=1e-9, abs=0)
 
 
-def test_rank_statistics_of_qrels_without_queries_are_nan():
-    """No qrels query: no candidate count to take the largest of (and no value to aggregate)."""
-    values = irmeasures_ext.provider.calc_aggregate([MeanRank, MedianRank], {}, {'q': {'a': 1.0}})
-    assert all(math.isnan(value) for value in values.values()) and len(values) == 2
+def test_rank_statistics_of_qrels_without_queries_are_refused():
+    """No qrels query: no candidate count to take the largest of (and no value to aggregate); such qrels are
+    refused on every entry point (tests/test_silent_numbers.py), here too rather than NaN."""
+    with pytest.raises(irmeasures_ext.InputError, match='^qrels: an empty dict-of-dict'):
+        irmeasures_ext.provider.calc_aggregate([MeanRank, MedianRank], {}, {'q': {'a': 1.0}})
 
 
 @pytest.mark.parametrize('values', [[1.0, 2.0, 3.0, 0.0, 7.0, -2.0, 5.0],  # whole numbers: summed as integers

@@ -139,8 +139,9 @@ def test_ntcireval_bpref_is_trec_eval_bpref_on_every_defined_golden_topic():
 
 
 @pytest.mark.parametrize('measure', ['nERR@5', 'ERR_NTCIR@5', 'RBP_NTCIR', 'iRBU(u=0.9)@5', 'EBR', 'rpref_N'])
-def test_cascade_measures_of_qrels_without_entries_have_no_values(measure):
-    """g_max of qrels without a judgment is max_level's gain alone (nothing to check it against): no query,
-    so no value, and no error (the largest label of no labels is undefined)."""
+def test_cascade_measures_of_qrels_without_entries_are_refused_by_the_reader(measure):
+    """g_max of qrels without a judgment would be max_level's gain alone (the largest label of no labels is
+    undefined): such qrels are refused before any kernel sees them, as on every entry point."""
     measure = ir_measures.parse_measure(measure)
-    assert list(PROVIDER.iter_calc([measure], [], {'q': {'a': 1.0}})) == []
+    with pytest.raises(irmeasures_ext.InputError, match=r'^qrels: no records \(an empty iterable'):
+        list(PROVIDER.iter_calc([measure], [], {'q': {'a': 1.0}}))

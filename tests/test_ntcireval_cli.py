@@ -218,6 +218,12 @@ def test_tie_policies_some_measures_refuse(capsys, ties):
                       'counts it in R, RR and P@k; our measures do not reproduce that)'),
     (['-g', '1:2:3', '-beta', '-1'], '-beta must be a finite number >= 0, got -1'),
     (['-g', '1:2:3', '-s', '1:a'], '-s 1:a: expected numbers separated by ":" (one per level from L1), e.g. 1:2:3'),
+    (['-g', '1:2:3', '-s', '0'], '-s 0: stop values must be positive and non-decreasing from L1 (as NTCIREVAL '
+                                 'requires)'),
+    (['-g', '1:2:3', '-s', '0:0:0'], '-s 0:0:0: stop values must be positive and non-decreasing from L1 (as '
+                                     'NTCIREVAL requires)'),
+    (['-g', '1:2:3', '-s', '2:1:4'], '-s 2:1:4: stop values must be positive and non-decreasing from L1 (as '
+                                     'NTCIREVAL requires)'),
     (['-g', '1:2'], f"{QRELS}:77: label 3 of doc 'LA154623' in query 'q008' is above L2, the highest level "
                     '"-g 1:2" declares (give one gain per level, L1 to the highest)'),
 ])
@@ -232,6 +238,11 @@ def test_bad_values_are_one_line_errors(capsys, argv, message):
     (['-cutoffs', '10,x'], "argument -cutoffs: '10,x': expected positive integers separated by \",\", e.g. 10,1000"),
     (['-cutoffs', '0'], "argument -cutoffs: '0': expected positive integers separated by \",\", e.g. 10,1000"),
     (['-cutoffs', '10,10'], "argument -cutoffs: '10,10': a cutoff is given twice"),
+    (['-cutoffs', '²'], "argument -cutoffs: '²': expected positive integers separated by \",\", e.g. 10,1000"),
+    (['-cutoffs', '١٠'], "argument -cutoffs: '١٠': expected positive integers separated by \",\", e.g. 10,1000"),
+    (['-truncate', '1' + '0' * 30], f"argument -truncate: expected an integer from 1 to 9223372036854775807, got "
+                                    f"'1{'0' * 30}'"),
+    (['-truncate', '١٠'], "argument -truncate: expected an integer from 1 to 9223372036854775807, got '١٠'"),
     (['-p', '-2'], "argument -p: '-2': expected decimals >= 0, or -1 for all digits"),
     (['-p', 'x'], "argument -p: 'x': expected decimals >= 0, or -1 for all digits"),
     (['-o', 'jsonl'], "argument -o: invalid choice: 'jsonl' (choose from 'text', 'tsv')"),
@@ -285,7 +296,19 @@ def test_bad_option_values_name_the_measure(capsys, argv, message):
 def test_truncate_is_a_positive_integer(capsys):
     status, out, err = run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-truncate', '0')
     assert (status, out) == (2, '')
-    assert err.startswith("irmeasures-ext: error: argument -truncate: expected an integer >= 1, got '0'\n")
+    assert err.startswith("irmeasures-ext: error: argument -truncate: expected an integer from 1 to "
+                          "9223372036854775807, got '0'\n")
+
+
+@pytest.mark.parametrize('class_id', ['0', '-1'])
+def test_class_ids_below_one_name_their_line(capsys, tmp_path, class_id):
+    """NTCIREVAL's -ec numbers classes from 1 and refuses others (the provider takes 0 too)."""
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text(f'q1 0 a 1 1\nq1 0 b 0 {class_id}\n')
+    status, out, err = run_main(capsys, qrels, RUN, '-g', '1:2:3', '-ec')
+    assert (status, out) == (2, '')
+    assert err == (f"irmeasures-ext: error: {qrels}:2: class id {class_id} of doc 'b' in query 'q1' is not a positive "
+                   "integer: NTCIREVAL's -ec numbers classes from 1\n")
 
 
 def test_classes_need_qrels_with_classes(capsys):

@@ -112,6 +112,7 @@ def test_the_providers_classes_are_checked():
     with pytest.raises(MeasureParamError, match='classes=True needs ties=trec_eval or ties=rank'):
         irmeasures_ext.provider.configured(classes=True, ties='optimistic').evaluator([ir_measures.RR], str(EC_QRELS))
     with pytest.raises(MeasureParamError, match=r'equivalence classes \(classes=True\) apply to the measures the '
-                                                r'irmeasures_ext provider computes; not to ERR@10'):
-        evaluate([Q, ir_measures.ERR @ 10], str(EC_QRELS), str(EC_RUN),
+                                                r'irmeasures_ext provider computes; not to nDCG\(gains=\{1:2\},'
+                                                r'judged_only=True\)@10'):
+        evaluate([Q, ir_measures.nDCG(gains={1: 2}, judged_only=True) @ 10], str(EC_QRELS), str(EC_RUN),
                  irmeasures_ext.provider.configured(classes=True))

@@ -326,7 +326,7 @@ RUN_COLUMNS = {'qid': ['1', '1'], 'docno': ['a', 'b'], 'score': [2.0, 1.0]}
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'qid': [1.0, 1.0]})),
      "run.parquet: run column 'query_id' holds 1.0 (double): ids must be strings or integers"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'score': [1.0, None]})),
-     "run.parquet: run column 'score' has 1 missing value(s)"),
+     "run.parquet: run column 'score' has 1 missing value(s), the first at row 1"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'docno': ['a', 'a']})),
      "run.parquet: run: duplicate doc 'a' in query '1'"),
     (lambda tmp_path: bad_run(tmp_path, pa.table({**RUN_COLUMNS, 'score': [1.0, float('nan')]})),
@@ -355,8 +355,9 @@ def truncated(tmp_path: Path) -> Path:
 
 
 def test_bad_qrels_are_named_as_qrels(tmp_path):
-    path = write(pa.table({'qid': ['1'], 'docno': ['a'], 'label': [1.5]}), tmp_path / 'qrels.feather', 'feather')
-    with pytest.raises(InputError, match=f"^{path}: qrels column 'relevance': relevance must be an integer, got 1.5"):
+    path = write(pa.table({'qid': ['1'], 'docno': ['a'], 'label': [float('inf')]}), tmp_path / 'qrels.feather',
+                 'feather')
+    with pytest.raises(InputError, match=f"^{path}: qrels column 'relevance': label inf at row 0 is not finite"):
         PROVIDER.calc_aggregate([ir_measures.AP], path, [ir_measures.ScoredDoc('1', 'a', 1.0)])
 
 

@@ -226,10 +226,11 @@ def test_an_evaluator_reads_a_run_it_is_given_as_a_run_with_its_rank_column(tmp_
 
 
 def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_on():
-    """Judged@2 goes to ir_measures' pipeline, which gets the qrels as our evaluator read them; our
-    evaluator, with no measure, still checks the run."""
+    """nDCG with gains and judged_only (which our provider leaves to others) goes to ir_measures' pipeline, which
+    gets the qrels as our evaluator read them; our evaluator, with no measure, still checks the run."""
     qrels, run = {'q': {'a': 1, 'b': 0}}, {'q': {'a': 2.0, 'b': 1.0, 'x': 0.5}}
-    judged = ir_measures.Judged @ 2
+    judged = ir_measures.nDCG(gains={0: 0, 1: 1}, judged_only=True)
+    assert not irmeasures_ext.provider.supports(judged)
     assert combined.evaluate([judged], qrels, run, irmeasures_ext.provider).aggregates() == {judged: 1.0}
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):

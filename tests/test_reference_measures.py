@@ -2,9 +2,9 @@
 through every public path (ir_measures, our provider by name, the command line).
 
 The data have score ties (some only beyond float32 precision), unjudged and negatively judged
-docs, queries with R = 0, qrels queries absent from the run or with an empty ranking, run-only
-queries, and the parameters vary: β, gains maps (not always increasing), ``rel`` thresholds and
-cutoffs below and above R.
+docs, integer or real-valued labels (0.35, 2.5: read as float64), queries with R = 0, qrels queries
+absent from the run or with an empty ranking, run-only queries, and the parameters vary: β, gains maps
+(not always increasing), ``rel`` thresholds and cutoffs below and above R.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 
 from irmeasures_ext import (
     DECLARED,
@@ -123,7 +123,7 @@ def same(got: float, want: float) -> bool:
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from(sorted(PATHS)))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from(sorted(PATHS)))
 def test_measures_equal_their_reference(data, params, path):
     qrels, run = data
     expected = expected_values(qrels, run, params)
@@ -160,7 +160,8 @@ def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> 
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from([None, 2, 3, 4, 6]), st.sampled_from(sorted(PATHS)))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from([None, 2, 3, 4, 6]),
+       st.sampled_from(sorted(PATHS)))
 def test_nerr_equals_its_reference_or_refuses(data, params, max_level, path):
     qrels, run = data
     measure, values = nerr_expectation(qrels, run, params, max_level)
@@ -195,7 +196,8 @@ def cascade_expectation(qrels: dict, run: dict, p: dict, max_level: int | None,
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from([None, 2, 3, 4, 6]), st.sampled_from([0.0, 0.5, 0.95, 1.0]),
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from([None, 2, 3, 4, 6]),
+       st.sampled_from([0.0, 0.5, 0.95, 1.0]),
        st.sampled_from(sorted(PATHS)))
 def test_cascade_measures_equal_their_reference_or_refuse(data, params, max_level, persistence, path):
     """RBP_NTCIR (p = persistence, or 0.99 for 1), ERR_NTCIR and iRBU (u = persistence)."""
@@ -215,7 +217,8 @@ BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N'
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from([None, 3, 6]), st.sampled_from(sorted(PATHS)))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from([None, 3, 6]),
+       st.sampled_from(sorted(PATHS)))
 def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, path):
     qrels, run = data
     gains, rel = params['gains'], params['rel']
@@ -235,7 +238,7 @@ def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, p
 
 
 @settings(max_examples=100, deadline=None)
-@given(qrels_and_run())
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS))
 def test_measures_of_several_rel_in_one_evaluation_equal_their_reference(data):
     """The qrels-side values the kernels keep per judgments (N, R, the ideal grades) are kept per rel: each of
     bpref_NTCIR, bpref_N and GAP at rel 1, 2 and 3, computed together, equals its reference."""
@@ -300,7 +303,7 @@ def blended_ratio_expectation(qrels: dict, run: dict, p: dict, ncu_choice: dict,
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), ncu_params(), st.sampled_from([None, 2, 3, 4, 6]),
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), ncu_params(), st.sampled_from([None, 2, 3, 4, 6]),
        st.sampled_from(sorted(PATHS)))
 def test_blended_ratio_measures_equal_their_reference(data, params, ncu_choice, max_level, path):
     """O_measure, P_measure, P_plus, NCU and EBR (which refuses labels above max_level, as nERR)."""

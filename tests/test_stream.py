@@ -18,13 +18,21 @@ from pathlib import Path
 
 import ir_measures
 import numpy as np
+import pyarrow as pa
+import pyarrow.ipc
 import pytest
 import pytrec_eval
 
 import irmeasures_ext
 from irmeasures_ext.engine import evaluator as evaluators
 from irmeasures_ext.engine import stream
-from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning, ReversedScoresWarning
+from irmeasures_ext.errors import (
+    InputError,
+    MeasureParamError,
+    NoOverlapWarning,
+    ReversedScoresWarning,
+    TemporaryFilesError,
+)
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.trec import TrecSource
 
@@ -251,9 +259,13 @@ def test_blank_and_irregular_lines_stream_like_the_whole_file(tmp_path):
                     for i, line in enumerate(text))
     run.write_bytes(b'\xef\xbb\xbf' + mixed.replace('\n', '\r\n').encode())
     assert_streams_as_in_memory(MEASURES[:6], qrels, run)
-    (tmp_path / 'blank.txt').write_text('\n \n\t\n')
-    with pytest.raises(InputError, match='only blank lines'):
-        evaluate_streamed(qrels, tmp_path / 'blank.txt')
+    (tmp_path / 'blank.txt').write_text('\n \n\t\n')  # an empty run: each query's value when unanswered
+    built = evaluators.evaluator(MEASURES[:6], qrels)
+    with pytest.warns(NoOverlapWarning, match='the run is empty'):
+        streamed_values = built.values(streamed(tmp_path / 'blank.txt', False, 64))
+        in_memory = built.values({})
+    assert streamed_values.keys() == in_memory.keys() and all(
+        streamed_values[m].tobytes() == in_memory[m].tobytes() for m in in_memory)
 
 
 def test_streamed_warnings(tmp_path):
@@ -327,6 +339,39 @@ def test_partitions_are_removed_after_the_evaluation_and_after_an_error(tmp_path
     with pytest.raises(InputError, match='is not finite'):
         built.values(streamed(run, False, 64))
     assert len(made) == 2 and leftovers(scratch) == []
+
+
+@pytest.mark.parametrize('fails', ['new_stream', 'write_table'])
+def test_a_full_temporary_folder_while_partitioning_is_one_error_naming_tmpdir(tmp_path, monkeypatch, fails):
+    """The partitions of an interleaved run cannot be written (the disk of $TMPDIR is full): an error saying so and
+    that TMPDIR picks the folder, not a bare errno; nothing left behind."""
+    import errno
+    scratch, _ = watched_partitions(tmp_path, monkeypatch)
+    qrels, run = write_files(tmp_path, seed=6, interleave=True)
+    built = evaluators.evaluator([ir_measures.AP], qrels)
+    real_new_stream = pa.ipc.new_stream
+
+    class FullWriter:
+        def __init__(self, *args):
+            self.writer = real_new_stream(*args)
+
+        def write_table(self, table):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def close(self):
+            self.writer.close()
+
+    def full(*args):
+        if fails == 'new_stream':
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return FullWriter(*args)
+    monkeypatch.setattr(pa.ipc, 'new_stream', full)
+    with pytest.raises(TemporaryFilesError) as raised:
+        built.values(streamed(run, False, 64))
+    assert str(raised.value) == (f'{run}: its queries are interleaved, so it is partitioned by query in temporary '
+                                 f'files under {scratch}, which could not be written (No space left on device): set '
+                                 'TMPDIR to a folder with room')
+    assert leftovers(scratch) == []
 
 
 @pytest.mark.parametrize(('sent', 'status'), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 130)])

@@ -181,8 +181,8 @@ def test_a_bad_value_after_the_first_batch_names_the_file_and_its_rows(tmp_path)
     scores[157] = None
     path = write_parquet(tmp_path / 'null.parquet', table.set_column(2, 'score', pa.array(scores)))
     whole, batched = evaluate_both(qrels, path)  # (batches of 3 rows or fewer, in row groups of 2)
-    assert whole == f"{path}: run column 'score' has 1 missing value(s)"
-    assert batched == f"{path}: run (rows 156 to 157) column 'score' has 1 missing value(s)"
+    assert whole == f"{path}: run column 'score' has 1 missing value(s), the first at row 157"
+    assert batched == f"{path}: run (rows 156 to 157) column 'score' has 1 missing value(s), the first at row 157"
     ranks = pa.array([float(rank) for rank in table['rank'].to_pylist()[:157]] + [1.5] * 43)
     path = write_parquet(tmp_path / 'rank.parquet', table.set_column(3, 'rank', ranks))
     whole, batched = evaluate_both(qrels, path, ranking=Ranking(ties='rank'))

@@ -51,6 +51,8 @@ pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlap
 
 
 LABELS = {'a': 3, 'b': 1, 'c': 0, 'd': 2, 'e': 1, 'f': -1}  # docs x, y, z are unjudged
+#: Real-valued labels (whose order by label differs from their order by the gains maps of CASES).
+REAL_LABELS = {'a': 3, 'b': 1, 'c': 0, 'd': 2.5, 'e': 0.35, 'f': -1.5}
 
 
 def cases():
@@ -92,13 +94,15 @@ MEASURES = [measure for measure, _ in CASES]
 
 
 @st.composite
-def tied_runs(draw):
-    """Runs of 2-3 queries over a few docs, scores from {1, 2, 3}: many ties."""
+def tied_runs(draw, labels=None):
+    """Runs of 2-3 queries over a few docs, scores from {1, 2, 3}: many ties; the docs' ``labels`` (default:
+    LABELS, or REAL_LABELS for half of the examples)."""
+    labels = labels or draw(st.sampled_from([LABELS, REAL_LABELS]))
     qrels, run = {}, {}
     for query_id in draw(st.lists(st.sampled_from(['q1', 'q2', 'q3']), min_size=1, max_size=3, unique=True)):
-        judged = draw(st.lists(st.sampled_from(sorted(LABELS)), min_size=1, max_size=5, unique=True))
-        qrels[query_id] = {doc: LABELS[doc] for doc in judged}
-        docs = draw(st.lists(st.sampled_from([*LABELS, 'x', 'y', 'z']), max_size=6, unique=True))
+        judged = draw(st.lists(st.sampled_from(sorted(labels)), min_size=1, max_size=5, unique=True))
+        qrels[query_id] = {doc: labels[doc] for doc in judged}
+        docs = draw(st.lists(st.sampled_from([*labels, 'x', 'y', 'z']), max_size=6, unique=True))
         run[query_id] = {doc: draw(st.sampled_from([1.0, 2.0, 3.0])) for doc in docs}
     return qrels, run
 
@@ -139,7 +143,7 @@ def policy_ranking(scores: dict[str, float], judged: dict[str, int], policy: str
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tied_runs(), st.sampled_from(['optimistic', 'pessimistic']))
+@given(tied_runs(LABELS), st.sampled_from(['optimistic', 'pessimistic']))
 def test_optimistic_and_pessimistic_are_the_orderings_they_define(data, policy):
     qrels, run = data
     ours = per_query(irmeasures_ext.provider.configured(ties=policy), MEASURES, qrels, run)
@@ -441,7 +445,10 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'utility': lambda p: -1.0,  # 1 relevant and 2 other docs retrieved
             'Rprec_mult': lambda p: float(p == 1),  # mult 1: rank int(1 + 0.9) = 1
             'ndcg_rel': lambda p: 1 / math.log2(p + 1), 'relative_P': lambda p: 1.0,  # @3: 1 / min(3, 1)
-            'num_nonrel_judged_ret': lambda p: 0.0}
+            'num_nonrel_judged_ret': lambda p: 0.0,
+            # trec_eval 10.0's: levels 0 and 1 (gains not divided), p = 0.9; b and c unjudged, 3 docs retrieved
+            'rbp': lambda p: 0.1 * 0.9 ** (p - 1), 'rbp_resid': lambda p: 1 - 0.1 * 0.9 ** (p - 1),
+            'unj': lambda p: 2 / 3}
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

@@ -22,7 +22,7 @@ import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from public_paths import CommandError, via_cli, via_ir_measures, via_provider
-from strategies import qrels_and_run
+from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 from test_equivalence_classes import qrels_with_classes, split
 from test_stream import assert_streams_as_in_memory, write_files
 
@@ -141,7 +141,7 @@ def assert_paths_match(functions: dict, qrels: dict, run: dict, path, lists=None
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from(['ir_measures', 'provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from(['ir_measures', 'provider', 'cli']))
 def test_our_measures_equal_their_reference(data, params, path):
     qrels, run = data
     if path == 'cli' and not any(run.values()):
@@ -151,7 +151,7 @@ def test_our_measures_equal_their_reference(data, params, path):
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from(['provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from(['provider', 'cli']))
 def test_ir_measures_own_equal_their_reference(data, params, path):
     """Bpref, infAP, IPrec, NumQ and the set measures: ours through our provider by name and the command line
     (the default pipeline gives them to pytrec_eval)."""
@@ -171,7 +171,7 @@ def via_depth(depth: int):
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from([1, 2, 3, 10]))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from([1, 2, 3, 10]))
 def test_depth_cut_is_the_reference_on_the_top_of_the_ranking(data, params, depth):
     """trec_eval -M: every measure as on the run's first ``depth`` ranked docs (R and N from the whole qrels)."""
     qrels, run = data
@@ -180,7 +180,7 @@ def test_depth_cut_is_the_reference_on_the_top_of_the_ranking(data, params, dept
 
 
 @SETTINGS
-@given(qrels_and_run(), measure_params(), st.sampled_from(['provider', 'cli']))
+@given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from(['provider', 'cli']))
 def test_judged_only_is_trec_eval_minus_j(data, params, path):
     """judged_only=True: the retrieved docs with a label >= 0 only, ranks closed up (trec_eval -J), for ours and
     for ir_measures' IPrec, SetP, SetF and SetAP."""
@@ -277,7 +277,8 @@ def test_equal_to_pytrec_eval(data, params):
 
 # --- tie policies ---------------------------------------------------------------------------------------------
 
-LABELS = {'a': 3, 'b': 1, 'c': 0, 'd': 2, 'e': 1, 'f': -1, 'g': 0, 'h': -2}  # docs x, y, z are not judged
+LABELS = {'a': 3, 'b': 1, 'c': 0, 'd': 2, 'e': 1, 'f': -1, 'g': 0, 'h': -2, 'i': 2.5, 'j': 0.35, 'k': -1.5}
+# (docs x, y, z are not judged; i, j and k have real-valued labels)
 
 
 @st.composite

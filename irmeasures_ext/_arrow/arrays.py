@@ -66,3 +66,15 @@ def string_array(strings: list[str]) -> pa.Array:
     np.cumsum([len(item) for item in encoded], out=offsets[1:])
     return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets),
                                                              pa.py_buffer(b''.join(encoded))])
+
+
+def first_null(array: pa.ChunkedArray | pa.Array) -> int:
+    """The position of the first null of ``array`` (-1 if none), from its chunks' validity bitmaps."""
+    start = 0
+    for chunk in (array.chunks if isinstance(array, pa.ChunkedArray) else [array]):
+        if chunk.null_count:
+            if pa.types.is_null(chunk.type):
+                return start
+            return start + int(np.argmin(_bits(chunk.buffers()[0], chunk.offset, len(chunk))))
+        start += len(chunk)
+    return -1

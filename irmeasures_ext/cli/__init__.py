@@ -29,11 +29,25 @@ COMMANDS = {'compare': 'compare', 'crosscheck': 'crosscheck', 'datasets': 'datas
             'ties': 'ties'}
 
 
+def _misspelt_command(argv: list[str]) -> str | None:
+    """The subcommand ``argv[0]`` is close to, where it is no file, option nor ir_datasets id (``compar``)."""
+    import difflib
+    first = argv[0] if argv else ''
+    if not first or first.startswith('-') or '/' in first or os.path.exists(first):
+        return None
+    close = difflib.get_close_matches(first, COMMANDS, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     name = COMMANDS.get(argv[0], 'evaluate') if argv else 'evaluate'
     arguments = argv[1:] if argv and argv[0] in COMMANDS else argv
+    if name == 'evaluate' and (misspelt := _misspelt_command(argv)):
+        print(f'{PROG}: error: unknown command {argv[0]!r}; did you mean {misspelt}? (or give QRELS RUN MEASURE...)',
+              file=sys.stderr)
+        return EXIT_ERROR
     try:
         with ON_EXIT, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always', IrMeasuresExtWarning)
@@ -51,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval for ERR)
+    except Exception as error:  # a failing third-party provider (e.g. ir_measures' gdeval, --provider gdeval)
         print(f'{PROG}: error: {type(error).__name__}: {error}', file=sys.stderr)
         return EXIT_ERROR
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import signal
+import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
-from irmeasures_ext.errors import InputError, IrMeasuresExtError
-from irmeasures_ext.measures.base import DEFAULT_RANKING, SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.errors import InputError, IrMeasuresExtError, TemporaryFilesError
+from irmeasures_ext.measures.base import DEFAULT_RANKING, INT64_MAX, SCORE_PRECISIONS, TIE_POLICIES
 from irmeasures_ext.readers import FORMATS
 
 PROG = 'irmeasures-ext'
@@ -70,14 +71,10 @@ def add_depth(parser: ArgumentParser) -> None:
 
 
 def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}') from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'expected an integer >= 1, got {text!r}')
-    return value
+    """argparse type: an integer from 1 to INT64_MAX, in ASCII digits (``int`` also reads ``'١٠'``)."""
+    if not (text.isascii() and text.strip().lstrip('+').isdigit()) or not 1 <= int(text) <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f'expected an integer from 1 to {INT64_MAX}, got {text!r}')
+    return int(text)
 
 
 def add_inputs(parser: ArgumentParser) -> None:
@@ -116,31 +113,73 @@ def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
 
 
 def load_run(run_arg: str, file_format: str | None = None) -> Any:
-    """A run file (in ``file_format``, else as its extension says), or standard input copied to a temporary
-    file for "-" (a TREC run unless ``file_format`` says otherwise)."""
+    """A run file (in ``file_format``, else as its extension says), or standard input for "-" and a pipe such as
+    ``<(...)``, copied to a temporary file (a TREC run unless ``file_format`` says otherwise)."""
     from irmeasures_ext.readers.columnar import ColumnarSource, open_file
     from irmeasures_ext.readers.trec import TrecSource
-    if run_arg != STDIN:
+    if run_arg == STDIN:
+        if sys.stdin is None:
+            raise CliError(f'RUN is "{STDIN}" but standard input is closed')
+        copy, name = _copy_of(sys.stdin.buffer, '<stdin>'), '<stdin>'
+    elif _is_a_stream(run_arg):
+        with _opened(run_arg) as stream:
+            copy, name = _copy_of(stream, run_arg), run_arg
+    else:
         return open_file(run_arg, file_format)
     if file_format in (None, 'trec'):
-        return TrecSource(_copy_of_stdin(), '<stdin>')
-    return ColumnarSource.of_path(_copy_of_stdin(), file_format, '<stdin>')
+        return TrecSource(copy, name)
+    return ColumnarSource.of_path(copy, file_format, name)
 
 
-def _copy_of_stdin() -> Path:
-    """Standard input copied, in pieces, to a file in a temporary directory that the command removes when it
-    ends (:data:`ON_EXIT`): the copy can be read again (naming the line of a problem) and evaluated as it is
-    read, in bounded memory, like any file."""
+def _is_a_stream(path: str) -> bool:
+    """Whether ``path`` is a pipe, FIFO or other file that can be read only once (``<(...)``, ``/dev/stdin``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # (the reader names a missing file)
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextlib.contextmanager
+def _opened(path: str) -> Iterator[BinaryIO]:
+    try:
+        handle = open(path, 'rb')  # noqa: SIM115
+    except OSError as error:
+        raise CliError(f'{path}: cannot read: {error.strerror or error}') from None
+    with handle:
+        yield handle
+
+
+def _copy_of(stream: BinaryIO, name: str) -> Path:
+    """``stream`` (standard input, a pipe) copied, in pieces, to a file in a temporary directory that the
+    command removes when it ends (:data:`ON_EXIT`): the copy can be read again (naming the line of a problem)
+    and evaluated as it is read, in bounded memory, like any file."""
     from irmeasures_ext.engine.stream import temporary_directory
-    if sys.stdin is None:
-        raise CliError(f'RUN is "{STDIN}" but standard input is closed')
-    copy = ON_EXIT.enter_context(temporary_directory()) / 'stdin'
+    try:
+        folder = ON_EXIT.enter_context(temporary_directory())
+    except OSError as error:
+        raise _no_room(name, error) from None
+    copy = folder / 'run'
     try:
         with open(copy, 'wb') as handle:
-            shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
-    except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
-        raise CliError(f'RUN is "{STDIN}" but standard input cannot be read: {error}') from None
+            while piece := _piece_of(stream, name):
+                handle.write(piece)
+    except OSError as error:  # (reading raises CliError)
+        raise _no_room(name, error) from None
     return copy
+
+
+def _piece_of(stream: BinaryIO, name: str) -> bytes:
+    """The next MB of ``stream`` (b'' at its end); CliError if it cannot be read."""
+    try:
+        return stream.read(1 << 20)
+    except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
+        raise CliError(f'{name} cannot be read: {error}') from None
+
+
+def _no_room(name: str, error: OSError) -> TemporaryFilesError:
+    """The error for a copy of ``name`` that its temporary folder could not hold."""
+    return TemporaryFilesError.of(f'{name} is read from a copy in a temporary file', error)
 
 
 #: What the command removes when it ends, normally, by an error, or by SIGINT or SIGTERM

@@ -87,7 +87,8 @@ def _parser() -> ArgumentParser:
                     'move each measure; "irmeasures-ext ntcireval QRELS RUN -g GAINS" is NTCIREVAL\'s ad hoc '
                     'evaluation, with its names; "irmeasures-ext datasets ..." is ir_datasets\' command line with this '
                     'package\'s datasets (e.g. "irmeasures-ext datasets list").',
-        epilog='TREC files may be gzipped; Parquet and Arrow files are read too (see --format). Measures use '
+        epilog='TREC files may be compressed (gzip, bzip2, xz); Parquet and Arrow files are read too (see '
+               '--format). Measures use '
                'ir_measures syntax, e.g. "Q@10" "nDCG_Z1@5" "Q(beta=0.5)@10" RR@100 MedianRank, or trec_eval '
                'names (map, ndcg_cut.10, P.5,10); several may share one argument ("P@10 nDCG@10").')
     add_inputs(parser)

@@ -71,19 +71,40 @@ def _trec_measures(text: str, missing_ok: bool = False) -> list[Measure]:
             return []
         name, _, cutoff = text.partition('@')
         name = name.split('(')[0]
+        if cutoff and _is_trec_name(name):  # (map@100: a trec_eval name with ir_measures' cutoff syntax)
+            raise CliError(f"unknown measure {f'{name}@{cutoff}'!r}{_suggestion(name, cutoff)} ('@k' follows "
+                           "ir_measures' names; trec_eval's give a cutoff after a dot, e.g. ndcg_cut.10)") from None
         raise CliError(f'unknown measure {name!r}{_suggestion(name, cutoff)} (names are case-sensitive, e.g. '
                        'nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)') from None
 
 
-def _suggestion(name: str, cutoff: str) -> str:
-    """``'; did you mean X?'`` for a misspelt or miscased name, or a trec_eval name used with ``@``."""
+def _is_trec_name(name: str) -> bool:
     try:
-        equivalents = [str(m) + (f'@{cutoff}' if cutoff else '') for m in ir_measures.parse_trec_measure(name)]
+        return bool(ir_measures.parse_trec_measure(name))
+    except (ValueError, NameError, KeyError):
+        return False
+
+
+def _suggestion(name: str, cutoff: str) -> str:
+    """``'; did you mean X?'`` for a misspelt or miscased name, or a trec_eval name used with ``@`` (``map@100``:
+    ir_measures' measure at that cutoff, ``AP@100``)."""
+    try:
+        equivalents = [str(_at(m, cutoff)) for m in ir_measures.parse_trec_measure(name)]
     except (ValueError, NameError, KeyError):
         known = {candidate.lower(): candidate for candidate in [*TREC_NAMES, *ir_measures.measures.registry]}
         matches = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
         equivalents = [known[match] + (f'@{cutoff}' if cutoff else '') for match in matches]
     return f'; did you mean {" or ".join(dict.fromkeys(equivalents))}?' if equivalents else ''
+
+
+def _at(measure: Measure, cutoff: str) -> Measure | str:
+    """``measure`` with its ``@`` parameter set to ``cutoff`` (the text after ``@``), or as text if it takes none."""
+    if not cutoff:
+        return measure
+    try:
+        return measure(**{measure.AT_PARAM: ast.literal_eval(cutoff)})
+    except (ValueError, SyntaxError, TypeError):
+        return f'{measure}@{cutoff}'
 
 
 def _parse_literals(text: str) -> Measure:

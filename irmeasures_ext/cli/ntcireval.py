@@ -35,7 +35,7 @@ from irmeasures_ext.cli.common import (
     positive_int,
     prepare_process,
 )
-from irmeasures_ext.errors import MeasureParamError, RowError
+from irmeasures_ext.errors import InvalidClassError, MeasureParamError, RowError
 
 #: NTCIREVAL's ``-cutoffs`` default and limit ("Too many cutoffs" beyond), and its ``-p``-less 4 decimals.
 DEFAULT_CUTOFFS = (1000,)
@@ -150,6 +150,8 @@ def run(argv: list[str]) -> int:
     qrels = read_input(qrels_input, 'qrels')
     with qrels.located():
         check_levels(qrels.table, settings.max_level, args.g, args.j)
+        if args.ec:
+            check_class_ids(qrels.table)
     ours = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
     results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, ours)
     relevance = qrels.table['relevance']
@@ -183,7 +185,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
     if not math.isfinite(args.beta) or args.beta < 0:
         raise CliError(f'-beta must be a finite number >= 0, got {args.beta:g}')
     return Settings(gains=gains, max_level=len(gains), beta=args.beta, logb=args.logb, rbp=args.rbp,
-                    gamma=args.gamma, stops=None if args.s is None else _levels('-s', args.s), rbup=args.rbup)
+                    gamma=args.gamma, stops=None if args.s is None else _stop_values(args.s), rbup=args.rbup)
 
 
 def check_combinations(args: argparse.Namespace) -> None:
@@ -211,23 +213,46 @@ def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str],
 
 
 def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool = False) -> None:
-    """RowError for the first qrels line whose label is above the highest level ``-g`` declares, where
-    NTCIREVAL's compute stops with "max rel level mismatch"; with ``judged_only``, also for a negative
-    label (NTCIREVAL cannot read one; a condensed list would keep its doc for our measures and drop it for
-    ir_measures' AP, RR, P and Success, as trec_eval -J does)."""
-    from irmeasures_ext._arrow import compute as ac
-    checks = [(ac.greater(qrels['relevance'], max_level),
-               f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one gain per level, L1 '
-               'to the highest)')]
+    """RowError for the first qrels line whose label is not an integer (a real-valued label: NTCIREVAL's levels
+    are L0, L1, ...) or is above the highest level ``-g`` declares, where NTCIREVAL's compute stops with "max
+    rel level mismatch"; with ``judged_only``, also for a negative label (NTCIREVAL cannot read one; a condensed
+    list would keep its doc for our measures and drop it for ir_measures' AP, RR, P and Success, as trec_eval -J
+    does)."""
+    import numpy as np
+
+    from irmeasures_ext._arrow.arrays import to_numpy
+    labels = to_numpy(qrels['relevance'])
+    checks = [(labels != np.floor(labels), 'is not a level: NTCIREVAL reads integer levels L0, L1, ... (the measures '
+               'take real-valued labels: irmeasures-ext QRELS RUN "Q@10")'),
+              (labels > max_level, f'is above L{max_level}, the highest level "-g {gains_text}" declares (give one '
+                                   'gain per level, L1 to the highest)')]
     if judged_only:
-        checks.append((ac.less(qrels['relevance'], 0), 'is negative, which -j cannot take (NTCIREVAL reads no '
-                                                       'negative labels; label such docs 0 or leave them out)'))
+        checks.append((labels < 0, 'is negative, which -j cannot take (NTCIREVAL reads no negative labels; label '
+                                   'such docs 0 or leave them out)'))
     for bad, problem in checks:
-        offending = ac.take(qrels, ac.indices_nonzero(bad))
-        if offending.num_rows:
-            query_id, doc_id, label = (offending[column][0].as_py() for column in ('query_id', 'doc_id', 'relevance'))
+        if bad.any():
+            row = int(np.argmax(bad))
+            query_id, doc_id, label = (qrels[column][row].as_py() for column in ('query_id', 'doc_id', 'relevance'))
             raise RowError(f'label {label} of doc {doc_id!r} in query {query_id!r} {problem}', 'qrels', query_id,
                            doc_id)
+
+
+def check_class_ids(qrels: Any) -> None:
+    """InvalidClassError for the first qrels line whose equivalence class id is 0 or below, which NTCIREVAL's
+    ``-ec`` refuses (its class ids start at 1; the provider takes any non-negative one)."""
+    import numpy as np
+
+    from irmeasures_ext._arrow.arrays import to_numpy
+    from irmeasures_ext.readers.schemas import CLASS_COLUMN
+    if CLASS_COLUMN not in qrels.column_names:
+        return  # (the provider refuses qrels without classes under -ec, naming them)
+    classes = to_numpy(qrels[CLASS_COLUMN])
+    if classes.min(initial=1) <= 0:
+        row = int(np.argmax(classes <= 0))
+        query_id, doc_id = (qrels[column][row].as_py() for column in ('query_id', 'doc_id'))
+        raise InvalidClassError(f'class id {int(classes[row])} of doc {doc_id!r} in query {query_id!r} is not a '
+                                "positive integer: NTCIREVAL's -ec numbers classes from 1", 'qrels', query_id, doc_id,
+                                int(classes[row]))
 
 
 def _levels(flag: str, text: str) -> dict[int, float]:
@@ -242,10 +267,20 @@ def _levels(flag: str, text: str) -> dict[int, float]:
     return {level: value for level, value in enumerate(values, start=1)}
 
 
+def _stop_values(text: str) -> dict[int, float]:
+    """The ``-s`` stop values per level: positive and non-decreasing, as NTCIREVAL requires (a stop value of 0
+    everywhere would make NCUgu 0/0)."""
+    stops = _levels('-s', text)
+    values = list(stops.values())
+    if min(values) <= 0 or any(later < earlier for earlier, later in zip(values, values[1:], strict=False)):
+        raise CliError(f'-s {text}: stop values must be positive and non-decreasing from L1 (as NTCIREVAL requires)')
+    return stops
+
+
 def _cutoffs(text: str) -> list[int]:
     """The ``-cutoffs`` list: distinct positive integers, at most MAX_CUTOFFS."""
     parts = text.split(',')
-    if not all(part.isdigit() and int(part) > 0 for part in parts):
+    if not all(part.isascii() and part.isdigit() and int(part) > 0 for part in parts):  # ('²'.isdigit() too)
         raise argparse.ArgumentTypeError(f'{text!r}: expected positive integers separated by ",", e.g. 10,1000')
     cutoffs = [int(part) for part in parts]
     if len(cutoffs) > MAX_CUTOFFS:

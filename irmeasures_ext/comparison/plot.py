@@ -1,6 +1,6 @@
 """``--plot``: per measure, the sorted per-query differences of each run against the baseline (left),
 and each run's aggregate (the mean, or the measure's own: median, variance) with its confidence
-interval (right). Needs matplotlib (``pip install 'irmeasures-ext[plot]'``).
+interval (right). Needs matplotlib (``pip install '.[plot]'`` in a clone).
 
 The figure is drawn on matplotlib's Agg canvas without pyplot (a notebook's backend is left as it
 is) and written into a new file beside the target, then renamed onto it: a full disk or an
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from irmeasures_ext.comparison.table import RunValues, baseline_index
-from irmeasures_ext.errors import ComparisonError
+from irmeasures_ext.errors import ComparisonError, extra_install
 from irmeasures_ext.measures.base import lower_is_better
 
 
@@ -26,7 +26,7 @@ def plot_formats() -> list[str]:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
-        raise ComparisonError("--plot needs matplotlib: pip install 'irmeasures-ext[plot]'") from None
+        raise ComparisonError(f'--plot needs matplotlib: {extra_install("plot")}') from None
     return sorted(f'.{suffix}' for suffix in FigureCanvasAgg.get_supported_filetypes())
 
 
@@ -39,7 +39,8 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     if path.suffix.lower() not in formats:
         raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
     if path.is_dir() or (path.exists() and not overwrite):
-        raise ComparisonError(f'{path}: exists; give another file name{"" if path.is_dir() else " or overwrite it"}')
+        replace = '' if path.is_dir() else ', or replace it with --overwrite (overwrite=True in Python)'
+        raise ComparisonError(f'{path}: exists; give another file name{replace}')
     folder = path.parent
     if not folder.is_dir():
         raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else

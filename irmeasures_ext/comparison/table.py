@@ -83,9 +83,7 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Ite
     evaluation = Evaluation(list(measures), ext_provider.configured(ties, score_precision))
     if not evaluation.measures:
         raise ComparisonError('give at least one measure')
-    evaluation.read_qrels(qrels)
-    if evaluation.built is None or not len(evaluation.built.qrel_qids):
-        raise ComparisonError('the qrels hold no query: nothing to compare')
+    evaluation.read_qrels(qrels)  # (InputError for qrels without a judgment)
 
     def results_of(run: Any) -> Results:
         try:

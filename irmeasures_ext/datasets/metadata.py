@@ -6,7 +6,8 @@ first time ``metadata()`` (or ``*_count()``) asks for them, and kept in
 ``$IR_DATASETS_HOME/<collection>/irmeasures_ext-counts.json`` next to the data with the sizes and
 mtimes of the files they were counted from, so each is counted once per version of its files (a
 folder that cannot be written to just keeps nothing); NCI's come from the manifest of the build in
-place. A count whose files are not in place raises one ``MissingFilesError`` naming them all.
+place. A count whose files are not in place is left out of ``metadata()`` (ir_datasets' ``{}``); asked for
+alone (``*_count()``) it is None, as ir_datasets gives an unknown count.
 """
 import functools
 import json
@@ -19,7 +20,7 @@ from typing import Any
 import ir_datasets
 from ir_datasets.datasets.base import Dataset
 
-from irmeasures_ext.datasets.common import package_data, source_signature
+from irmeasures_ext.datasets.common import MissingFilesError, package_data, source_signature
 
 CACHE_NAME = 'irmeasures_ext-counts.json'
 
@@ -41,12 +42,17 @@ class CountsProvider:
         self._count = count
 
     def get_metadata(self, dataset_id: str, entity_type: Any) -> dict[str, Any]:
-        """``{'count': n}``: known offline, or counted from the files in place (nothing downloaded or built)."""
+        """``{'count': n}``: known offline, or counted from the files in place (nothing downloaded or built);
+        ``{}`` (ir_datasets' "not known") when neither: ``metadata()`` gives what is known and never raises
+        for what is not."""
         entity = ir_datasets.EntityType(entity_type).value
         known = known_counts().get(dataset_id, {}).get(entity)
         if known is not None:
             return {'count': known['count']}
-        return {'count': self._count(dataset_id, entity)}
+        try:
+            return {'count': self._count(dataset_id, entity)}
+        except MissingFilesError:
+            return {}
 
 
 def count_records(dataset: Dataset, entity: str) -> int:

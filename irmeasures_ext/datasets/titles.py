@@ -2,7 +2,7 @@
 when it is tokenized and decoded again (NCI's ``lower()``), exactly or approximately.
 
 - ``bert``: the real tokenizer (``transformers.BertTokenizer.from_pretrained('bert-base-uncased')``;
-  ``pip install 'irmeasures-ext[nci]'``), as NCI runs it: ``decode(convert_tokens_to_ids(
+  ``pip install '.[nci]'`` in a clone), as NCI runs it: ``decode(convert_tokens_to_ids(
   tokenize(title)))``, with decode's clean-up of spaces before punctuation.
 - ``basic``: the built-in fallback, with no vocabulary: BERT's basic tokenisation (drop control
   characters, whitespace to spaces, spaces around CJK ideographs, lowercase, strip accents, split
@@ -25,6 +25,8 @@ import os
 import unicodedata
 import warnings
 from collections.abc import Callable
+
+from irmeasures_ext.errors import extra_install
 
 ENVIRONMENT = 'IRMEASURES_EXT_NCI_TITLES'
 NORMALISERS = ('bert', 'basic')
@@ -125,7 +127,7 @@ def chosen() -> str:
     except ImportError:
         warnings.warn("transformers is not installed: NCI titles are normalised with the built-in approximation of "
                       "bert-base-uncased (words with characters outside its vocabulary are not turned into [UNK], "
-                      f"so a few duplicate titles may stay apart); pip install 'irmeasures-ext[nci]' or set "
+                      f'so a few duplicate titles may stay apart); {extra_install("nci")}, or set '
                       f'{ENVIRONMENT}=basic to silence this', UserWarning, stacklevel=3)
         return 'basic'
     return 'bert'

@@ -13,12 +13,14 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
+from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
-from irmeasures_ext.readers.inputs import Input, read_input
+from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, read_input
+from irmeasures_ext.readers.schemas import REAL_LABEL
 
 if TYPE_CHECKING:
     from irmeasures_ext.plugin import IrMeasuresExtProvider
@@ -66,6 +68,9 @@ class Evaluation:
             self.other = named_provider(provider, self.measures)
             self.ours = self.measures if self.other.NAME == ours.NAME else []
         self.others = [m for m in self.measures if m not in self.ours]
+        for measure in self.others:
+            if not self.other.supports(measure):
+                raise MeasureParamError(f'{measure}: {why_unsupported(measure, [ours, *self._other_providers])}')
         self.ours_name = ours.NAME
         self.ranking = ours.ranking()
         if self.ranking.depth is not None and self.others:
@@ -81,9 +86,32 @@ class Evaluation:
         and returns it. Our evaluator is built even without measures of ours: it checks both inputs."""
         if run is None:
             self.built = evaluator(self.ours, qrels, self.ranking)
-            return None
-        self.built, run = evaluator_and_run(self.ours, qrels, run, self.ranking)
+        else:
+            self.built, run = evaluator_and_run(self.ours, qrels, run, self.ranking)
+        self._check_others_take_the_labels(self.built.qrels)
         return run
+
+    def _check_others_take_the_labels(self, qrels: pa.Table) -> None:
+        """InputError naming the measures of other providers when the qrels have real-valued labels, which
+        ir_measures' providers read as integers (pytrec_eval refuses them, trec_eval truncates them)."""
+        if self.others and qrels.schema.field('relevance').type == REAL_LABEL:
+            labels = to_numpy(qrels['relevance'])
+            row = int(np.argmax(labels != np.floor(labels)))
+            doc_id, query_id = (qrels[column][row].as_py() for column in ('doc_id', 'query_id'))
+            raise InputError(
+                f'the qrels have real-valued labels (e.g. {float(labels[row])!r} for doc {doc_id!r} in query '
+                f'{query_id!r}), which only the {self.ours_name} provider computes with; '
+                + '; '.join(f'{measure} would go to {self._provider_of(measure).NAME}' for measure in self.others)
+                + ', which reads integer labels')
+
+    @property
+    def _other_providers(self) -> list[ir_measures.providers.Provider]:
+        """The providers ``self.other`` tries in order: the default pipeline's, or the named one."""
+        return getattr(self.other, 'providers', [self.other])
+
+    def _provider_of(self, measure: Measure) -> ir_measures.providers.Provider:
+        """The provider that computes one of ``self.others`` (there is one: checked in ``__init__``)."""
+        return next(p for p in self._other_providers if p.is_available() and p.supports(measure))
 
     def results(self, run: Any) -> Results:
         """Per-query values of every measure for ``run`` (any accepted form)."""
@@ -100,16 +128,15 @@ class Evaluation:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
-            for metric in self.other.evaluator(self.others, built.qrels.to_pandas()).iter_calc(run.table.to_pandas()):
+            qrels, run_docs = as_dict_of_dict(built.qrels, 'relevance'), as_dict_of_dict(run.table, 'score')
+            for metric in self.other.evaluator(self.others, qrels).iter_calc(run_docs):
                 theirs[metric.measure][position[metric.query_id]] = metric.value
             values.update(theirs)
         return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
 
     def _check_trec_eval_can_evaluate(self, qrels: pa.Table, run: pa.Table) -> None:
         """InputError where pytrec_eval would compute measures on queries it cannot evaluate (it would crash)."""
-        providers = getattr(self.other, 'providers', [self.other])  # (the default pipeline tries them in order)
-        via_trec_eval = [str(m) for m in self.others
-                         if next(p for p in providers if p.is_available() and p.supports(m)).NAME == 'pytrec_eval']
+        via_trec_eval = [str(m) for m in self.others if self._provider_of(m).NAME == 'pytrec_eval']
         crashing = queries_trec_eval_cannot_evaluate(qrels, run) if via_trec_eval else []
         if crashing:
             raise InputError(
@@ -125,6 +152,24 @@ def queries_trec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[st
     highest = qrels.group_by('query_id').aggregate([('relevance', 'max')])
     crashing = highest.filter(pc.less_equal(highest['relevance_max'], TREC_EVAL_CRASHING_LABEL))['query_id']
     return sorted(set(crashing.to_pylist()) & set(pc.unique(run['query_id']).to_pylist()))
+
+
+def why_unsupported(measure: Measure, providers: list[ir_measures.providers.Provider]) -> str:
+    """Why none of ``providers`` computes ``measure``: the parameters every provider of its name requires, the
+    providers that would compute it once installed, or that none computes it with these parameters."""
+    specs = [(provider, spec) for provider in providers for spec in provider.SUPPORTED_MEASURES
+             if spec.NAME == measure.NAME]
+    required = [{name for name, value in spec.params.items() if getattr(value, 'required', False)}
+                for _, spec in specs]
+    missing = sorted(set.intersection(*required) - set(measure.params)) if required else []
+    if missing:
+        return f'parameter(s) {", ".join(missing)} required, e.g. {measure.NAME}({missing[0]}=...)'
+    to_install = [provider for provider, _ in specs if not provider.is_available() and provider.supports(measure)]
+    if to_install:
+        return 'computed by ' + ' or '.join(dict.fromkeys(f'{provider.NAME}, which is not installed '
+                                                          f'({provider.install_instructions() or "?"})'
+                                                          for provider in to_install))
+    return 'no installed provider computes it with these parameters'
 
 
 def listed(query_ids: list[str]) -> str:

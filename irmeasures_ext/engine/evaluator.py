@@ -3,7 +3,6 @@ run once and runs every requested kernel on that ranking."""
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -21,7 +20,13 @@ from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import scores_from_ranks
 from irmeasures_ext.engine.transforms import CLASS_POLICIES, Transforms, apply_all, transforms_of
-from irmeasures_ext.errors import MeasureParamError, NoOverlapWarning, ValueOverflowError
+from irmeasures_ext.errors import (
+    MeasureParamError,
+    NoOverlapWarning,
+    RepeatedJudgmentWarning,
+    ValueOverflowError,
+    warn_at_caller,
+)
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
 
@@ -53,6 +58,11 @@ class ExtEvaluator(providers.Evaluator):
             measure_judgments = judgments.by_class() if measure_ranking.uses_classes(measure) else judgments
             if (prepare := kernel_of(measure).prepare) is not None:
                 prepare(measure, measure_judgments)
+
+    def warn_about_the_qrels(self) -> None:
+        """RepeatedJudgmentWarning for qrels lines repeated alike (counted once), naming the file and lines."""
+        if self.judgments.repeated is not None:
+            warn_at_caller(self._qrels.describe(self.judgments.repeated), RepeatedJudgmentWarning)
 
     @functools.cached_property
     def qrel_qids(self) -> list[str]:  # type: ignore[override]  # (the base class's attribute, made when first read)
@@ -173,13 +183,20 @@ def warn_if_no_overlap(n_queries: int, retrieved: int, run_queries: int) -> None
         return
     detail = 'the run is empty' if not run_queries else (
         f'none of its {run_queries} queries is in the qrels: check the query ids')
-    warnings.warn(f'the run retrieves nothing for any of the {n_queries} qrels queries ({detail}); every measure takes '
-                  'its value for an unanswered query', NoOverlapWarning, stacklevel=4)
+    warn_at_caller(f'the run retrieves nothing for any of the {n_queries} qrels queries ({detail}); every measure '
+                   'takes its value for an unanswered query', NoOverlapWarning)
 
 
 def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING) -> ExtEvaluator:
     """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form,
     ranking runs by ``ranking`` (measures may choose their own)."""
+    built = _unwarned_evaluator(measures, qrels, ranking)
+    built.warn_about_the_qrels()
+    return built
+
+
+def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -> ExtEvaluator:
+    """:func:`evaluator` without its warnings, which must be given on the caller's thread."""
     rankings = {measure: ranking_of(measure, ranking) for measure in measures}  # (checked before reading)
     qrels = read_input(qrels, 'qrels')
     with qrels.located():
@@ -188,14 +205,23 @@ def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RA
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
                       ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input | stream.RunStream]:
-    """The evaluator and the run, read while the qrels are converted (for files, Arrow's reader
-    releases the GIL, so the two overlap); a run to evaluate as it is read is not read here."""
+    """The evaluator and the run, read while the qrels are converted on another thread (for files, Arrow's
+    reader releases the GIL, so the two overlap); a run to evaluate as it is read is not read here. The run
+    is read on the calling thread, so that its warnings point at the caller; a problem of the qrels is
+    reported before one of the run."""
     with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
     run = stream.streamed_or_opened(run, with_rank)
     if isinstance(run, stream.RunStream):  # (read as it is evaluated)
         return evaluator(measures, qrels, ranking), run
     with ThreadPoolExecutor(1) as pool:
-        read = pool.submit(read_input, run, 'run', with_rank)
-        return evaluator(measures, qrels, ranking), read.result()
+        building = pool.submit(_unwarned_evaluator, measures, qrels, ranking)
+        try:
+            read = read_input(run, 'run', with_rank)
+        except BaseException:
+            building.result()
+            raise
+        built = building.result()
+    built.warn_about_the_qrels()
+    return built, read
 
 

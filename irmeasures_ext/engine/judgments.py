@@ -14,7 +14,13 @@ from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.segments import segment_count, segment_cumsum
-from irmeasures_ext.errors import ConflictingClassesError, ConflictingLabelsError, InputError, InvalidClassError
+from irmeasures_ext.errors import (
+    ConflictingClassesError,
+    ConflictingLabelsError,
+    InputError,
+    InvalidClassError,
+    RepeatedJudgment,
+)
 from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
 #: Label given to retrieved documents that have no qrels entry (below every ``rel`` threshold).
@@ -54,8 +60,11 @@ class Judgments:
         self._cache: dict[Hashable, Any] = {}
         if CLASS_COLUMN in qrels.column_names:
             _check_class_ids(qrels)
+        #: The first (query, doc) pair judged on identical lines (counted once), if any.
+        self.repeated: RepeatedJudgment | None = None
         if self._index(qrels):
-            self._index(_deduplicate_qrels(qrels))
+            deduplicated, self.repeated = _deduplicate_qrels(qrels)
+            self._index(deduplicated)
 
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, computed once per ``key``: qrels-side values shared by measures and runs."""
@@ -174,11 +183,12 @@ class Judgments:
         return rows[same], entry[same]
 
 
-def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
-    """Drops repeated identical qrels lines; raises InputError on conflicting labels or classes."""
+def _deduplicate_qrels(qrels: pa.Table) -> tuple[pa.Table, RepeatedJudgment]:
+    """Drops repeated identical qrels lines, returning the first such pair; raises InputError on conflicting
+    labels or classes."""
     columns = [name for name in ('relevance', CLASS_COLUMN) if name in qrels.column_names]
     pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([(name, how) for name in columns
-                                                              for how in ('min', 'max')])
+                                                              for how in ('min', 'max')] + [([], 'count_all')])
     if pairs.num_rows != qrels.num_rows:
         for name, error, what in (('relevance', ConflictingLabelsError, 'labels'),
                                   (CLASS_COLUMN, ConflictingClassesError, 'classes')):
@@ -190,8 +200,14 @@ def _deduplicate_qrels(qrels: pa.Table) -> pa.Table:
                 raise error(f'conflicting {what} for doc {first["doc_id"]!r} in query {first["query_id"]!r} '
                             f'({what} {first[f"{name}_min"]} and {first[f"{name}_max"]}); {conflicts.num_rows} such '
                             'pair(s)', 'qrels', first['query_id'], first['doc_id'])
+    repeated = pairs.filter(ac.greater(pairs['count_all'], 1))
+    first = repeated.slice(0, 1).to_pylist()[0]
+    more = f' ({repeated.num_rows - 1} more such pair(s))' if repeated.num_rows > 1 else ''
+    judgment = RepeatedJudgment(f'doc {first["doc_id"]!r} in query {first["query_id"]!r} is judged on '
+                                f'{first["count_all"]} lines with the same label: counted once{more}', 'qrels',
+                                first['query_id'], first['doc_id'])
     return pa.table({'query_id': pairs['query_id'], 'doc_id': pairs['doc_id'],
-                     **{name: pairs[f'{name}_min'] for name in columns}})
+                     **{name: pairs[f'{name}_min'] for name in columns}}), judgment
 
 
 def _check_class_ids(qrels: pa.Table) -> None:

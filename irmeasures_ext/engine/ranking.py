@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -48,6 +48,11 @@ TIE_PAIRS_PER_ROW = 4
 _BLOCK = 1 << 17
 #: Blocks ranked at once, at most (one per CPU up to this).
 _MAX_THREADS = 4
+#: CPUs of the machine (``os.cpu_count`` reads /sys each time).
+_CPUS = os.cpu_count() or 1
+#: Runs of fewer rows are ranked on the calling thread alone: for runs of 10,000 rows, starting a thread cost
+#: more than it saved (benchmarks/every_measure.py, part ``small``).
+_THREADED_ROWS = 1 << 14
 #: Odd 64-bit multipliers: a row's (group, doc hash) key, and its slot in each round of _has_repeated_doc.
 _GROUP_MIX = np.uint64(0xD6E8_FEB8_6659_FD93)
 _SLOT_MULTIPLIERS = (np.uint64(0x9E37_79B9_7F4A_7C15), np.uint64(0xC2B2_AE3D_27D4_EB4F),
@@ -142,8 +147,9 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
         return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0,
                          None if judgments.equivalence_class is None else empty)
-    # The query boundaries, by halves, and the score check on two threads, before the first block.
-    with ThreadPoolExecutor(1) as helper:
+    # The query boundaries, by halves, and the score check on two threads, before the first block (a small
+    # run on the calling thread alone: starting a thread costs more than it saves there).
+    with ThreadPoolExecutor(1) if run.num_rows >= _THREADED_ROWS else _InlineExecutor() as helper:
         starts = _query_starts(run['query_id'], helper)
         checked = helper.submit(_check_scores, run)
         order, sizes, group_query = _query_groups(run['query_id'], starts, judgments)
@@ -160,15 +166,15 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
         return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
                            group_query[first:last], judgments, precision)
 
-    blocks = _on_threads_with_caller(block, bounds, min(len(bounds), os.cpu_count() or 1, _MAX_THREADS))
+    blocks = _on_threads_with_caller(block, bounds, min(len(bounds), _CPUS, _MAX_THREADS))
     if any(b.has_duplicate for b in blocks):
         _find_duplicate_doc(run)
     query, rank, entry, tie_start, tie_size = (
         np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
         for name in ('query', 'rank', 'entry', 'tie_start', 'tie_size'))
-    # By query, then rank: each block's rows are (by _rank_block), and each query is in one block.
-    order = np.argsort(query, kind='stable')
-    query, rank, entry, tie_start, tie_size = (a[order] for a in (query, rank, entry, tie_start, tie_size))
+    if len(blocks) > 1:  # by query, then rank: each block's rows are (by _rank_block), and each query in one block
+        order = np.argsort(query, kind='stable')
+        query, rank, entry, tie_start, tie_size = (a[order] for a in (query, rank, entry, tie_start, tie_size))
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
     classes = None if judgments.equivalence_class is None else judgments.equivalence_class[entry]
@@ -185,6 +191,8 @@ def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads:
     reuse; a pool thread starts a fresh arena (fewer page faults and a lower peak RSS than two pool
     threads).
     """
+    if threads == 1:
+        return [function(item) for item in items]
     remaining = iter(items)  # (shared: taking an item holds the GIL)
 
     def drain() -> list[R]:
@@ -193,6 +201,18 @@ def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads:
     with ThreadPoolExecutor() as pool:  # (it starts a thread per task submitted while none is idle)
         helpers = [pool.submit(drain) for _ in range(threads - 1)]
         return drain() + [result for helper in helpers for result in helper.result()]
+
+
+class _InlineExecutor(Executor):
+    """An executor that runs each task at once on the calling thread."""
+
+    def submit(self, fn: Callable[..., R], /, *args: object, **kwargs: object) -> Future[R]:
+        done: Future[R] = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # (raised by result(), as a thread's would be)
+            done.set_exception(error)
+        return done
 
 
 @dataclass(frozen=True)
@@ -220,7 +240,7 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     rank, tie_start, tie_size = _ranks(_descending_score_keys(run['score'], precision), row_group,
                                        np.cumsum(sizes) - sizes, docs, rows)
     query = judgments.query[entry]
-    order = np.argsort((query << 32) | rank)  # by query, then rank (ranks < 2**32)
+    order = np.argsort((query << 32) | rank, kind='stable')  # by query, then rank (ranks < 2**32): see _ranks
     return _RankedBlock(has_duplicate, query[order], rank[order], entry[order], tie_start[order], tie_size[order])
 
 
@@ -260,7 +280,7 @@ def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
 
 
-def _query_starts(query_ids: pa.ChunkedArray, helper: ThreadPoolExecutor) -> np.ndarray:
+def _query_starts(query_ids: pa.ChunkedArray, helper: Executor) -> np.ndarray:
     """The first row of each run of equal query ids (a non-empty column), the second half of the rows
     compared on ``helper``'s thread."""
     half = len(query_ids) // 2
@@ -330,7 +350,7 @@ def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray
         run_start[1:] |= score_key[1:] != score_key[:-1]
     else:
         key = _group_score_keys(row_group, score_key)
-        order = np.argsort(key)
+        order = np.argsort(key, kind='stable')  # (timsort: the keys ascend by group, a run each)
         key = key[order]
         run_start[1:] = key[1:] != key[:-1]
         position = np.empty_like(order)

@@ -43,6 +43,7 @@ import pyarrow.ipc
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds
+from irmeasures_ext.errors import TemporaryFilesError
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.inputs import (
     Input,
@@ -60,10 +61,10 @@ if TYPE_CHECKING:
 
 T = TypeVar('T')
 
-#: TREC run files of at least this many bytes (a gzipped one: its size times GZIP_RATIO) are evaluated as
+#: TREC run files of at least this many bytes (a compressed one: its size times GZIP_RATIO) are evaluated as
 #: they are read; smaller ones are read whole, which is faster while they fit (see benchmarks/scale.py).
 STREAM_FROM_BYTES = 1 << 29
-#: About how many times larger than its gzipped file a run file is.
+#: About how many times larger than its compressed file a run file is (gzip's; bz2 and xz compress more).
 GZIP_RATIO = 4
 #: The bytes a Parquet/Arrow run's row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``):
 #: such a run of at least STREAM_FROM_BYTES / ROW_BYTES rows is streamed, BLOCK_BYTES / ROW_BYTES rows at once.
@@ -132,13 +133,13 @@ def streamed_or_opened(run: Any, with_rank: bool) -> RunStream | Any:
 
 
 def size_of(source: trec.TrecSource | columnar.ColumnarSource) -> int | None:
-    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a gzipped one's times
+    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a compressed one's times
     :data:`GZIP_RATIO`; None for one already in memory), a Parquet/Arrow run's rows times :data:`ROW_BYTES`."""
     if isinstance(source, columnar.ColumnarSource):
         return source.num_rows * ROW_BYTES
     if source.size is None:
         return None
-    return source.size * (GZIP_RATIO if source.gzipped else 1)
+    return source.size * (GZIP_RATIO if source.compressed else 1)
 
 
 def _readable_again(path: str | os.PathLike[str]) -> bool:
@@ -166,8 +167,20 @@ def evaluate(evaluator: ExtEvaluator, run: RunStream) -> Streamed:
         return _evaluate(evaluator, run, _contiguous(_whole_queries(run.tables())))
     except _Interleaved:
         pass
-    with temporary_directory() as directory:
-        return _evaluate(evaluator, run, _partitioned(run, directory))
+    try:
+        with temporary_directory() as directory:
+            return _evaluate(evaluator, run, _partitioned(run, directory))
+    except _NoRoom as no_room:
+        raise TemporaryFilesError.of(f'{run.name}: its queries are interleaved, so it is partitioned by query in '
+                                     'temporary files', no_room.error) from None
+
+
+class _NoRoom(Exception):
+    """A temporary file of :func:`_partitioned` could not be written (``error``): not the run's reading."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Table]) -> Streamed:
@@ -198,8 +211,9 @@ def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Tabl
             mask |= now
     if run.checks_order:
         warn_if_listed_by_ascending_score(ascending, run.name)
-    if not last:
-        return Streamed({}, 0, 0)
+    if not last:  # an empty run, or no measure: the values of a run retrieving nothing
+        return Streamed(evaluator.computed(evaluator.ranked(Input(run.layout.schema.empty_table(), run.source))), 0,
+                        0)
     unanswered = evaluator.kernel_values({key: ranked.without_rows(retrieved[key], run_queries)
                                           for key, ranked in last.items()})
     for measure, (values, mask) in answered.items():
@@ -256,13 +270,17 @@ def _partitioned(run: RunStream, directory: Path) -> Iterator[pa.Table]:
             grouped = table.take(pa.array(order))
             start = 0
             for index in np.flatnonzero(counts).tolist():
-                if index not in writers:
-                    writers[index] = pa.ipc.new_stream(str(paths[index]), table.schema)
-                writers[index].write_table(grouped.slice(start, int(counts[index])))
+                try:
+                    if index not in writers:
+                        writers[index] = pa.ipc.new_stream(str(paths[index]), table.schema)
+                    writers[index].write_table(grouped.slice(start, int(counts[index])))
+                except OSError as error:
+                    raise _NoRoom(error) from None
                 start += int(counts[index])
     finally:
         for writer in writers.values():
-            writer.close()
+            with contextlib.suppress(OSError):  # (a full disk: _NoRoom says so)
+                writer.close()
     for index in sorted(writers):
         with pa.ipc.open_stream(str(paths[index])) as reader:
             table = reader.read_all()

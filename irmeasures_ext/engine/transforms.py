@@ -20,8 +20,10 @@ import numpy as np
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.judgments import UNJUDGED, Judgments
+from irmeasures_ext.engine.kernels.common import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.ties import group_ids
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import ExtMeasure, Ranking
 
 K = TypeVar('K', bound=Hashable)
@@ -112,12 +114,23 @@ def judged_only(value: bool, measure: Measure) -> Transform | None:
     return Transform(condensed, (None if ntcireval else 0,))
 
 
+def with_classes(value: bool, measure: Measure) -> Transform | None:
+    """``classes=True``: :func:`equivalence_classes`; MeasureParamError for a measure not defined with them
+    (its kernel's ``takes_classes``)."""
+    if not value:
+        return None
+    if not kernel_of(measure).takes_classes:
+        raise MeasureParamError(f'{measure} is not defined with equivalence classes (classes=True): its value '
+                                'needs which doc of its class each retrieved doc stands for')
+    return Transform(equivalence_classes)
+
+
 #: The transforms a measure asks for with a parameter, applied in this order (after the tie policy's
 #: reordering and the depth cut): parameter name -> the transform for the parameter's value and the
 #: measure (None: no transform). Classes come first: a doc retrieved first in its class uses the class
 #: up even when a condensed list would drop it (a negative label).
 BY_PARAMETER: dict[str, Callable[[Any, Measure], Transform | None]] = {
-    'classes': lambda value, _measure: Transform(equivalence_classes) if value else None,
+    'classes': with_classes,
     'judged_only': judged_only,
 }
 

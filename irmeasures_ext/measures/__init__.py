@@ -3,7 +3,13 @@
 imports them all, so registers our measures in ``ir_measures.measures.registry``; it imports nothing
 but ir_measures. A new declaration module is imported here (a test checks that none is left out).
 """
-from irmeasures_ext.measures import trec_family  # noqa: F401  (ir_measures' measures our provider computes)
+from irmeasures_ext.measures import (  # noqa: F401  (ir_measures' measures our provider computes)
+    compat,
+    cwl_family,
+    gdeval,
+    judged,
+    trec_family,
+)
 from irmeasures_ext.measures.base import PROVIDER_SPECS, ExtMeasure
 from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
 from irmeasures_ext.measures.nerr import nERR
@@ -22,6 +28,7 @@ from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
+from irmeasures_ext.measures.trec10 import rbp, rbp_resid, unj
 from irmeasures_ext.measures.trec_eval_rest import (
     G,
     Rndcg,
@@ -43,5 +50,6 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'nDCG_JK', 'nDCG_Z1', 'nERR', 'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP',
            'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2',
            'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
+           'rbp', 'rbp_resid', 'unj',
            'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
            'relative_P', 'num_nonrel_judged_ret']

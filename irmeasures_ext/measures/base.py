@@ -97,10 +97,7 @@ class ExtMeasure(irm.Measure):
     def validate_params(self) -> None:
         if self.validated:
             return
-        for name, info in self.SUPPORTED_PARAMS.items():
-            if info.required and name not in self.params:
-                example = f', e.g. {self.NAME}@10' if name == 'cutoff' else ''
-                raise MeasureParamError(f'{self.NAME}: parameter {name!r} is required{example}')
+        check_required_params(self)
         super().validate_params()
 
     def _param_repr(self, value: Any) -> str:
@@ -197,10 +194,21 @@ def name_of(measure: irm.Measure) -> str:
     return measure.NAME
 
 
+def check_required_params(measure: irm.Measure) -> None:
+    """MeasureParamError naming the first parameter ``measure`` requires and lacks (ir_measures' own check
+    prints the missing value as ``<object object at 0x...>``)."""
+    for name, info in measure.SUPPORTED_PARAMS.items():
+        if info.required and name not in measure.params:
+            at = '0.5' if info.dtype is float else '10'  # (IPrec's recall level, else a cutoff)
+            example = f'{measure.NAME}@{at}' if name == measure.AT_PARAM else f'{measure.NAME}({name}=...)'
+            raise MeasureParamError(f'{measure.NAME}: parameter {name!r} is required, e.g. {example}')
+
+
 def check_measure(measure: irm.Measure) -> None:
     """Checks any measure's parameters with this package's rules (ir_measures checks with ``assert``,
     which ``python -O`` skips); raises MeasureParamError."""
     check_known_params(name_of(measure), measure.params, measure.SUPPORTED_PARAMS)
+    check_required_params(measure)
     if not isinstance(measure, ExtMeasure):
         for name, value in measure.params.items():
             check_common_param(name_of(measure), name, value)

@@ -23,7 +23,7 @@ class _nERR(ExtMeasure):
     ``gains`` if given, else the largest label of the qrels. Labels above ``max_level`` are an
     error.
 
-    Differs from ir_measures' ``ERR`` (gdeval: p = (2^l − 1)/2^{l_max}, not normalised) and
+    Differs from ir_measures' ``ERR`` (gdeval: p = (2^l − 1)/2^4, not normalised) and
     its ``NERR8``–``NERR11`` (different stop probabilities and normalisations).
 
     .. cite:: Olivier Chapelle, Donald Metzler, Ya Zhang, Pierre Grinspan. Expected Reciprocal

@@ -76,8 +76,8 @@ class _ERR_NTCIR(ExtMeasure):
     top level, it does not reduce to RR for binary relevance. A query with R = 0 scores 0.
 
     Differs from ir_measures' ``ERR`` (Chapelle et al. as gdeval computes it), whose stop
-    probability is (2^l − 1)/2^{l_max}. No closed form for the mean over the orderings of tied
-    docs: refused under ``ties='expected'``.
+    probability is (2^l − 1)/2^4 (gdeval's top grade). No closed form for the mean over the orderings
+    of tied docs: refused under ``ties='expected'``.
 
     .. cite:: Olivier Chapelle, Donald Metzler, Ya Zhang, Pierre Grinspan. Expected Reciprocal
        Rank for Graded Relevance. CIKM 2009.

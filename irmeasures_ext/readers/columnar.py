@@ -156,16 +156,49 @@ class ColumnarSource:
 
 
 def _parquet_folder(path: Path, name: str) -> Any:
-    """The Parquet dataset of a folder: its files at any depth (hive partitions such as ``query_id=3/``
-    read as columns), those whose names start with ``.`` or ``_`` left out (Spark's ``_SUCCESS``, ``.crc``)."""
+    """The Parquet dataset of a folder: its files at any depth (hive partitions such as ``query_id=007/`` read
+    as columns of text: :func:`hive_partitioning_as_text`), those whose names start with ``.`` or ``_`` left
+    out (Spark's ``_SUCCESS``, ``.crc``)."""
     import pyarrow.dataset as ds
     try:
-        dataset = ds.dataset(path, format='parquet', partitioning='hive')
+        dataset = ds.dataset(path, format='parquet', partitioning=hive_partitioning_as_text(path))
     except _UNREADABLE as error:
         raise ColumnarFileError(f'{name}: cannot read as a folder of Parquet files: {error}') from None
     if not dataset.files:
         raise ColumnarFileError(f'{name}: folder holds no Parquet files')
+    _check_same_columns(dataset, path, name)
     return dataset
+
+
+def _check_same_columns(dataset: Any, path: Path, name: str) -> None:
+    """ColumnarFileError naming the first file of a folder whose columns (names or types) differ from its first
+    file's: pyarrow would read the columns it lacks as missing values, or fail on a type."""
+    def columns(fragment: Any) -> set[str]:
+        return {f'{field.name} ({field.type})' for field in fragment.physical_schema}
+
+    fragments = iter(dataset.get_fragments())
+    first = next(fragments)
+    wanted = columns(first)
+    for fragment in fragments:
+        described = columns(fragment)
+        if described == wanted:
+            continue
+        raise ColumnarFileError(
+            f'{name}: file {Path(fragment.path).relative_to(path)} has columns other than '
+            f'{Path(first.path).relative_to(path)}: {", ".join(sorted(described - wanted)) or "none"} instead of '
+            f'{", ".join(sorted(wanted - described))} (the files of a folder are one table: give them the same '
+            'columns)')
+
+
+def hive_partitioning_as_text(path: str | os.PathLike[str]) -> Any:
+    """The hive partitioning of the Parquet folder ``path`` (``query_id=007/``) with every key's values read
+    as text (pyarrow infers integers: ``007`` and ``7`` would both be query 7); ``'hive'`` for a folder
+    without partitions. ArrowException or OSError for a folder pyarrow cannot read."""
+    import pyarrow.dataset as ds
+    files = ds.dataset(path, format='parquet', partitioning='hive').files
+    keys = dict.fromkeys(folder.split('=', 1)[0] for file in files
+                         for folder in Path(file).relative_to(path).parent.parts if '=' in folder)
+    return ds.partitioning(pa.schema([(key, pa.string()) for key in keys]), flavor='hive') if keys else 'hive'
 
 
 def _file_dataset(path: Path, file_format: str, name: str) -> Any:

@@ -1,7 +1,8 @@
 """Turns every run/qrels form ir_measures accepts into Arrow tables with fixed columns.
 
 Runs become ``(query_id: string, doc_id: string, score: float64)`` and qrels
-``(query_id: string, doc_id: string, relevance: int64)``, with ``equivalence_class: int64`` beside for
+``(query_id: string, doc_id: string, relevance: int64)``, or ``relevance: float64`` for real-valued labels
+(:func:`~irmeasures_ext.readers.schemas.labels_of`), with ``equivalence_class: int64`` beside for
 qrels with equivalence classes: a fifth field on every line of a TREC file, an ``equivalence_class``
 column of a DataFrame or Arrow table, or ``(relevance, class)`` values of a dict-of-dict
 (``{qid: {docid: (rel, class)}}``); records carry none. Accepted forms: Arrow tables,
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import sys
-import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,13 +28,14 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import to_numpy
-from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError
+from irmeasures_ext._arrow.arrays import first_null, from_numpy, to_numpy
+from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar, trec
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
 
 # PyTerrier's column names, and the names ir_measures uses for the same data.
 _COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
+_PYTERRIER_NAME = {ours: theirs for theirs, ours in _COLUMN_ALIASES.items()}
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class Input:
 
     table: pa.Table
     source: trec.TrecSource | columnar.ColumnarSource | None
+
+    def describe(self, problem: RowError) -> str:
+        """``problem`` as an error would say it: naming the file it concerns (and for a TREC file, the lines)."""
+        return str(problem if self.source is None else self.source.locate(problem))
 
     @contextlib.contextmanager
     def located(self) -> Iterator[None]:
@@ -54,9 +60,20 @@ class Input:
             raise self.source.locate(error) from None
 
 
+class InputDict(dict):
+    """An :class:`Input` as the dict-of-dict every ir_measures provider reads, which keeps the Input, so that our
+    provider reads it as it was read (the file of a problem named, ranks kept)."""
+
+    def __init__(self, read: Input, value_column: str) -> None:
+        super().__init__(as_dict_of_dict(read.table, value_column))
+        self.input = read
+
+
 def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
     """``data``, a run or qrels (``kind``) in any accepted form, read into a table; ``with_rank`` keeps a
     run's rank column (tie policy ``rank``)."""
+    if isinstance(data, InputDict):
+        data = data.input
     if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names):
         return data
     if isinstance(data, Input):
@@ -77,7 +94,21 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         read, name = Input(_as_table(data, schema, kind), None), kind
     if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
         warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
+    if kind == 'qrels' and not read.table.num_rows:  # (a TREC file of blank lines is refused as it is read)
+        raise InputError(f'{name}: {_emptiness(data)}, so every measure would be undefined: give judgments')
     return read
+
+
+def _emptiness(data: Any) -> str:
+    """How qrels ``data`` (of no judgment) are empty, in its form's terms."""
+    if isinstance(data, columnar.ColumnarSource):
+        return 'no rows'
+    if isinstance(data, Mapping):
+        return 'an empty dict-of-dict'
+    if isinstance(data, pa.Table) or hasattr(data, 'itertuples'):
+        return 'an empty table'
+    return ('no records (an empty iterable, or a generator such as read_trec_qrels(...) already read: it is read '
+            'once; keep list(...) of it to read it again)')
 
 
 def _has_classes(qrels: Any) -> bool:
@@ -91,9 +122,11 @@ def _has_classes(qrels: Any) -> bool:
 
 
 def is_dataset(data: Any) -> bool:
-    """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data)."""
-    dataset_module = sys.modules.get('pyarrow.dataset')
-    return dataset_module is not None and isinstance(data, dataset_module.Dataset)
+    """Whether ``data`` is a ``pyarrow.dataset.Dataset`` (whose module is then loaded: not loaded for other data).
+    While another thread imports the module, it is in ``sys.modules`` without its classes yet: no Dataset can
+    exist then."""
+    dataset_class = getattr(sys.modules.get('pyarrow.dataset'), 'Dataset', None)
+    return dataset_class is not None and isinstance(data, dataset_class)
 
 
 def _has_rank_column(data: Any) -> bool:
@@ -118,10 +151,9 @@ def warn_if_listed_by_ascending_score(queries: int | None, name: str) -> None:
     then reverses it."""
     if queries:
         where = 'in its one query' if queries == 1 else f'in all {queries} queries'
-        warnings.warn(f'{name}: {where} with two or more docs the scores increase down the listed '
-                      'docs, so ranking by score (as trec_eval does) reverses the order the run lists them in: are '
-                      'the rank and score fields swapped, or are lower scores better?', ReversedScoresWarning,
-                      stacklevel=4)
+        warn_at_caller(f'{name}: {where} with two or more docs the scores increase down the listed docs, so '
+                       'ranking by score (as trec_eval does) reverses the order the run lists them in: are the rank '
+                       'and score fields swapped, or are lower scores better?', ReversedScoresWarning)
 
 
 def queries_listed_by_ascending_score(run: pa.Table) -> int | None:
@@ -204,7 +236,7 @@ def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str, fi
     available = _named_columns(names, schema, what)
     columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what, first_row)
                for field in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=with_labels_of(schema, columns))
 
 
 def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, str]:
@@ -220,8 +252,9 @@ def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, 
     if missing == ['rank']:
         raise _no_ranks(f'a table without a rank column (columns {names})')
     if missing:
-        raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected '
-                         f'{schema.names} or PyTerrier names {sorted(_COLUMN_ALIASES)}')
+        pyterrier = [_PYTERRIER_NAME.get(field, field) for field in schema.names]
+        raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected {schema.names} or '
+                         f"PyTerrier's {pyterrier}")
     return {field.name: available[field.name] for field in schema}
 
 
@@ -233,15 +266,16 @@ def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedA
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
-    query_ids: list[Any] = []
-    doc_ids: list[Any] = []
-    values: list[Any] = []
+    """The rows of ``{query_id: {doc_id: value}}``; the query ids are converted once each, then repeated."""
     for query_id, docs in data.items():
         if not isinstance(docs, Mapping):
             raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value')
-        query_ids.extend([query_id] * len(docs))
-        doc_ids.extend(docs.keys())
-        values.extend(docs.values())
+    doc_ids = list(itertools.chain.from_iterable(data.values()))
+    values = list(itertools.chain.from_iterable(docs.values() for docs in data.values()))
+    query_field = schema.field('query_id')
+    queries = _cast(_to_array(list(data), query_field, what), query_field, what)
+    counts = np.fromiter(map(len, data.values()), np.int64, len(data))
+    query_ids = ac.take(queries, from_numpy(np.repeat(np.arange(len(data)), counts)))
     if CLASS_COLUMN in schema.names:
         return _from_lists(query_ids, doc_ids, *_class_pairs(data, values, what), schema=schema, what=what)
     return _from_lists(query_ids, doc_ids, values, schema=schema, what=what)
@@ -281,9 +315,11 @@ def _no_ranks(form: str) -> InputError:
                       'TREC file (its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
 
 
-def _from_lists(*columns: list, schema: pa.Schema, what: str) -> pa.Table:
-    arrays = [_cast(_to_array(column, field, what), field, what) for column, field in zip(columns, schema, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=schema)
+def _from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.Table:
+    """The table of ``columns``, Python lists (converted) or Arrow arrays (as they are), checked."""
+    arrays = [_cast(column if isinstance(column, pa.Array) else _to_array(column, field, what), field, what)
+              for column, field in zip(columns, schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=with_labels_of(schema, arrays))
 
 
 def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
@@ -347,11 +383,18 @@ def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> Input
 def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
           first_row: int = 0) -> pa.Array | pa.ChunkedArray:
     if array.null_count:
-        raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s)')
+        raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s), the first at row '
+                         f'{first_row + first_null(array)}')
     if array.type == field.type:
         return array
     if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
         return ac.cast(array, field.type)
+    if field.name == 'relevance' and (pa.types.is_floating(array.type) or pa.types.is_decimal(array.type)):
+        labels = labels_of(array)
+        if isinstance(labels, int):
+            raise InputError(f'{what} column {field.name!r}: label {array[labels].as_py()!r} at row '
+                             f'{first_row + labels} is not finite')
+        return labels
     if field.type == pa.int64() and pa.types.is_floating(array.type):
         values = to_numpy(array)
         whole = np.floor(values) == values
@@ -365,3 +408,17 @@ def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
         return ac.cast(array, field.type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise InputError(f'{what} column {field.name!r}: cannot read values as {field.type}: {error}') from None
+
+
+def as_dict_of_dict(table: pa.Table, value_column: str) -> dict[str, dict[str, Any]]:
+    """``{query_id: {doc_id: value}}`` of a run or qrels table, the form every ir_measures provider reads
+    as it is: built from whole columns (ir_measures' own conversion of a DataFrame walks it row by row,
+    about 10 µs a row). A (query, doc) listed twice keeps its last value, as ir_measures' conversion does."""
+    queries = ac.sorted_unique(table['query_id'])
+    query = to_numpy(ac.index_in(table['query_id'], queries))
+    order = np.argsort(query, kind='stable')
+    bounds = np.searchsorted(query[order], np.arange(len(queries) + 1)).tolist()
+    rows = pa.array(order)
+    docs, values = (ac.take(table[name], rows).to_pylist() for name in ('doc_id', value_column))
+    return {query_id: dict(zip(docs[start:end], values[start:end], strict=True))
+            for query_id, start, end in zip(queries.to_pylist(), bounds[:-1], bounds[1:], strict=True)}

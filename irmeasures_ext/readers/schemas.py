@@ -1,5 +1,11 @@
 """The fixed columns every run and qrels input becomes, whatever its form."""
+from __future__ import annotations
+
+import numpy as np
 import pyarrow as pa
+
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 
 RUN_SCHEMA = pa.schema([('query_id', pa.string()), ('doc_id', pa.string()), ('score', pa.float64())])
 QRELS_SCHEMA = pa.schema([('query_id', pa.string()), ('doc_id', pa.string()), ('relevance', pa.int64())])
@@ -8,3 +14,31 @@ RANKED_RUN_SCHEMA = RUN_SCHEMA.append(pa.field('rank', pa.int64()))
 #: Qrels with equivalence classes: a class id per judged doc (NTCIREVAL's ``label -ec``/``compute -ec``).
 CLASS_COLUMN = 'equivalence_class'
 QRELS_EC_SCHEMA = QRELS_SCHEMA.append(pa.field(CLASS_COLUMN, pa.int64()))
+#: The type of real-valued relevance labels (e.g. an LLM's 0.35 or 2.5): the ``relevance`` column is float64
+#: when some label is not a whole number, int64 otherwise (:func:`labels_of`).
+REAL_LABEL = pa.float64()
+#: Whole labels beyond this magnitude stay real: an int64 holds every integer below it exactly.
+_WHOLE_LIMIT = 2.0 ** 63
+
+
+def labels_of(numbers: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray | int:
+    """Relevance labels read as floating-point numbers: int64 if all are whole (``2.0`` is label 2), else
+    float64 as they are; the index of the first that is not finite (NaN, ±inf) instead, for its reader to
+    name."""
+    values = to_numpy(ac.cast(numbers, pa.float64()))
+    finite = np.isfinite(values)
+    if not finite.all():
+        return int(np.argmin(finite))
+    if np.array_equal(np.floor(values), values) and np.all(np.abs(values) < _WHOLE_LIMIT):
+        return from_numpy(values.astype(np.int64))
+    return from_numpy(values)
+
+
+def with_labels_of(schema: pa.Schema, table_or_columns: pa.Table | list) -> pa.Schema:
+    """``schema`` with the type its ``relevance`` field has in ``table_or_columns`` (a table, or columns in
+    the schema's order): int64 or :data:`REAL_LABEL`."""
+    if 'relevance' not in schema.names:
+        return schema
+    index = schema.get_field_index('relevance')
+    column = table_or_columns[index] if isinstance(table_or_columns, list) else table_or_columns['relevance']
+    return schema.set(index, pa.field('relevance', REAL_LABEL if column.type == REAL_LABEL else pa.int64()))

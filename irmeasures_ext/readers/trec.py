@@ -1,4 +1,4 @@
-"""Reading TREC run and qrels files (plain or gzipped) into Arrow tables.
+"""Reading TREC run and qrels files (plain, or compressed with gzip, bzip2 or xz) into Arrow tables.
 
 One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
 
@@ -11,8 +11,10 @@ One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
   (equivalence classes, NTCIREVAL's erel files; :func:`qrels_layout` tells them by the first line).
 - A score is a decimal number as ``strtod`` reads it (``[+-]digits[.digits][e[+-]digits]``, also
   ``.5`` and ``5.``), or inf/nan, which are read and then refused as not finite. A relevance is
-  ``-?digits`` within int64. Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as
-  0, full-width or Arabic-Indic digits as 0) are refused: never a third value.
+  ``-?digits`` within int64, or a real-valued label written as a score is (``0.35``, ``2.5``; refused if
+  not finite): the relevance column is then float64, unless every label is whole (``2.0`` is label 2).
+  Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as 0, full-width or Arabic-Indic
+  digits as 0) are refused: never a third value.
 
 The fast path is ``pyarrow.csv`` on single-space fields. A file in any other layout (tabs, runs
 of spaces, trailing fields, CR line ends) is normalised block by block in numpy to that layout and
@@ -24,9 +26,12 @@ into memory, so that they can be read again (the command copies standard input t
 """
 from __future__ import annotations
 
+import bz2
 import functools
 import gzip
 import io
+import lzma
+import math
 import os
 import re
 import stat
@@ -35,7 +40,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -50,11 +55,27 @@ from irmeasures_ext.errors import (
     InputError,
     InvalidClassError,
     NonFiniteScoreError,
+    RepeatedJudgment,
     RowError,
 )
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, QRELS_SCHEMA, RANKED_RUN_SCHEMA, RUN_SCHEMA
+from irmeasures_ext.readers.schemas import (
+    CLASS_COLUMN,
+    QRELS_EC_SCHEMA,
+    QRELS_SCHEMA,
+    RANKED_RUN_SCHEMA,
+    RUN_SCHEMA,
+    labels_of,
+    with_labels_of,
+)
 
-_GZIP_MAGIC = b'\x1f\x8b'
+#: Compressed files by their first bytes, and the modules that read them line by line (Arrow's codecs parse
+#: gzip and bz2; xz is read through Python's lzma).
+_MAGIC = {'gzip': b'\x1f\x8b', 'bz2': b'BZh', 'xz': b'\xfd7zXZ\x00'}
+_OPENER: dict[str, Callable[[BinaryIO], Any]] = {
+    'gzip': lambda raw: gzip.GzipFile(fileobj=raw), 'bz2': bz2.BZ2File, 'xz': lzma.LZMAFile}
+_HEAD = max(map(len, _MAGIC.values()))
+#: What reading a corrupt compressed file raises (the line-by-line reader then names where).
+_CORRUPT = (OSError, EOFError, lzma.LZMAError)
 _BOM = b'\xef\xbb\xbf'
 #: Bytes read and normalised at once on the normalising path.
 _BLOCK = 1 << 23
@@ -141,17 +162,17 @@ class TrecSource:
             raise TrecFileError(f'{self.name}: is a directory, expected a TREC file')
         #: The whole content of a file that cannot be read twice (standard input, a pipe), else None.
         self._data: bytes | None = None
-        #: The size of a file read from disk (compressed, if gzipped), else None.
+        #: The size of a file read from disk (compressed, if it is), else None.
         self.size: int | None = None
         try:
             if stat.S_ISREG(mode):
                 self.size = self.path.stat().st_size
                 with open(self.path, 'rb') as handle:
-                    head = handle.read(2)
+                    head = handle.read(_HEAD)
             else:
                 with open(self.path, 'rb') as handle:
                     self._data = handle.read()
-                head = self._data[:2]
+                head = self._data[:_HEAD]
         except OSError as error:
             raise TrecFileError(f'{self.name}: cannot read: {error.strerror or error}') from None
         self._check_head(head)
@@ -161,30 +182,35 @@ class TrecSource:
         """The TREC file whose whole content is ``data`` (e.g. standard input, read once)."""
         source = cls.__new__(cls)
         source.path, source.name, source._data, source.size = Path(name), name, data, None
-        source._check_head(data[:2])
+        source._check_head(data[:_HEAD])
         return source
 
     def _check_head(self, head: bytes) -> None:
-        if not head:
-            raise TrecFileError(f'{self.name}: file is empty')
-        #: Whether the file is gzipped.
-        self.gzipped = head == _GZIP_MAGIC
+        #: How the file is compressed (gzip, bz2 or xz, known by its first bytes), or None.
+        self.compression = next((name for name, magic in _MAGIC.items() if head.startswith(magic)), None)
+
+    @property
+    def compressed(self) -> bool:
+        return self.compression is not None
 
     def read(self, layout: Layout) -> pa.Table:
         """The file's ``(query_id, doc_id, value)`` table; TrecFileError names the line of a problem."""
         try:
-            table = _parse(self._stream, layout) if self.gzipped else self._parse_scanned(layout)
+            table = _parse(self._stream, layout) if self.compressed else self._parse_scanned(layout)
             if table is None:
                 table = self._read_normalised(layout)
-        except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
+        except _CORRUPT:  # a corrupt compressed stream: the line-by-line reader says where
             table = None
         if table is None or not table.num_rows:
             self._raise_unreadable(layout)
+            return layout.schema.empty_table()  # (an empty run)
         return table
 
     def _stream(self) -> pa.NativeFile:
+        if self.compression == 'xz':  # (no Arrow codec: Python's lzma, read through by Arrow)
+            return pa.PythonFile(self._binary(), mode='r')
         raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
-        return pa.CompressedInputStream(raw, 'gzip') if self.gzipped else raw
+        return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
     def _parse_scanned(self, layout: Layout) -> pa.Table | None:
         """The kept columns of a plain file or one held in memory, parsed while another thread scans
@@ -277,15 +303,17 @@ class TrecSource:
                 for line_no, line in enumerate(text, start=1):
                     raw = line.encode('latin-1')
                     yield line_no, raw[len(_BOM):] if line_no == 1 and raw.startswith(_BOM) else raw
-            except (EOFError, zlib.error, gzip.BadGzipFile) as error:
-                raise TrecFileError(f'{self.name}: corrupt or truncated gzip after line {line_no}: {error}') from None
+            except (*_CORRUPT, zlib.error) as error:
+                raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {line_no}: '
+                                    f'{error}') from None
 
-    def _binary(self) -> BinaryIO | gzip.GzipFile:
+    def _binary(self) -> BinaryIO:
         raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
-        return gzip.GzipFile(fileobj=raw) if self.gzipped else raw
+        return raw if self.compression is None else _OPENER[self.compression](raw)
 
     def _raise_unreadable(self, layout: Layout) -> None:
-        """Raises TrecFileError for the first line the grammar refuses (or for a file of blank lines)."""
+        """Raises TrecFileError for the first line the grammar refuses, or for qrels of no line; returns for a run
+        of no line (empty, or of blank lines): an empty run, which retrieves nothing."""
         n_fields, found = len(layout.fields), False
         for line_no, fields in self.lines():
             found = True
@@ -300,19 +328,25 @@ class TrecSource:
                 except UnicodeDecodeError as error:
                     raise TrecFileError(f'{self.name}:{line_no}: not valid UTF-8 ({error.reason})') from None
             value = fields[layout.fields.index(layout.value)]
-            if layout.kind == 'run' and not SCORE.fullmatch(value):
-                raise TrecFileError(f'{self.name}:{line_no}: score {_text(value)!r} is not a number')
+            if not SCORE.fullmatch(value):
+                raise TrecFileError(f'{self.name}:{line_no}: {layout.value} {_text(value)!r} is not a number')
+            if layout.kind == 'qrels' and not math.isfinite(float(value)):
+                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not finite')
             for name in layout.schema.names:
-                if layout.schema.field(name).type == pa.int64():
-                    number = fields[layout.fields.index(name)]
+                number = fields[layout.fields.index(name)]
+                real_label = name == 'relevance' and not LABEL.fullmatch(number)  # (a number, checked above)
+                if layout.schema.field(name).type == pa.int64() and not real_label:
                     if not LABEL.fullmatch(number):
                         what = 'class id' if name == CLASS_COLUMN else name
                         raise TrecFileError(f'{self.name}:{line_no}: {what} {_text(number)!r} is not an integer')
                     if not _INT64[0] <= int(number) <= _INT64[1]:
                         raise TrecFileError(f'{self.name}:{line_no}: {name} {_text(number)!r} is out of range '
                                             f'({_INT64[0]} to {_INT64[1]})')
+        if not found and layout.kind == 'qrels':
+            raise TrecFileError(f'{self.name}: no qrels lines (the file is empty or has only blank lines), so every '
+                                'measure would be undefined: give judgments')
         if not found:
-            raise TrecFileError(f'{self.name}: no {layout.kind} lines (file has only blank lines)')
+            return
         raise TrecFileError(f'{self.name}: cannot be read as a TREC {layout.kind} file')
 
     def locate(self, error: RowError) -> TrecFileError:
@@ -334,14 +368,17 @@ class TrecSource:
                 if int(fields[value_field]) == error.class_id:
                     return TrecFileError(f'{where}: {error.problem}')
                 continue
-            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError, ConflictingClassesError)):
+            if not isinstance(error, (DuplicateDocError, ConflictingLabelsError, ConflictingClassesError,
+                                      RepeatedJudgment)):
                 return TrecFileError(f'{where}: {error.problem}')  # a problem of one line
             if first is None:
                 first = line_no, fields[value_field]
+            elif isinstance(error, RepeatedJudgment):
+                return TrecFileError(f'{where}: {error.problem}; first at line {first[0]}')
             elif isinstance(error, DuplicateDocError):
                 return TrecFileError(f'{where}: duplicate doc {error.doc_id!r} in query {error.query_id!r} '
                                      f'(first at line {first[0]})')
-            elif int(fields[value_field]) != int(first[1]):
+            elif _number(fields[value_field]) != _number(first[1]):
                 what = 'classes' if isinstance(error, ConflictingClassesError) else 'labels'
                 return TrecFileError(f'{where}: conflicting {what} for doc {error.doc_id!r} in query '
                                      f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
@@ -363,6 +400,11 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
         if any((pairs == pair).any() for pair in _SPACE_PAIRS):
             return True
     return False
+
+
+def _number(field: bytes) -> int | float:
+    """A label or class id field as its value (a real-valued label as a float, exactly as the table holds it)."""
+    return int(field) if LABEL.fullmatch(field) else float(field)
 
 
 def _text(field: bytes) -> str:
@@ -414,12 +456,19 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
                     _validate_utf8(strings)
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
-                if not all(_digits_and_minus_only(chunk) for chunk in table[name].chunks if len(chunk)):
+                column = table[name]
+                if all(_digits_and_minus_only(chunk) for chunk in column.chunks if len(chunk)):
+                    column = ac.cast(column, pa.int64())
+                elif name == 'relevance':  # real-valued labels (Arrow's float cast reads what SCORE does)
+                    column = labels_of(column)
+                    if isinstance(column, int):  # (not finite: the slow path names the line)
+                        return None
+                else:
                     return None
-                table = table.set_column(table.schema.get_field_index(name), name, ac.cast(table[name], pa.int64()))
+                table = table.set_column(table.schema.get_field_index(name), name, column)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return ac.cast_table(table, layout.schema)
+    return ac.cast_table(table, with_labels_of(layout.schema, table))
 
 
 def _read_csv(open_stream: Callable[[], pa.NativeFile], layout: Layout, types: dict[str, pa.DataType]) -> pa.Table:

@@ -5,6 +5,10 @@ Importing this package imports each kernel module, whose ``@kernel(NAME)`` funct
 has a kernel and that no module is left out).
 """
 from irmeasures_ext.engine.kernels import (  # noqa: F401
+    compat,
+    cwl,
+    gdeval,
+    judged,
     ndcg_z1,
     nerr,
     ntcir_bpref,
@@ -14,6 +18,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     ntcir_ndcg,
     q,
     rank_stats,
+    trec10,
     trec_eval_rest,
     trec_family,
 )

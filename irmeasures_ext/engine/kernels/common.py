@@ -41,6 +41,9 @@ class Kernel:
     #: Whether tied docs ordered by ``credit`` give the measure's largest/smallest value, for a measure of the
     #: family; None: for every one. Where not, ``optimistic``/``pessimistic`` are refused naming the measure.
     bounded_by_credit: Callable[[irm.Measure], bool] | None = None
+    #: Whether the measure is defined with equivalence classes (``classes=True``); where not, they are refused
+    #: naming the measure (:func:`irmeasures_ext.engine.transforms.transforms_of`).
+    takes_classes: bool = True
 
     def function(self, measure: irm.Measure, ties: str) -> KernelFunction:
         """The function computing ``measure`` under tie policy ``ties``: MeasureParamError for ``expected``
@@ -63,20 +66,35 @@ class Kernel:
 
 #: Kernels by measure NAME; filled by the kernel modules on import.
 KERNELS: dict[str, Kernel] = {}
+#: Kernels of the measures called NAME whose parameter has a given value (e.g. ir_measures' nDCG with
+#: ``dcg='exp-log2'``, gdeval's, beside trec_eval's): NAME -> (parameter, {value: kernel}); they take precedence
+#: over ``KERNELS[NAME]``.
+VARIANTS: dict[str, tuple[str, dict[Any, Kernel]]] = {}
 
 
 def kernel_of(measure: irm.Measure) -> Kernel:
-    """The kernel of ``measure``, one our provider computes."""
-    return KERNELS[name_of(measure)]
+    """The kernel of ``measure``, one our provider computes: its variant's (:data:`VARIANTS`) if it has one."""
+    name = name_of(measure)
+    if name in VARIANTS:
+        parameter, by_value = VARIANTS[name]
+        if (variant := by_value.get(measure[parameter])) is not None:
+            return variant
+    return KERNELS[name]
 
 
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
            expected: KernelFunction | None = None, credit: CreditFunction | None = None,
-           bounded_by_credit: Callable[[irm.Measure], bool] | None = None) -> Callable[[KernelFunction],
-                                                                                  KernelFunction]:
-    """Registers the decorated function as the kernel of the measures called ``name``."""
+           bounded_by_credit: Callable[[irm.Measure], bool] | None = None, takes_classes: bool = True,
+           variant: tuple[str, Any] | None = None) -> Callable[[KernelFunction], KernelFunction]:
+    """Registers the decorated function as the kernel of the measures called ``name`` or, given ``variant``
+    (parameter, value), of those among them whose parameter has that value."""
     def register(compute: KernelFunction) -> KernelFunction:
-        KERNELS[name] = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit)
+        built = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit, takes_classes)
+        if variant is None:
+            KERNELS[name] = built
+        else:
+            parameter, value = variant
+            VARIANTS.setdefault(name, (parameter, {}))[1][value] = built
         return compute
     return register
 
@@ -145,7 +163,7 @@ def top_gain(measure: irm.Measure, judgments: Judgments) -> float:
     ``max_level`` (default: the largest label of ``gains`` if given, else of the qrels). InputError
     for a qrels label above it or a label of greater gain (whose stop probability would exceed 1)."""
     rel, gains = measure['rel'], optional_param(measure, 'gains')
-    max_level = optional_param(measure, 'max_level') or max(gains or [int(judgments.label.max(initial=1))])
+    max_level = optional_param(measure, 'max_level') or max(gains or [judgments.label.max(initial=1)])
     if judgments.label.max(initial=0) > max_level:
         raise InputError(f'{measure}: qrels label {judgments.label.max()} exceeds max_level {max_level}')
     top = graded_gain(np.array([max_level]), rel, gains)[0]
