@@ -407,6 +407,217 @@ def ebr(ranking: Sequence[str], judged: Judged, top_gain: float, beta: float = 1
     return total
 
 
+# trec_eval 9.0.8's other measures (its m_<name>.c), plainly: a label >= rel is relevant, 0 .. rel - 1 judged
+# non-relevant, below 0 "in the pool, not judged"; a doc missing from ``judged`` is not in the pool.
+
+MIN_GEO_MEAN = 1e-5
+INFAP_EPSILON = 1e-5
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def n_judged_non_relevant(judged: Judged, rel: int) -> int:
+    return sum(0 <= label < rel for label in judged.values())
+
+
+def bpref(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
+    """m_bpref.c: Σ over relevant docs of 1 − min(n, R)/min(N, R) (1 while n = 0), n the judged non-relevant
+    docs above, / R; a term kept from 0 to 1 (0 where min(N, R) = 0), which only equivalence classes need
+    (they can put more judged non-relevant docs above than N counts)."""
+    big_r, big_n = n_relevant(judged, rel), n_judged_non_relevant(judged, rel)
+    total, nonrel = 0.0, 0
+    for doc in ranking:
+        label = judged.get(doc)
+        if label is None or label < 0:
+            continue
+        if label < rel:
+            nonrel += 1
+        else:
+            if not nonrel:
+                total += 1.0
+            elif min(big_n, big_r):
+                total += max(1.0 - min(nonrel, big_r) / min(big_n, big_r), 0.0)
+    return total / big_r if big_r else 0.0
+
+
+def inferred_ap(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
+    """m_infap.c: for a relevant doc at 0-based index j: 1 if j = 0, else 1/(j+1) + (j/(j+1)) · ((c + n + u)/j)
+    · ((c + ε)/(c + n + 2ε)), c, n, u the relevant, judged non-relevant and pooled-unjudged docs above; / R."""
+    total, rel_seen, nonrel, pooled = 0.0, 0, 0, 0
+    for j, doc in enumerate(ranking):
+        label = judged.get(doc)
+        if label is None:
+            continue
+        if label < 0:
+            pooled += 1
+        elif label < rel:
+            nonrel += 1
+        else:
+            rel_seen += 1
+            c = rel_seen - 1
+            total += 1.0 if j == 0 else (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((c + nonrel + pooled) / j)
+                                         * ((c + INFAP_EPSILON) / (c + nonrel + 2 * INFAP_EPSILON)))
+    big_r = n_relevant(judged, rel)
+    return total / big_r if big_r else 0.0
+
+
+def iprec_at_recall(ranking: Sequence[str], judged: Judged, recall: float, rel: int = 1) -> float:
+    """m_iprec_at_recall.c: c = int(recall·R + 0.9); 0 if c exceeds the relevant docs retrieved, else the largest
+    precision at or below the c-th relevant doc (at the first one for c = 0)."""
+    cut = int(recall * n_relevant(judged, rel) + 0.9)
+    precisions, found = [], 0
+    for rank, doc in enumerate(ranking, start=1):
+        if is_relevant(doc, judged, rel):
+            found += 1
+            precisions.append(found / rank)
+    if cut > found or not precisions:
+        return 0.0
+    return max(precisions[max(cut, 1) - 1:])
+
+
+def eleven_pt_avg(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
+    return sum(iprec_at_recall(ranking, judged, recall, rel) for recall in ELEVEN_POINTS) / len(ELEVEN_POINTS)
+
+
+def set_measure(name: str, ranking: Sequence[str], judged: Judged, rel: int = 1, beta: float = 1.0) -> float:
+    """set_P, set_relative_P, set_recall, set_F (beta: trec_eval's parameter x), set_map of the retrieved set."""
+    found, retrieved, big_r = sum(is_relevant(doc, judged, rel) for doc in ranking), len(ranking), n_relevant(judged,
+                                                                                                                rel)
+    if name == 'set_P':
+        return found / retrieved if retrieved else 0.0
+    if name == 'set_relative_P':
+        return found / min(retrieved, big_r) if retrieved and big_r else 0.0
+    if name == 'set_recall':
+        return found / big_r if big_r else 0.0
+    if name == 'set_map':
+        return found * found / (retrieved * big_r) if retrieved and big_r else 0.0
+    if not found:  # set_F
+        return 0.0
+    precision, recall_ = found / retrieved, found / big_r
+    return (beta + 1.0) * precision * recall_ / (beta * precision + recall_)
+
+
+def utility(ranking: Sequence[str], judged: Judged, weights: Sequence[float] = (1.0, -1.0, 0.0, 0.0),
+            num_docs: int = 0, rel: int = 1) -> float:
+    found, retrieved, big_r = sum(is_relevant(doc, judged, rel) for doc in ranking), len(ranking), n_relevant(judged,
+                                                                                                                rel)
+    a, b, c, d = weights
+    return a * found + b * (retrieved - found) + c * (big_r - found) + d * (num_docs + found - retrieved - big_r)
+
+
+def num_nonrel_judged_ret(ranking: Sequence[str], judged: Judged, rel: int = 1) -> int:
+    return sum(doc in judged and 0 <= judged[doc] < rel for doc in ranking)
+
+
+def rprec_mult(ranking: Sequence[str], judged: Judged, mult: float, rel: int = 1) -> float:
+    cut = int(mult * n_relevant(judged, rel) + 0.9)
+    return sum(is_relevant(doc, judged, rel) for doc in ranking[:cut]) / cut if cut else 0.0
+
+
+def relative_precision(ranking: Sequence[str], judged: Judged, cutoff: int, rel: int = 1) -> float:
+    big_r = n_relevant(judged, rel)
+    return sum(is_relevant(doc, judged, rel) for doc in ranking[:cutoff]) / min(cutoff, big_r) if big_r else 0.0
+
+
+def bin_g(ranking: Sequence[str], judged: Judged, rel: int = 1) -> float:
+    """m_binG.c: Σ over relevant docs at 0-based index i, the j-th relevant, of 1/log2(3 + i − j), / R."""
+    total, found = 0.0, 0
+    for i, doc in enumerate(ranking):
+        if is_relevant(doc, judged, rel):
+            found += 1
+            total += 1.0 / math.log2(3 + i - found)
+    return total / n_relevant(judged, rel) if found else 0.0
+
+
+def trec_gain_of(label: int | None, gains: Gains) -> float:
+    """The gain of trec_eval's Rndcg, ndcg_rel and G: ``gains[label]`` or the label for labels >= 0, else 0."""
+    if label is None or label < 0:
+        return 0.0
+    return float(gains[label]) if gains is not None and label in gains else float(label)
+
+
+def _trec_ideal(judged: Judged, gains: Gains) -> list[float]:
+    return sorted((g for g in (trec_gain_of(label, gains) for label in judged.values()) if g > 0), reverse=True)
+
+
+def rndcg(ranking: Sequence[str], judged: Judged, gains: Gains = None, rel: int = 1) -> float:
+    """m_Rndcg.c's loops: nDCG taken where the ideal gain changes (and at the end of the ranking when
+    it extends two past the ideal list), averaged."""
+    if not n_relevant(judged, rel):
+        return 0.0
+    ideal = _trec_ideal(judged, gains)
+    run = [trec_gain_of(judged.get(doc), gains) for doc in ranking]
+
+    def ideal_at(i: int) -> float:
+        return ideal[i] if i < len(ideal) else 0.0
+    dcg = idcg = total = 0.0
+    points, previous, i = 0, ideal_at(0), 0
+    while i < len(run) and (i == 0 or ideal_at(i - 1) > 0):
+        if ideal_at(i) != previous:
+            if idcg > 0:
+                total, points = total + dcg / idcg, points + 1
+            previous = ideal_at(i)
+        dcg += run[i] / math.log2(i + 2)
+        idcg += ideal_at(i) / math.log2(i + 2)
+        i += 1
+    if i < len(run):
+        dcg += sum(run[k] / math.log2(k + 2) for k in range(i, len(run)))
+        if idcg > 0:
+            total, points = total + dcg / idcg, points + 1
+    elif i == 0 or ideal_at(i - 1) > 0:
+        while True:
+            if ideal_at(i) != previous:
+                if idcg > 0:
+                    total, points = total + dcg / idcg, points + 1
+                previous = ideal_at(i)
+            if ideal_at(i) <= 0:
+                break
+            idcg += ideal_at(i) / math.log2(i + 2)
+            i += 1
+    return total / points if points else 0.0
+
+
+def ndcg_rel(ranking: Sequence[str], judged: Judged, gains: Gains = None) -> float:
+    """m_ndcg_rel.c: DCG/IDCG at each retrieved doc of positive gain (the ideal stopping at its last positive
+    gain), and DCG at the end for each positive doc not retrieved, averaged over the positive docs. (Under
+    equivalence classes with gains not growing with the label a retrieved doc can gain where its class does not:
+    such a term counts 0 where the ideal has no gain, and the docs not retrieved at least 0.)"""
+    ideal = _trec_ideal(judged, gains)
+    idcg_at = [0.0]
+    for rank, gain in enumerate(ideal, start=1):
+        idcg_at.append(idcg_at[-1] + gain / math.log2(rank + 1))
+    dcg = total = 0.0
+    found = 0
+    for rank, doc in enumerate(ranking, start=1):
+        gain = trec_gain_of(judged.get(doc), gains)
+        dcg += gain / math.log2(rank + 1)
+        if gain > 0:
+            found += 1
+            total += dcg / idcg_at[min(rank, len(ideal))] if ideal else 0.0  # (0 only under classes)
+    if ideal:
+        total += max(len(ideal) - found, 0) * dcg / idcg_at[-1]
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def normalised_gain(ranking: Sequence[str], judged: Judged, gains: Gains = None) -> float:
+    """m_G.c: Σ_i g(i) / log2(2 + cost(i) − S(i)), cost the running Σ max(ideal gain, 1), S the running gain;
+    divided by the ideal's total gain. (cost − S counts as 0 where it is below: only equivalence classes with
+    gains not growing with the label let the run's gain run ahead of the ideal's.)"""
+    ideal = _trec_ideal(judged, gains)
+    total = cost = gained = 0.0
+    for i, doc in enumerate(ranking):
+        gain = trec_gain_of(judged.get(doc), gains)
+        gained += gain
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if gain:
+            total += gain / math.log2(2 + max(cost - gained, 0.0))
+    return total / sum(ideal) if ideal else 0.0
+
+
+def geometric_mean(values: Iterable[float]) -> float:
+    """trec_eval's gm aggregate: exp(mean log(max(v, 1e-5)))."""
+    logs = [math.log(max(value, MIN_GEO_MEAN)) for value in values]
+    return math.exp(sum(logs) / len(logs)) if logs else math.nan
+
 # The C/W/L measures ir_measures takes from cwl_eval, and trectools' RBP (tests/test_cwl.py).
 #
 # A C/W/L measure (Moffat, Thomas & Scholer, CIKM 2013; Azzopardi, Thomas & Moffat, SIGIR 2019) is given by

@@ -242,11 +242,19 @@ def test_default_provider_is_ours_with_trec_eval_ties(capsys, files):
     assert out[:2] == ['q1\tRR@1\t1.0000', 'q2\tRR@1\t1.0000']
 
 
+def not_ours() -> ir_measures.measures.Measure:
+    """A measure the default pipeline gives to another provider: our provider leaves nDCG with gains and
+    judged_only to pytrec_eval (ir_measures maps the labels by the gains before trec_eval drops the negative
+    ones)."""
+    return ir_measures.nDCG(gains={1: 2}, judged_only=True)
+
+
 def test_measures_we_do_not_support_fall_back_to_default_pipeline(capsys, files):
-    _, out, _ = run_main(capsys, *files, 'Bpref', 'NumQ', 'Q@10')
-    reference = ir_measures.calc_aggregate([ir_measures.Bpref, ir_measures.NumQ], ir_measures.read_trec_qrels(files[0]),
-                                           ir_measures.read_trec_run(files[1]))
-    assert out == [f'Bpref\t{reference[ir_measures.Bpref]:.4f}', f'NumQ\t{reference[ir_measures.NumQ]:.4f}',
+    other = not_ours()
+    _, out, _ = run_main(capsys, *files, str(other), 'Bpref', 'Q@10')
+    qrels, run = ir_measures.read_trec_qrels(files[0]), ir_measures.read_trec_run(files[1])
+    reference = ir_measures.calc_aggregate([other, ir_measures.Bpref], qrels, run)
+    assert out == [f'{other}\t{reference[other]:.4f}', f'Bpref\t{reference[ir_measures.Bpref]:.4f}',
                    f'Q@10\t{expected(["Q@10"], *files)[ir_measures.parse_measure("Q@10")]:.4f}']
 
 
@@ -254,8 +262,9 @@ def test_named_provider_computes_everything(capsys, files):
     assert run_main(capsys, *files, '--provider', 'pytrec_eval', 'P@2')[1] == ['P@2\t0.3333']
     status, _, err = run_main(capsys, *files, '--provider', 'pytrec_eval', 'Q@10')
     assert (status, err) == (2, ['irmeasures-ext: error: provider pytrec_eval does not support measure(s) Q@10'])
-    status, _, err = run_main(capsys, *files, '--provider', 'irmeasures_ext', 'Bpref')
-    assert (status, err) == (2, ['irmeasures-ext: error: provider irmeasures_ext does not support measure(s) Bpref'])
+    other = not_ours()
+    status, _, err = run_main(capsys, *files, '--provider', 'irmeasures_ext', str(other))
+    assert (status, err) == (2, [f'irmeasures-ext: error: provider irmeasures_ext does not support measure(s) {other}'])
 
 
 def test_named_provider_still_checks_input(capsys, tmp_path):
@@ -651,8 +660,8 @@ def test_failing_third_party_provider_is_one_error_line(capsys, monkeypatch, fil
 
 
 def test_crosscheck_rejects_measures_not_shared(capsys, files):
-    assert_one_error_line(capsys, ['crosscheck', *files, 'AP', 'Q@10', 'Bpref'],
-                          'not computed by both irmeasures_ext and pytrec_eval: Q@10 Bpref')
+    assert_one_error_line(capsys, ['crosscheck', *files, 'AP', 'Q@10', 'nDCG_Z1@5'],
+                          'not computed by both irmeasures_ext and pytrec_eval: Q@10 nDCG_Z1@5')
 
 
 def test_crosscheck_bad_input(capsys, tmp_path, files):
@@ -703,8 +712,13 @@ def test_datasets_subcommand_usage_error(capsys):
     assert status == 1 and err[0].startswith('Usage: ir_datasets {')
 
 
-@pytest.mark.parametrize('args', [['nDCG', '--provider', 'pytrec_eval'], ['Bpref'], ['RR', 'Bpref'],
-                                  ['compare', 'RUN2', 'Bpref']])
+#: A measure the default pipeline gives to pytrec_eval: our provider leaves nDCG with gains and judged_only
+#: to it (ir_measures maps the labels by the gains before trec_eval drops the negative ones).
+PYTREC_EVAL_ONLY = 'nDCG(gains={1:2},judged_only=True)'
+
+
+@pytest.mark.parametrize('args', [['nDCG', '--provider', 'pytrec_eval'], [PYTREC_EVAL_ONLY], ['RR', PYTREC_EVAL_ONLY],
+                                  ['compare', 'RUN2', PYTREC_EVAL_ONLY]])
 def test_measures_pytrec_eval_computes_refuse_queries_it_cannot_evaluate(tmp_path, args):
     """The same input as crosscheck's: where ir_measures' pytrec_eval provider would compute a measure (named,
     or in the default pipeline for a measure ours lacks), one error line instead of the crash (exit 139)."""
@@ -714,7 +728,7 @@ def test_measures_pytrec_eval_computes_refuse_queries_it_cannot_evaluate(tmp_pat
     result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', *argv], capture_output=True, text=True,
                             timeout=120)
     assert (result.returncode, result.stdout) == (2, '')
-    computed = 'nDCG' if args[0] == 'nDCG' else 'Bpref'
+    computed = 'nDCG' if args[0] == 'nDCG' else str(ir_measures.parse_measure(PYTREC_EVAL_ONLY))
     assert result.stderr.splitlines() == [
         f'irmeasures-ext: error: 1 of the queries (q8) are judged only with labels <= -2, which pytrec_eval '
         f'(computing {computed} here) cannot evaluate: trec_eval sizes its label counts by the largest label + 1 '

@@ -128,7 +128,7 @@ def test_ndcg_with_gains_and_judged_only_is_left_to_other_providers():
 
 
 #: A value for each parameter some measure of ours requires.
-REQUIRED_EXAMPLES = {'cutoff': 5, 'u': 0.9}
+REQUIRED_EXAMPLES = {'cutoff': 5, 'u': 0.9, 'mult': 1.5}
 
 
 def every_measure_of_ours() -> list[ir_measures.Measure]:
@@ -167,11 +167,13 @@ def without(run: dict, dropped) -> dict:
 def test_judged_only_on_every_measure_of_ours_is_the_measure_on_the_run_without_its_unjudged_docs(data, ties):
     """For every declared measure (new ones included as they are declared), under each tie policy:
     judged_only=True equals the plain measure on a run from which the unjudged docs were removed (negative
-    labels kept: they are in the qrels); ir_measures' measures drop the negative labels too. (Under 'expected',
-    the measures that have an expected value.)"""
+    labels kept: they are in the qrels); ir_measures' measures, and ours named after trec_eval's
+    (TREC_EVAL_JUDGED_ONLY: trec_eval's -J), drop the negative labels too. (Under 'expected', the measures that
+    have an expected value.)"""
     qrels, run = data
-    ext = [m(ties=ties) for m in every_measure_of_ours() if takes(m, ties) and takes_judged_only(m)]
-    trec = [m for m, _, _ in TREC_MEASURES]
+    every = [m(ties=ties) for m in every_measure_of_ours() if takes(m, ties) and takes_judged_only(m)]
+    ext = [m for m in every if not getattr(m, 'TREC_EVAL_JUDGED_ONLY', False)]
+    trec = [m for m, _, _ in TREC_MEASURES] + [m for m in every if getattr(m, 'TREC_EVAL_JUDGED_ONLY', False)]
     assert len(ext) >= 6
     unjudged = without(run, lambda qid, doc: doc not in qrels.get(qid, {}))
     trec_judged = without(run, lambda qid, doc: qrels.get(qid, {}).get(doc, -1) < 0)

@@ -62,12 +62,13 @@ def test_evaluate_frame_with_either_column_names(names):
 
 
 def test_evaluate_frame_falls_back_for_measures_we_lack():
-    frame = evaluate_frame([ir_measures.Bpref, Q @ 10], QRELS, RES_A)
-    assert list(frame['measure'].unique()) == ['Bpref', 'Q@10']
-    bpref = ir_measures.providers.registry['pytrec_eval'].iter_calc(
-        [ir_measures.Bpref], as_ir_measures_names(QRELS), as_ir_measures_names(RES_A).drop(columns='rank'))
-    assert frame[frame['measure'] == 'Bpref'].set_index('query_id')['value'].to_dict() == \
-        pytest.approx({m.query_id: m.value for m in bpref})
+    other = ir_measures.nDCG(gains={1: 2}, judged_only=True)  # our provider leaves it to pytrec_eval
+    frame = evaluate_frame([other, Q @ 10], QRELS, RES_A)
+    assert list(frame['measure'].unique()) == [str(other), 'Q@10']
+    theirs = ir_measures.providers.registry['pytrec_eval'].iter_calc(
+        [other], as_ir_measures_names(QRELS), as_ir_measures_names(RES_A).drop(columns='rank'))
+    assert frame[frame['measure'] == str(other)].set_index('query_id')['value'].to_dict() == \
+        pytest.approx({m.query_id: m.value for m in theirs})
 
 
 def test_iter_calc_with_named_providers():

@@ -437,22 +437,31 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'O_measure': lambda p: 2 / (p + 1), 'P_measure': lambda p: 2 / (p + 1), 'P_plus': lambda p: 2 / (p + 1),
             'NCU': lambda p: 2 / (p + 1),  # BR(p), stop value 1 of 1
             'EBR': lambda p: 1 / (p + 1),  # BR(p) times the stop probability 1/(1 + 1)
+            # trec_eval's measures (R = 1, a the only judged doc, three docs retrieved)
+            'gm_map': lambda p: 1 / p, 'gm_bpref': lambda p: 1.0,  # (per query: AP and bpref, no judged non-relevant)
+            'Rndcg': lambda p: ((p == 1) + 1 / math.log2(p + 1)) / 2,  # points: rank 1 and n = 3 >= L + 2
+            'eleven_pt_avg': lambda p: 1 / p, 'binG': lambda p: 1 / math.log2(p + 1),
+            'G': lambda p: 1 / math.log2(p + 1),  # cost p, gain 1 at rank p
+            'utility': lambda p: -1.0,  # 1 relevant and 2 other docs retrieved
+            'Rprec_mult': lambda p: float(p == 1),  # mult 1: rank int(1 + 0.9) = 1
+            'ndcg_rel': lambda p: 1 / math.log2(p + 1), 'relative_P': lambda p: 1.0,  # @3: 1 / min(3, 1)
+            'num_nonrel_judged_ret': lambda p: 0.0,
             # trec_eval 10.0's: levels 0 and 1 (gains not divided), p = 0.9; b and c unjudged, 3 docs retrieved
             'rbp': lambda p: 0.1 * 0.9 ** (p - 1), 'rbp_resid': lambda p: 1 - 0.1 * 0.9 ** (p - 1),
             'unj': lambda p: 2 / 3}
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
-REQUIRED = {'iRBU': {'u': 0.9}}
+REQUIRED = {'iRBU': {'u': 0.9}, 'Rprec_mult': {'mult': 1.0}}
 #: The measures refused under ties=expected (no closed form), by design.
-NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY}
+NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY, 'gm_bpref', 'eleven_pt_avg', 'ndcg_rel'}
 #: The qrels of the tied query, by measure: a alone, or a and z (label 0, not retrieved) for the bpref
 #: family, which scores 0 without a judged non-relevant doc.
 QRELS_OF_TIED = {name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY}
 #: The tie policies each measure of ours refuses (as declared: NCU's default is stopping='gu'): no exact
 #: expected value, or no order by credit giving its best/worst value.
 REFUSED = {**{name: {'expected'} for name in NO_EXPECTED},
-           **{name: {'expected', 'optimistic', 'pessimistic'} for name in ('P_measure', 'P_plus', 'NCU', 'EBR')}}
+           **{name: {'expected', 'optimistic', 'pessimistic'} for name in ('P_measure', 'P_plus', 'NCU', 'EBR', 'G')}}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))

@@ -100,16 +100,23 @@ def _without(table: pa.Table, query_ids: list[str]) -> pa.Table:
     return table.filter(pc.invert(pc.is_in(table['query_id'], value_set=pa.array(query_ids, pa.string()))))
 
 
+#: The measures whose value for a qrels query absent from the run is not 0 (as trec_eval -c counts them), and
+#: what that value is.
+_ABSENT_QUERY_VALUES = {'NumRel': 'R', 'NumQ': '1'}
+
+
 def _fill_num_rel_of_absent_queries(measures: list[Measure], ours: dict, theirs: dict, run: pa.Table) -> None:
     """pytrec_eval never sees qrels queries absent from the run, so ir_measures fills 0 for them; we
-    report R there, as ``trec_eval -c`` does. Those NumRel values have no reference: not compared."""
+    report R (NumRel) and 1 (NumQ) there, as ``trec_eval -c`` does. Those values have no reference: not
+    compared."""
     retrieved = set(pc.unique(run['query_id']).to_pylist())
     for measure in measures:
         absent = [q for q in ours[measure] if q not in retrieved]
-        if measure.NAME == 'NumRel' and absent:
+        if measure.NAME in _ABSENT_QUERY_VALUES and absent:
             theirs[measure].update((q, ours[measure][q]) for q in absent)
-            print(f'note: {measure} of the {len(absent)} qrels queries absent from the run is R (trec_eval -c), '
-                  f"where ir_measures' pytrec_eval wrapper gives 0; those are not compared", file=sys.stderr)
+            print(f'note: {measure} of the {len(absent)} qrels queries absent from the run is '
+                  f"{_ABSENT_QUERY_VALUES[measure.NAME]} (trec_eval -c), where ir_measures' pytrec_eval wrapper "
+                  'gives 0; those are not compared', file=sys.stderr)
 
 
 def _differences(ours: dict[str, float], theirs: dict[str, float]) -> dict[str, tuple[float, float]]:

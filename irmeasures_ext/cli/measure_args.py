@@ -1,5 +1,6 @@
-"""Measure arguments: ir_measures' syntax (``Q(beta=0.5)@10``), trec_eval names (``map``,
-``ndcg_cut.10``, ``P.5,10``), and several measures in one argument (``"P@10 nDCG@10"``).
+"""Measure arguments: ir_measures' syntax (``Q(beta=0.5)@10``), trec_eval 9.0.8's names and measure sets
+(``map``, ``ndcg_cut.10``, ``P.5,10``, ``iprec_at_recall.0.1``, ``all_trec``: :mod:`.trec_eval_names`), and
+several measures in one argument (``"P@10 nDCG@10"``).
 
 ir_measures' own parser reads what it can; ours only reads what it cannot: negative numbers,
 so that ``Q(beta=-1)`` reaches the measure's own check and its message names the parameter, and
@@ -17,12 +18,12 @@ import ir_measures
 from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import CliError
+from irmeasures_ext.cli.trec_eval_names import TREC_EVAL_NAMES, TREC_EVAL_SETS, trec_eval_measures
 from irmeasures_ext.errors import IrMeasuresExtError
 from irmeasures_ext.measures.base import check_measure
 
-#: trec_eval names ir_measures can translate (for suggestions; any ``name.k`` form is tried too).
-TREC_NAMES = ['map', 'P', 'recall', 'ndcg', 'ndcg_cut', 'recip_rank', 'Rprec', 'success', 'num_rel', 'num_ret',
-              'num_rel_ret', 'bpref', 'map_cut', 'infAP', 'set_P', 'set_recall', 'set_F', 'iprec_at_recall']
+#: trec_eval names (for suggestions; any ``name.k`` form is tried too).
+TREC_NAMES = [*TREC_EVAL_NAMES, *TREC_EVAL_SETS]
 #: A value written unquoted, taken as text for a text parameter: ``expected``, ``float64``, ``exp-log2``.
 BARE_WORD = re.compile(r'[A-Za-z_][\w.-]*')
 
@@ -46,10 +47,11 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
 
 
 def parse_measure(text: str) -> list[Measure]:
-    """The measure(s) one argument names, validated: one, or several for trec_eval's ``P.5,10``."""
+    """The measure(s) one argument names, validated: one, or several for trec_eval's ``P.5,10`` and its sets."""
     text = text.strip()
+    trec_eval = trec_eval_measures(text)
     try:
-        measures = [ir_measures.parse_measure(text)]
+        measures = trec_eval if trec_eval is not None else [ir_measures.parse_measure(text)]
     except NameError:  # a well-formed name ir_measures does not know: maybe trec_eval's (map, P_5)
         measures = _trec_measures(text)
     except IrMeasuresExtError as error:  # our measures' own parameter checks

@@ -1,6 +1,7 @@
 """The aggregators' computations over arrays: each aggregator a measure can have (ir_measures' mean and
-sum, our median and variance) with one vectorised function of the per-query values, used by the
-evaluator (a measure's aggregate) and by run comparisons (each run's aggregate, bootstrap intervals)."""
+sum, our median and variance, trec_eval's geometric mean) with one vectorised function of the per-query
+values, used by the evaluator (a measure's aggregate) and by run comparisons (each run's aggregate,
+bootstrap intervals)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,7 +12,7 @@ import numpy as np
 from ir_measures.measures import Measure
 from ir_measures.measures.base import MeanAgg, SumAgg
 
-from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
+from irmeasures_ext.measures.rank_stats import GeometricMeanAgg, MedianAgg, VarianceAgg
 
 
 def mean_of(values: np.ndarray) -> Any:
@@ -28,7 +29,7 @@ def sum_of(values: np.ndarray) -> Any:
 class Aggregate:
     """How an aggregator's value is computed from an array of per-query values."""
 
-    name: str  # 'mean', 'sum', 'median', 'variance'
+    name: str  # 'mean', 'sum', 'median', 'variance', 'geometric mean'
     of: Callable[[np.ndarray], Any]  # along the last axis: a scalar for one row of values, an array for more
 
 
@@ -36,8 +37,10 @@ MEAN = Aggregate('mean', mean_of)
 SUM = Aggregate('sum', sum_of)
 MEDIAN = Aggregate('median', MedianAgg.of)
 VARIANCE = Aggregate('variance', VarianceAgg.of)
+GEOMETRIC_MEAN = Aggregate('geometric mean', GeometricMeanAgg.of)
 #: The aggregators computed over arrays, by type.
-AGGREGATES: dict[type, Aggregate] = {MeanAgg: MEAN, SumAgg: SUM, MedianAgg: MEDIAN, VarianceAgg: VARIANCE}
+AGGREGATES: dict[type, Aggregate] = {MeanAgg: MEAN, SumAgg: SUM, MedianAgg: MEDIAN, VarianceAgg: VARIANCE,
+                                     GeometricMeanAgg: GEOMETRIC_MEAN}
 
 
 def aggregate_of(measure: Measure) -> Aggregate | None:

@@ -106,11 +106,12 @@ def truncated(ranked: RankedRun, depth: int) -> RankedRun:
 def judged_only(value: bool, measure: Measure) -> Transform | None:
     """``judged_only=True``: the condensed list. Our measures keep every document of the qrels, as
     NTCIREVAL's ``label -j`` (a negative label is a judged non-relevant document there); ir_measures'
-    own measures drop the negative labels too, as trec_eval's ``-J`` (pytrec_eval's
-    ``judged_docs_only_flag``) does."""
+    own measures, and ours named after trec_eval's (``TREC_EVAL_JUDGED_ONLY``), drop the negative labels
+    too, as trec_eval's ``-J`` (pytrec_eval's ``judged_docs_only_flag``) does."""
     if not value:
         return None
-    return Transform(condensed, (None if isinstance(measure, ExtMeasure) else 0,))
+    ntcireval = isinstance(measure, ExtMeasure) and not getattr(measure, 'TREC_EVAL_JUDGED_ONLY', False)
+    return Transform(condensed, (None if ntcireval else 0,))
 
 
 def with_classes(value: bool, measure: Measure) -> Transform | None:

@@ -29,6 +29,19 @@ from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
 from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank, RankVariance
 from irmeasures_ext.measures.trec10 import rbp, rbp_resid, unj
+from irmeasures_ext.measures.trec_eval_rest import (
+    G,
+    Rndcg,
+    Rprec_mult,
+    binG,
+    eleven_pt_avg,
+    gm_bpref,
+    gm_map,
+    ndcg_rel,
+    num_nonrel_judged_ret,
+    relative_P,
+    utility,
+)
 
 #: Our own measures by NAME (ir_measures' registry holds them under the same names).
 DECLARED: dict[str, ExtMeasure] = {spec.NAME: spec for spec in PROVIDER_SPECS if isinstance(spec, ExtMeasure)}
@@ -37,4 +50,6 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'nDCG_JK', 'nDCG_Z1', 'nERR', 'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP',
            'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2',
            'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
-           'rbp', 'rbp_resid', 'unj']
+           'rbp', 'rbp_resid', 'unj',
+           'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
+           'relative_P', 'num_nonrel_judged_ret']

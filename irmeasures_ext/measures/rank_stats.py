@@ -60,6 +60,23 @@ class VarianceAgg(_CollectingAgg):
         return values.var(axis=-1) if values.shape[-1] else np.full(values.shape[:-1], np.nan)[()]
 
 
+#: trec_eval's floor of a value before its logarithm in a geometric mean (MIN_GEO_MEAN in trec_eval.h).
+MIN_GEO_MEAN = 1e-5
+
+
+class GeometricMeanAgg(_CollectingAgg):
+    """trec_eval's geometric mean of the per-query values (gm_map, gm_bpref): exp of the mean of
+    log(max(value, 1e-5)), so that a value of 0 counts as 1e-5 (NaN when there are none)."""
+
+    @staticmethod
+    def of(values: Any) -> Any:
+        """The geometric mean along the last axis, each value floored at :data:`MIN_GEO_MEAN`."""
+        import numpy as np
+        if not values.shape[-1]:
+            return np.full(values.shape[:-1], np.nan)[()]
+        return np.exp(np.log(np.maximum(values, MIN_GEO_MEAN)).mean(axis=-1))
+
+
 class _FirstRelevantRank(ExtMeasure):
     LOWER_IS_BETTER = True
     SUPPORTED_PARAMS = {'rel': REL_PARAM}

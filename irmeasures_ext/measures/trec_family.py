@@ -23,3 +23,16 @@ for _spec in (irm._AP(cutoff=Any(), rel=Any(), judged_only=Any()),
               irm._NumRel(rel=Any()),
               irm._NumRet(rel=Any())):
     also_compute(_spec)
+
+# trec_eval 9.0.8's other measures that ir_measures names (kernels in
+# ``irmeasures_ext.engine.kernels.trec_eval_rest``): negative qrels labels are trec_eval's "in the pool, not
+# judged" marks, which bpref and infAP skip; judged_only as trec_eval -J where ir_measures' spec has it.
+for _other in (irm._Bpref(rel=Any()),
+               irm._infAP(rel=Any()),
+               irm._IPrec(recall=Any(), rel=Any(), judged_only=Any()),
+               irm._NumQ(),
+               irm._SetP(rel=Any(), relative=Any(), judged_only=Any()),
+               irm._SetR(rel=Any()),
+               irm._SetF(rel=Any(), beta=Any(), judged_only=Any()),
+               irm._SetAP(rel=Any(), judged_only=Any())):
+    also_compute(_other)

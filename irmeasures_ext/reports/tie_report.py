@@ -12,19 +12,20 @@ from irmeasures_ext.engine.evaluator import ExtEvaluator
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import Ranking, optional_param
 from irmeasures_ext.readers.inputs import read_input
 
 
 @dataclass(frozen=True)
 class TieRow:
-    """One measure's figures: its value per policy (None: no expected kernel), the range between the
-    pessimistic and optimistic values, and the queries with a tie group (holding a judged doc) at its
-    cutoff or holding a relevant doc."""
+    """One measure's figures: its value per policy (None: a policy the measure refuses, e.g. expected without
+    a closed form), the range between the pessimistic and optimistic values (None where it refuses those),
+    and the queries with a tie group (holding a judged doc) at its cutoff or holding a relevant doc."""
 
     measure: Measure
     values: dict[str, float | None]
-    range: float
+    range: float | None
     tied_at_cutoff: int | None
     tied_relevant: int
 
@@ -37,7 +38,7 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
         judgments = Judgments(qrels.table)
     results: dict[str, dict[Measure, float]] = {}
     for policy, ranking in rankings.items():
-        usable = [m for m in measures if policy != 'expected' or kernel_of(m).expected is not None]
+        usable = [m for m in measures if _takes(m, policy)]
         evaluator = ExtEvaluator(usable, judgments, qrels, ranking)
         results[policy] = {m: aggregate(m, values) for m, values in evaluator.values(run).items()}
     with run.located():
@@ -51,6 +52,16 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
         at_cutoff = None if cutoff is None else len(np.unique(ranked.query[
             tied & (ranked.tie_start <= cutoff) & (ranked.tie_start + ranked.tie_size - 1 > cutoff)]))
         values = {policy: results[policy].get(measure) for policy in rankings}
-        extremes = abs(results['optimistic'][measure] - results['pessimistic'][measure])
+        best, worst = values.get('optimistic'), values.get('pessimistic')
+        extremes = None if best is None or worst is None else abs(best - worst)
         rows.append(TieRow(measure, values, extremes, at_cutoff, tied_relevant))
     return rows
+
+
+def _takes(measure: Measure, policy: str) -> bool:
+    """Whether ``measure`` is defined under tie ``policy`` (its kernel refuses the others by name)."""
+    try:
+        kernel_of(measure).function(measure, policy)
+    except MeasureParamError:
+        return False
+    return True

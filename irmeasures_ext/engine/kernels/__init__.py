@@ -19,6 +19,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     q,
     rank_stats,
     trec10,
+    trec_eval_rest,
     trec_family,
 )
 from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of

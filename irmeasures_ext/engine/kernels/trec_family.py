@@ -128,17 +128,22 @@ def reciprocal_rank(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(np.ones(len(first)), first)
 
 
-def _expected_r_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    n_relevant = _n_relevant(measure, ranked.judgments)
-    return safe_divide(_expected_relevant_in_top(measure, ranked, n_relevant[ranked.query]), n_relevant)
+def precision_at_ranks(measure: irm.Measure, ranked: RankedRun, ranks: np.ndarray) -> np.ndarray:
+    """|relevant in the top ``ranks[q]``| / ``ranks[q]`` per query q (0 where the rank is 0)."""
+    in_top = ranked.rank <= ranks[ranked.query]
+    return safe_divide(ranked.per_query_count(ranked.relevant(measure['rel']) & in_top), ranks)
 
 
-@kernel('Rprec', prepare=_n_relevant, expected=_expected_r_precision)
+def expected_precision_at_ranks(measure: irm.Measure, ranked: RankedRun, ranks: np.ndarray) -> np.ndarray:
+    """E[:func:`precision_at_ranks`] over the orderings of each tie group."""
+    return safe_divide(_expected_relevant_in_top(measure, ranked, ranks[ranked.query]), ranks)
+
+
+@kernel('Rprec', prepare=_n_relevant, expected=lambda measure, ranked: expected_precision_at_ranks(
+        measure, ranked, _n_relevant(measure, ranked.judgments)))
 def r_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """Rprec = |relevant in top R| / R."""
-    n_relevant = _n_relevant(measure, ranked.judgments)
-    in_top_r = ranked.rank <= n_relevant[ranked.query]
-    return safe_divide(ranked.per_query_count(ranked.relevant(measure['rel']) & in_top_r), n_relevant)
+    return precision_at_ranks(measure, ranked, _n_relevant(measure, ranked.judgments))
 
 
 def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
