@@ -662,8 +662,19 @@ def test_a_gain_above_max_levels_names_the_label_of_the_largest_gain():
     measure = nERR(gains={1: 3, 2: 1}, max_level=2) @ 5
     with pytest.raises(InputError) as refused:
         PROVIDER.calc_aggregate([measure], {'q': {'a': 2, 'b': 1, 'c': 0}}, {'q': {'a': 1.0}})
-    assert str(refused.value) == (f'{measure}: the gain of label 1 (3) exceeds that of max_level 2 (1), so its '
-                                  'stop probability would exceed 1')
+    assert str(refused.value) == (f'qrels: {measure}: the gain of label 1 (3) exceeds that of max_level 2 (1), so '
+                                  "its stop probability would exceed 1 (doc 'b' in query 'q')")
+
+
+@pytest.mark.parametrize('measure', ['nERR(max_level=2)@5', 'ERR_NTCIR(max_level=2)', 'ERR@5'])
+def test_a_label_a_measure_cannot_take_names_its_line(tmp_path, capsys, measure):
+    """Labels above max_level, or above gdeval's grade 4: the line of the first such label (was no file or line)."""
+    (tmp_path / 'qrels.txt').write_text('q 0 a 1\nq 0 b 9\nq 0 c 2\n')
+    (tmp_path / 'run.txt').write_text('q Q0 a 1 1.0 r\n')
+    assert main([str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), measure]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"irmeasures-ext: error: {tmp_path / 'qrels.txt'}:2: {measure}: qrels label 9 exceeds ")
+    assert err.endswith(" (doc 'b' in query 'q')\n")
 
 
 def test_max_level_of_gains_of_labels_up_to_0_takes_qrels_of_labels_up_to_0():

@@ -265,8 +265,10 @@ def test_command_line_depth(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == ['AP\t0.3333', 'P@5\t0.2000', 'Q(judged_only=True)\t0.3333']
     values, _ = via_cli([ir_measures.AP(judged_only=True)], QRELS, RUN)
     assert values['AP(judged_only=True)', 'q'] == pytest.approx((1 + 2 / 3 + 3 / 4) / 3)  # a, d, b, c
-    for argv, message in [(['--depth', '0'], "argument --depth: expected an integer >= 1, got '0'"),
-                          (['--depth', 'x'], "argument --depth: expected an integer >= 1, got 'x'"),
+    for argv, message in [(['--depth', '0'], "argument --depth: expected an integer from 1 to 9223372036854775807, "
+                                                  "got '0'"),
+                          (['--depth', 'x'], "argument --depth: expected an integer from 1 to 9223372036854775807, "
+                                                  "got 'x'"),
                           (['nDCG(gains={1:2},judged_only=True)@5', '--depth', '2'],  # left to others
                            'the depth cut (depth=2) applies to the measures the irmeasures_ext provider computes; '
                            'not to nDCG(gains={1:2},judged_only=True)@5'),

@@ -20,6 +20,7 @@ from irmeasures_ext.errors import (
     InputError,
     InvalidClassError,
     RepeatedJudgment,
+    RowError,
 )
 from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
@@ -146,12 +147,18 @@ class Judgments:
         return Judgments(pa.table({'query_id': ac.take(self.query_ids, pa.array(self.query[best])),
                                    'doc_id': ac.take(self._docs.ids, indices), 'relevance': self.label[best]}))
 
-    def highest_label(self, query: int) -> tuple[str, int]:
+    def highest_label(self, query: int) -> tuple[str, int | float]:
         """The doc and label of the highest label of query index ``query`` (one with a judgment; the first
         such entry)."""
         entries = np.flatnonzero(self.query == query)
         entry = entries[np.argmax(self.label[entries])]
-        return self._docs.ids[int(entry)].as_py(), int(self.label[entry])
+        return self._docs.ids[int(entry)].as_py(), self.label[entry].item()
+
+    def judgment_error(self, entry: int, problem: str) -> RowError:
+        """A RowError about the judgment ``entry``, named by its query and doc (a file's reader names its line)."""
+        query_id = self.query_ids[int(self.query[entry])].as_py()
+        doc_id = self._docs.ids[int(entry)].as_py()
+        return RowError(f'{problem} (doc {doc_id!r} in query {query_id!r})', 'qrels', query_id, doc_id)
 
     def maybe_judged(self, docs: DocIds) -> np.ndarray:
         """Indices of the docs that may be judged (for some query); every judged one is included."""

@@ -12,7 +12,7 @@ from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import segment_cumsum, segment_sum
 from irmeasures_ext.engine.ties import expected_position_weight, positions
-from irmeasures_ext.errors import InputError, MeasureParamError
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import name_of, optional_param
 
 KernelFunction = Callable[[irm.Measure, RankedRun], np.ndarray]
@@ -165,13 +165,16 @@ def top_gain(measure: irm.Measure, judgments: Judgments) -> float:
     rel, gains = measure['rel'], optional_param(measure, 'gains')
     max_level = optional_param(measure, 'max_level') or max(gains or [judgments.label.max(initial=1)])
     if judgments.label.max(initial=0) > max_level:
-        raise InputError(f'{measure}: qrels label {judgments.label.max()} exceeds max_level {max_level}')
+        highest = int(np.argmax(judgments.label))
+        raise judgments.judgment_error(highest, f'{measure}: qrels label {judgments.label[highest]} exceeds '
+                                                f'max_level {max_level}')
     top = graded_gain(np.array([max_level]), rel, gains)[0]
     label_gain = graded_gain(judgments.label, rel, gains)
     if np.any(label_gain > top):
         worst = int(np.argmax(label_gain))
-        raise InputError(f'{measure}: the gain of label {judgments.label[worst]} ({label_gain[worst]:g}) exceeds '
-                         f'that of max_level {max_level} ({top:g}), so its stop probability would exceed 1')
+        raise judgments.judgment_error(worst, f'{measure}: the gain of label {judgments.label[worst]} '
+                                              f'({label_gain[worst]:g}) exceeds that of max_level {max_level} '
+                                              f'({top:g}), so its stop probability would exceed 1')
     return float(top)
 
 

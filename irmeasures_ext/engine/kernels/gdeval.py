@@ -16,7 +16,6 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels.common import cascade, expected_dcg, ideal_dcg, kernel
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import safe_divide
-from irmeasures_ext.errors import InputError
 
 #: gdeval's ``$MAX_JUDGMENT``: the largest grade it reads, whose ERR stop probability is (2^4 - 1)/2^4.
 MAX_GRADE = 4
@@ -25,9 +24,10 @@ MAX_GRADE = 4
 def check_grades(measure: irm.Measure, judgments: Judgments) -> None:
     """InputError naming ``measure`` for a qrels label above :data:`MAX_GRADE`, on which gdeval stops (ERR's stop
     probability would exceed 1)."""
-    top = judgments.label.max(initial=0)
-    if top > MAX_GRADE:
-        raise InputError(f"{measure}: qrels label {top} exceeds gdeval's maximum grade {MAX_GRADE}")
+    if judgments.label.max(initial=0) > MAX_GRADE:
+        highest = int(np.argmax(judgments.label))
+        raise judgments.judgment_error(highest, f'{measure}: qrels label {judgments.label[highest]} exceeds '
+                                                f"gdeval's maximum grade {MAX_GRADE}")
 
 
 def exponential_gain(labels: np.ndarray) -> np.ndarray:
