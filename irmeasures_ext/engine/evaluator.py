@@ -9,7 +9,6 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from ir_measures import CalcResults, Metric, providers
 from ir_measures.measures import Measure
 
@@ -98,13 +97,13 @@ class ExtEvaluator(providers.Evaluator):
         still checked); a problem names its line."""
         with run.located():
             if not self.rankings:
-                rank_run(run.table, self.judgments)
-            return {ranking: self._ranked(run.table, ranking) for ranking in dict.fromkeys(self.rankings.values())}
+                rank_run(run.table, self.judgments, query_starts=run.query_starts)
+            return {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
 
-    def _ranked(self, run: pa.Table, ranking: Ranking) -> RankedRun:
+    def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         if ranking.reads_rank:
-            return rank_run(scores_from_ranks(run), self.judgments, 'float64')
-        return rank_run(run, self.judgments, ranking.precision)
+            return rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
+        return rank_run(run.table, self.judgments, ranking.precision, run.query_starts)
 
     def computed(self, rankings: dict[Ranking, RankedRun]) -> dict[Measure, np.ndarray]:
         """Each measure's kernel values on its list of the ranked runs (unchecked: :meth:`check_overflow`)."""

@@ -174,17 +174,11 @@ class Judgments:
         keys = pair_keys(query, docs.hash[rows])
         bucket = (keys >> self._bucket_shift).view(np.int64)
         keys >>= self._index_bits
-        first, size = self._bucket_start[bucket], self._bucket_size[bucket]
-        owners, positions = [], []
-        for depth in range(int(size.max(initial=0))):  # buckets hold about one key each
-            probe = np.flatnonzero(size > depth)
-            position = first[probe] + depth
-            hit = self._sorted_keys[position] == keys[probe]
-            owners.append(probe[hit])
-            positions.append(position[hit])
-        owner, position = (np.concatenate([np.empty(0, dtype=np.int64), *parts]) for parts in (owners, positions))
-        order = np.argsort(owner, kind='stable')  # back to row order
-        owner, entry = owner[order], self._entry[position[order]]
+        size = self._bucket_size[bucket]  # (about one key each): every key of each row's bucket, in row order
+        owner = np.repeat(np.arange(len(keys)), size)
+        position = self._bucket_start[bucket][owner] + np.arange(len(owner)) - np.repeat(np.cumsum(size) - size, size)
+        hit = self._sorted_keys[position] == keys[owner]
+        owner, entry = owner[hit], self._entry[position[hit]]
         rows = rows[owner]
         same = (query[owner] == self.query[entry]) & docs.equal(rows, self._docs, entry)
         return rows[same], entry[same]

@@ -139,9 +139,12 @@ class RankedRun:
         return self._first_relevant[rel]
 
 
-def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') -> RankedRun:
+def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
+             query_starts: np.ndarray | None = None) -> RankedRun:
     """Validates ``run`` and ranks it against ``judgments`` (see module docstring), comparing scores
-    as ``precision`` (``'float32'`` or ``'float64'``)."""
+    as ``precision`` (``'float32'`` or ``'float64'``). ``query_starts``, where the run's form guarantees it
+    (:attr:`~irmeasures_ext.readers.inputs.Input.query_starts`: rows grouped by query, each query once, no doc
+    twice in a query), spares finding the queries and checking for repeated docs."""
     keep_freed_memory()
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
@@ -150,9 +153,9 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
     # The query boundaries, by halves, and the score check on two threads, before the first block (a small
     # run on the calling thread alone: starting a thread costs more than it saves there).
     with ThreadPoolExecutor(1) if run.num_rows >= _THREADED_ROWS else _InlineExecutor() as helper:
-        starts = _query_starts(run['query_id'], helper)
+        starts = _query_starts(run['query_id'], helper) if query_starts is None else query_starts
         checked = helper.submit(_check_scores, run)
-        order, sizes, group_query = _query_groups(run['query_id'], starts, judgments)
+        order, sizes, group_query = _query_groups(run['query_id'], starts, judgments, known=query_starts is not None)
         checked.result()
     grouped = run if order is None else ac.take(run, from_numpy(order))
     ends = np.cumsum(sizes)
@@ -164,7 +167,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32') ->
         first, last = groups
         start = int(ends[first - 1]) if first else 0
         return _rank_block(grouped.slice(start, int(ends[last - 1]) - start), sizes[first:last],
-                           group_query[first:last], judgments, precision)
+                           group_query[first:last], judgments, precision, query_starts is None)
 
     blocks = _on_threads_with_caller(block, bounds, min(len(bounds), _CPUS, _MAX_THREADS))
     if any(b.has_duplicate for b in blocks):
@@ -228,11 +231,12 @@ class _RankedBlock:
 
 
 def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments,
-                precision: str) -> _RankedBlock:
-    """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order)."""
+                precision: str, may_repeat_docs: bool = True) -> _RankedBlock:
+    """Ranks the judged rows of a block of whole queries (``sizes`` rows each, in order), checking that no doc
+    repeats in a query where one ``may_repeat_docs``."""
     row_group = np.repeat(np.arange(len(sizes)), sizes)
     docs = DocIds.of(run['doc_id'])
-    has_duplicate = _has_repeated_doc(row_group, docs.hash)
+    has_duplicate = may_repeat_docs and _has_repeated_doc(row_group, docs.hash)
     rows = judgments.maybe_judged(docs)
     query = group_query[row_group[rows]]
     known = query >= 0
@@ -293,14 +297,14 @@ def _query_changes(query_ids: pa.ChunkedArray) -> np.ndarray:
     return to_numpy(ac.indices_nonzero(ac.not_equal(query_ids[1:], query_ids[:-1]))).view(np.int64) + 1
 
 
-def _query_groups(query_ids: pa.ChunkedArray, starts: np.ndarray,
-                  judgments: Judgments) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Groups the rows by query, given the ``starts`` of runs of equal query ids (:func:`_query_starts`):
-    (row order making each query's rows contiguous, None if they already are, as in run files; rows
-    per group in that order; qrels query index per group or -1)."""
+def _query_groups(query_ids: pa.ChunkedArray, starts: np.ndarray, judgments: Judgments,
+                  known: bool = False) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Groups the rows by query, given the ``starts`` of runs of equal query ids (:func:`_query_starts`, or
+    ``known`` to be the starts of distinct queries): (row order making each query's rows contiguous, None if
+    they already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
     heads = ac.take(query_ids, from_numpy(starts))
     order = None
-    if ac.count_distinct(heads) == len(heads):
+    if known or ac.count_distinct(heads) == len(heads):
         sizes = np.diff(starts, append=len(query_ids))
     else:
         heads = ac.unique(query_ids)

@@ -40,10 +40,14 @@ _PYTERRIER_NAME = {ours: theirs for theirs, ours in _COLUMN_ALIASES.items()}
 
 @dataclass(frozen=True)
 class Input:
-    """A run or qrels read into a table, and the file or dataset it was read from (None for other forms)."""
+    """A run or qrels read into a table, and the file or dataset it was read from (None for other forms).
+
+    ``query_starts`` is what a form guarantees, where it does (a dict-of-dict): the first row of each query,
+    its rows grouped by query, each query once and no doc twice within it; None: to be found from the rows."""
 
     table: pa.Table
     source: trec.TrecSource | columnar.ColumnarSource | None
+    query_starts: np.ndarray | None = None
 
     def describe(self, problem: RowError) -> str:
         """``problem`` as an error would say it: naming the file it concerns (and for a TREC file, the lines)."""
@@ -91,7 +95,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         read = Input(_from_source(data, schema, _what(data, kind)), data)
     else:
         schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
-        read, name = Input(_as_table(data, schema, kind), None), kind
+        read, name = Input(_as_table(data, schema, kind), None, _dict_query_starts(data)), kind
     if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
         warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
     if kind == 'qrels' and not read.table.num_rows:  # (a TREC file of blank lines is refused as it is read)
@@ -109,6 +113,16 @@ def _emptiness(data: Any) -> str:
         return 'an empty table'
     return ('no records (an empty iterable, or a generator such as read_trec_qrels(...) already read: it is read '
             'once; keep list(...) of it to read it again)')
+
+
+def _dict_query_starts(data: Any) -> np.ndarray | None:
+    """The first row of each query of a dict-of-dict read into a table (its queries with docs, in its order);
+    None for other forms."""
+    if not isinstance(data, Mapping):
+        return None
+    sizes = np.fromiter(map(len, data.values()), np.int64, len(data))
+    sizes = sizes[sizes > 0]
+    return np.cumsum(sizes) - sizes
 
 
 def _has_classes(qrels: Any) -> bool:
