@@ -115,3 +115,44 @@ def test_numpy_dtype_of_each_fixed_width_type(kind):
     values = pa.chunked_array([pa.array(np.array([1, 0]).astype(dtype), kind),
                                pa.array(np.array([1]).astype(dtype), kind)])
     assert to_numpy(values).dtype == numpy_dtype(kind) and to_numpy(values).tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize('values', [['a', 'bc', ''], ['Ä', 'x', '日本語', ''], [], ['1e3', '007'], ['a' * 1000] * 3])
+def test_strings_of_a_list_of_str_is_pa_array_of_it(values):
+    from irmeasures_ext._arrow.arrays import strings_of
+    built = strings_of(values)
+    assert built.type == pa.string() and built.equals(pa.array(values, pa.string())) and built.to_pylist() == values
+
+
+@pytest.mark.parametrize('values', [['a', 1], [None, 'a'], ['\ud800'], [b'a']])
+def test_strings_of_anything_else_is_none(values):
+    from irmeasures_ext._arrow.arrays import strings_of
+    assert strings_of(values) is None
+
+
+@pytest.mark.parametrize('values, kind', [([1, -2, 3], pa.int64()), ([1.5, 2, -0.0], pa.float64()), ([], pa.int64()),
+                                          ([np.int64(3), 4], pa.int64()), ([np.float32(0.5), 1], pa.float64()),
+                                          ([2 ** 62, 1], pa.int64())])
+def test_numbers_of_a_list_of_numbers_is_pa_array_of_it(values, kind):
+    from irmeasures_ext._arrow.arrays import numbers_of
+    built = numbers_of(values)
+    assert built.type == kind and built.to_pylist() == pa.array(values).cast(kind).to_pylist()
+
+
+@pytest.mark.parametrize('values', [[True, 1], [1, 'x'], [None, 1.0], [2 ** 70, 1], [1.5, 2 ** 70]])
+def test_numbers_of_anything_else_is_none_or_exact(values):
+    """Booleans, text and None are left to pa.array (and its messages); an integer beyond 64 bits too, unless
+    floats come with it (then it is read as a float, as a cast to float64 reads it)."""
+    from irmeasures_ext._arrow.arrays import numbers_of
+    built = numbers_of(values)
+    assert built is None or (built.type == pa.float64() and built.to_pylist() == [float(v) for v in values])
+
+
+def test_a_dict_of_dict_is_evaluated_without_importing_pandas():
+    """pa.array of Python objects imports pandas on first use: a quarter of a second at every start."""
+    import subprocess
+    import sys
+    script = ('import sys, ir_measures, irmeasures_ext; print(irmeasures_ext.provider.calc_aggregate([ir_measures.AP], '
+              "{'q': {'a': 1, 'b': 0.5}}, {'q': {'a': 1.0, 'b': 2}}), 'pandas' in sys.modules)")
+    result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ['{AP:', '0.5}', 'False'], result.stderr

@@ -5,6 +5,8 @@ first use, which an evaluation does not otherwise need.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -52,6 +54,45 @@ def from_numpy(values: np.ndarray) -> pa.Array:
     """A zero-copy Arrow array of a 1-d numpy integer or float array."""
     values = np.ascontiguousarray(values)
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def strings_of(values: list[Any]) -> pa.Array | None:
+    """A string array of ``values`` when each is a ``str`` that encodes as UTF-8 (else None), built from their
+    concatenation and lengths: ``pa.array`` of Python objects imports pandas on its first use (a quarter of a
+    second at every start of a process that evaluates a dict-of-dict)."""
+    try:
+        text = ''.join(values)
+        data = text.encode('utf-8')
+    except (TypeError, UnicodeEncodeError):
+        return None
+    if len(data) >= 1 << 31:  # (beyond 32-bit offsets)
+        return None
+    if len(data) == len(text):  # ASCII: a character is a byte
+        lengths = np.fromiter(map(len, values), np.int32, len(values))
+    else:
+        lengths = np.fromiter((len(value.encode('utf-8')) for value in values), np.int32, len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def numbers_of(values: list[Any]) -> pa.Array | None:
+    """An int64 array of ``values`` when each is an integer within 64 bits, a float64 one when each is an integer
+    or a float (else None), without ``pa.array`` (see :func:`strings_of`)."""
+    kinds = set(map(type, values))
+    if kinds <= _INTEGER_TYPES:
+        try:
+            return from_numpy(np.fromiter(values, np.int64, len(values)))
+        except OverflowError:  # (beyond 64 bits: pa.array says so)
+            return None
+    if kinds <= _INTEGER_TYPES | _FLOAT_TYPES:
+        return from_numpy(np.fromiter(values, np.float64, len(values)))
+    return None
+
+
+#: The Python types :func:`numbers_of` reads as ``pa.array`` reads them (``bool`` is not an integer there).
+_INTEGER_TYPES = frozenset({int, np.int64, np.int32})
+_FLOAT_TYPES = frozenset({float, np.float64, np.float32})
 
 
 def string_scalar(text: str) -> pa.Scalar:

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import first_null, from_numpy, to_numpy
+from irmeasures_ext._arrow.arrays import first_null, from_numpy, numbers_of, strings_of, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar, trec
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
@@ -338,7 +338,12 @@ def _from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.T
 
 def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
     """Python values (a list or a pandas Series) as an Arrow array; ids of mixed types (``1`` and ``'a'``)
-    become strings, unless two of them would read the same (``1`` and ``'1'``): never merged silently."""
+    become strings, unless two of them would read the same (``1`` and ``'1'``): never merged silently. Lists of
+    strings and of numbers are built without ``pa.array`` (:func:`strings_of`)."""
+    if isinstance(values, list):
+        built = strings_of(values) if field.type == pa.string() else numbers_of(values)
+        if built is not None:
+            return built
     try:
         return pa.array(values)
     except OverflowError:
