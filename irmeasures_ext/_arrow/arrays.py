@@ -5,6 +5,7 @@ first use, which an evaluation does not otherwise need.
 """
 from __future__ import annotations
 
+import array
 from typing import Any
 
 import numpy as np
@@ -77,22 +78,17 @@ def strings_of(values: list[Any]) -> pa.Array | None:
 
 
 def numbers_of(values: list[Any]) -> pa.Array | None:
-    """An int64 array of ``values`` when each is an integer within 64 bits, a float64 one when each is an integer
-    or a float (else None), without ``pa.array`` (see :func:`strings_of`)."""
-    kinds = set(map(type, values))
-    if kinds <= _INTEGER_TYPES:
+    """An int64 array of ``values`` when each is an integer within 64 bits, a float64 one when each is a number
+    (else None: text, None), without ``pa.array`` (see :func:`strings_of`), through the standard library's
+    typed arrays (which read a bool as 1 or 0, as a cast of pa.array's bools does)."""
+    for code, dtype in (('q', np.int64), ('d', np.float64)):
         try:
-            return from_numpy(np.fromiter(values, np.int64, len(values)))
-        except OverflowError:  # (beyond 64 bits: pa.array says so)
+            return from_numpy(np.frombuffer(array.array(code, values), dtype))
+        except TypeError:  # (a float among integers: try floats; text or None: neither)
+            continue
+        except OverflowError:  # (an integer beyond 64 bits: pa.array says so)
             return None
-    if kinds <= _INTEGER_TYPES | _FLOAT_TYPES:
-        return from_numpy(np.fromiter(values, np.float64, len(values)))
     return None
-
-
-#: The Python types :func:`numbers_of` reads as ``pa.array`` reads them (``bool`` is not an integer there).
-_INTEGER_TYPES = frozenset({int, np.int64, np.int32})
-_FLOAT_TYPES = frozenset({float, np.float64, np.float32})
 
 
 def string_scalar(text: str) -> pa.Scalar:
