@@ -117,14 +117,15 @@ def test_numpy_dtype_of_each_fixed_width_type(kind):
     assert to_numpy(values).dtype == numpy_dtype(kind) and to_numpy(values).tolist() == [1, 0, 1]
 
 
-@pytest.mark.parametrize('values', [['a', 'bc', ''], ['Ä', 'x', '日本語', ''], [], ['1e3', '007'], ['a' * 1000] * 3])
+@pytest.mark.parametrize('values', [['a', 'bc', ''], ['Ä', 'x', '日本語', ''], [], ['1e3', '007'], ['a' * 1000] * 3,
+                                    [''], ['', ''], ['x']])
 def test_strings_of_a_list_of_str_is_pa_array_of_it(values):
     from irmeasures_ext._arrow.arrays import strings_of
     built = strings_of(values)
     assert built.type == pa.string() and built.equals(pa.array(values, pa.string())) and built.to_pylist() == values
 
 
-@pytest.mark.parametrize('values', [['a', 1], [None, 'a'], ['\ud800'], [b'a']])
+@pytest.mark.parametrize('values', [['a', 1], [None, 'a'], ['\ud800'], [b'a'], ['a\x00b', 'c'], ['\x00']])
 def test_strings_of_anything_else_is_none(values):
     from irmeasures_ext._arrow.arrays import strings_of
     assert strings_of(values) is None

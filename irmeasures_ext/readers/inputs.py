@@ -281,11 +281,15 @@ def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedA
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
     """The rows of ``{query_id: {doc_id: value}}``; the query ids are converted once each, then repeated."""
-    for query_id, docs in data.items():
-        if not isinstance(docs, Mapping):
-            raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value')
-    doc_ids = list(itertools.chain.from_iterable(data.values()))
-    values = list(itertools.chain.from_iterable(docs.values() for docs in data.values()))
+    try:
+        doc_ids = list(itertools.chain.from_iterable(data.values()))
+        values = list(itertools.chain.from_iterable(docs.values() for docs in data.values()))
+    except (TypeError, AttributeError):  # (a query's value is not a mapping: found only then, one check a query)
+        query_id = next((query_id for query_id, docs in data.items() if not isinstance(docs, Mapping)), None)
+        if query_id is None:
+            raise
+        raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value') \
+            from None
     query_field = schema.field('query_id')
     queries = _cast(_to_array(list(data), query_field, what), query_field, what)
     counts = np.fromiter(map(len, data.values()), np.int64, len(data))
