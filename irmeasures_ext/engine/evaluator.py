@@ -16,6 +16,7 @@ from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
+from irmeasures_ext.engine.kernels.common import KernelFunction
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.ties import scores_from_ranks
 from irmeasures_ext.engine.transforms import CLASS_POLICIES, Transforms, apply_all, transforms_of
@@ -52,11 +53,16 @@ class ExtEvaluator(providers.Evaluator):
         self.lists: dict[Measure, tuple[Ranking, Transforms]] = {
             measure: (ranking, transforms_of(measure, ranking, kernel_of(measure).credit, judgments))
             for measure, ranking in self.rankings.items()}
+        #: Per measure, in order: its kernel function, its list's key and its judgments (its classes' with
+        #: classes). Lists, not dicts: a measure of ir_measures hashes its whole repr each time.
+        self._plan: list[tuple[Measure, KernelFunction, tuple[Ranking, Transforms], Judgments]] = []
         for measure, measure_ranking in self.rankings.items():
             # (classes: the class judgments now, and an InputError now for qrels without classes)
             measure_judgments = judgments.by_class() if measure_ranking.uses_classes(measure) else judgments
             if (prepare := kernel_of(measure).prepare) is not None:
                 prepare(measure, measure_judgments)
+            self._plan.append((measure, kernel_of(measure).function(measure, measure_ranking.ties),
+                               self.lists[measure], measure_judgments))
 
     def warn_about_the_qrels(self) -> None:
         """RepeatedJudgmentWarning for qrels lines repeated alike (counted once), naming the file and lines."""
@@ -116,17 +122,14 @@ class ExtEvaluator(providers.Evaluator):
     def kernel_values(self, lists: dict[tuple[Ranking, Transforms], RankedRun]) -> dict[Measure, np.ndarray]:
         """Each measure's kernel values on its list (numpy's own warnings are not printed)."""
         with self._qrels.located(), np.errstate(all='ignore'):
-            return {measure: kernel_of(measure).function(measure, self.rankings[measure].ties)(
-                measure, lists[self.lists[measure]]) for measure in self.measures}
+            return {measure: function(measure, lists[key]) for measure, function, key, _ in self._plan}
 
     def check_overflow(self, values: dict[Measure, np.ndarray]) -> None:
         """ValueOverflowError for values that overflow (huge labels, gains or beta), naming the first query
         it happens in and the doc of its highest label, never a silent inf or NaN."""
         with self._qrels.located():
-            for measure, column in values.items():
-                classes = self.rankings[measure].uses_classes(measure)
-                judgments = self.judgments.by_class() if classes else self.judgments
-                _check_overflow(measure, column, judgments)
+            for measure, _, _, judgments in self._plan:
+                _check_overflow(measure, values[measure], judgments)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         return self._iter_calc(run)

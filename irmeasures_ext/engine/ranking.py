@@ -81,6 +81,7 @@ class RankedRun:
     run_queries: int     # queries in the run (run-only queries too)
     equivalence_class: np.ndarray | None = None  # each row's class, for judgments with classes
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _tops: dict[int, RankedRun] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
@@ -95,9 +96,15 @@ class RankedRun:
         return self.label >= rel
 
     def top(self, cutoff: int | None) -> RankedRun:
-        """The rows ranked ``cutoff`` or better (every row if ``cutoff`` is None)."""
+        """The rows ranked ``cutoff`` or better (every row if ``cutoff`` is None), computed once per cutoff (e.g.
+        for P@10 and nDCG@10)."""
         if cutoff is None:
             return self
+        if cutoff not in self._tops:
+            self._tops[cutoff] = self._top(cutoff)
+        return self._tops[cutoff]
+
+    def _top(self, cutoff: int) -> RankedRun:
         keep = self.rank <= cutoff
         query = self.query[keep]
         return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
