@@ -140,11 +140,17 @@ def test_numbers_of_a_list_of_numbers_is_pa_array_of_it(values, kind):
     assert built.type == kind and built.to_pylist() == pa.array(values).cast(kind).to_pylist()
 
 
-@pytest.mark.parametrize('values', [[1, 'x'], [None, 1.0], ['1.5'], [2 ** 70, 1]])
-def test_numbers_of_text_none_or_integers_beyond_64_bits_is_none(values):
-    """Left to pa.array, and its messages (an integer beyond 64 bits: an error, never a float)."""
+@pytest.mark.parametrize('values', [[1, 'x'], [None, 1.0], [float('nan')], ['abc'], [2 ** 70, 1]])
+def test_numbers_of_text_none_nan_or_integers_beyond_64_bits_is_none(values):
+    """Left to pa.array, and its messages (an integer label beyond 64 bits: an error, never a float)."""
     from irmeasures_ext._arrow.arrays import numbers_of
     assert numbers_of(values) is None
+
+
+def test_numbers_of_floats_read_numeric_text_and_big_integers_as_a_cast_does():
+    """As a text column cast to float64 (a DataFrame's) and a TREC file's score read them."""
+    from irmeasures_ext._arrow.arrays import numbers_of
+    assert numbers_of(['1.5', 2, 2 ** 70], integers=False).to_pylist() == [1.5, 2.0, float(2 ** 70)]
 
 
 @pytest.mark.parametrize('values, kind', [([True, 2], pa.int64()), ([1.5, 2 ** 70], pa.float64()),

@@ -340,11 +340,16 @@ def test_non_finite_score_error_names_the_row_in_a_later_chunk():
     (pd.DataFrame([['q1', 'a', 1.0, 2.0]], columns=['query_id', 'doc_id', 'score', 'score']),
      "run has ambiguous columns 'score' and 'score'"),
     ({1: {'a': 1.0}, '1': {'b': 2.0}}, "run column 'query_id' holds both 1 and '1', the same id once read as text"),
-    ([ir_measures.ScoredDoc('q1', 'a', 2 ** 70)], "run column 'score' holds an integer beyond 64 bits"),
 ])
 def test_python_inputs_that_would_merge_or_overflow_are_refused(run, message):
     with pytest.raises(InputError, match=message.replace('(', r'\(').replace(')', r'\)')):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_a_score_past_int64_is_read_as_a_float_as_in_a_trec_file():
+    """A Python integer score beyond 64 bits: the float64 it is (a TREC file's score reads as one too)."""
+    values = PROVIDER.calc_aggregate([ir_measures.RR], QRELS, [ir_measures.ScoredDoc('q1', 'a', 2 ** 70)])
+    assert values == PROVIDER.calc_aggregate([ir_measures.RR], QRELS, [ir_measures.ScoredDoc('q1', 'a', 2.0 ** 70)])
 
 
 def test_qrels_label_past_int64_in_a_dict_is_refused():

@@ -75,18 +75,23 @@ def strings_of(values: list[Any]) -> pa.Array | None:
                                  [None, pa.py_buffer(offsets), pa.py_buffer(np.delete(data, separators))])
 
 
-def numbers_of(values: list[Any]) -> pa.Array | None:
-    """An int64 array of ``values`` when each is an integer within 64 bits, a float64 one when each is a number
-    (else None: text, None), without ``pa.array`` (see :func:`strings_of`), through the standard library's
-    typed arrays (which read a bool as 1 or 0, as a cast of pa.array's bools does)."""
-    for code, dtype in (('q', np.int64), ('d', np.float64)):
+def numbers_of(values: list[Any], integers: bool = True) -> pa.Array | None:
+    """Numbers without ``pa.array`` (see :func:`strings_of`): an int64 array when ``integers`` are wanted and each
+    value is an integer within 64 bits (the standard library's typed array checks them), else a float64 one
+    when each reads as a number as a float64 cast would (numbers, bools, numeric text, as a cast of a text column
+    reads them); None (to pa.array, and its messages) for anything else, None or NaN among them."""
+    if integers:
         try:
-            return from_numpy(np.frombuffer(array.array(code, values), dtype))
-        except TypeError:  # (a float among integers: try floats; text or None: neither)
-            continue
+            return from_numpy(np.frombuffer(array.array('q', values), np.int64))
         except OverflowError:  # (an integer beyond 64 bits: pa.array says so)
             return None
-    return None
+        except TypeError:  # (a float, text or None)
+            pass
+    try:
+        floats = np.fromiter(values, np.float64, len(values))
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(floats).any() else from_numpy(floats)
 
 
 def string_scalar(text: str) -> pa.Scalar:

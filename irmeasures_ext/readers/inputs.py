@@ -345,7 +345,7 @@ def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
     become strings, unless two of them would read the same (``1`` and ``'1'``): never merged silently. Lists of
     strings and of numbers are built without ``pa.array`` (:func:`strings_of`)."""
     if isinstance(values, list):
-        built = strings_of(values) if field.type == pa.string() else numbers_of(values)
+        built = strings_of(values) if field.type == pa.string() else numbers_of(values, field.type == pa.int64())
         if built is not None:
             return built
     try:
