@@ -6,9 +6,9 @@ that, for a file, the reader can find the line (:meth:`irmeasures_ext.readers.tr
 """
 from __future__ import annotations
 
+import os
 import sys
 import warnings
-from pathlib import Path
 
 
 def extra_install(extra: str) -> str:
@@ -117,8 +117,8 @@ def warn_at_caller(message: str, category: type[Warning]) -> None:
     """Warns as from the first frame outside this package and ir_measures (whose folders hold the frames that
     are not the user's): the user's call, whichever entry point it went through."""
     import ir_measures  # (loaded: this package is ir_measures' plugin)
-    libraries = tuple(str(Path(file).resolve().parent) for file in (ir_measures.__file__ or '', __file__))
+    libraries = tuple(os.path.dirname(os.path.realpath(file)) for file in (ir_measures.__file__ or '', __file__))
     frame, level = sys._getframe(1), 2  # (stacklevel 2: the frame that called this function)
-    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(libraries):
+    while frame.f_back is not None and os.path.realpath(frame.f_code.co_filename).startswith(libraries):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

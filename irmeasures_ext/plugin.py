@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import ir_measures
@@ -176,7 +175,7 @@ def _is_the_ir_measures_command() -> bool:
     """Whether this process runs ir_measures' command line (``ir_measures ...`` or ``python -m ir_measures``)."""
     main = sys.modules.get('__main__')
     spec = getattr(main, '__spec__', None)
-    return (spec is not None and spec.name == 'ir_measures.__main__') or Path(sys.argv[0]).name == 'ir_measures'
+    return (spec is not None and spec.name == 'ir_measures.__main__') or os.path.basename(sys.argv[0]) == 'ir_measures'
 
 
 def _located(error: IrMeasuresExtError) -> str:
@@ -187,7 +186,7 @@ def _located(error: IrMeasuresExtError) -> str:
     files = [arg for arg, before in zip(sys.argv[1:], ['', *sys.argv[1:]], strict=False)
              if not arg.startswith('-') and before not in _VALUED_OPTIONS]
     path = dict(zip(('qrels', 'run'), files, strict=False)).get(error.kind)
-    if path is None or not Path(path).is_file():
+    if path is None or not os.path.isfile(path):
         return str(error)
     from irmeasures_ext.readers.trec import TrecSource
     return str(TrecSource(path).locate(error))
