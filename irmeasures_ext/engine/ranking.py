@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -98,11 +99,16 @@ class RankedRun:
     def top(self, cutoff: int | None) -> RankedRun:
         """The rows ranked ``cutoff`` or better (every row if ``cutoff`` is None), computed once per cutoff (e.g.
         for P@10 and nDCG@10)."""
-        if cutoff is None:
+        if cutoff is None or cutoff >= self.deepest_rank:
             return self
         if cutoff not in self._tops:
             self._tops[cutoff] = self._top(cutoff)
         return self._tops[cutoff]
+
+    @cached_property
+    def deepest_rank(self) -> int:
+        """The largest rank of a judged row (0 if none)."""
+        return int(self.rank.max()) if len(self.rank) else 0
 
     def _top(self, cutoff: int) -> RankedRun:
         keep = self.rank <= cutoff
