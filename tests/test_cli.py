@@ -15,11 +15,15 @@ from pathlib import Path
 
 import ir_datasets
 import ir_measures
+import numpy as np
 import pytest
 import reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irmeasures_ext.cli import crosscheck, main
 from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.cli.output import formatted
 from irmeasures_ext.errors import NoOverlapWarning
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
@@ -211,6 +215,32 @@ def test_no_summary_and_places(capsys, files):
     assert run_main(capsys, *files, '-p', '-1', 'RR')[1] == ['RR\t0.3333333333333333']
     status, _, err = run_main(capsys, *files, '-n', 'RR')
     assert status == 2 and err[0] == 'irmeasures-ext: error: --no_summary (-n) only applies with --by_query (-q)'
+
+
+# values whose decimals Python rounds at an exact half, or near one, beyond 2**52, not finite, negative zero
+EDGE_VALUES = [0.5, 1.5, 2.5, 0.125, 0.375, 5e-05, 0.00015, 1.00005, 0.12345, 9.99995, 0.9999999999, -0.0, -1e-09,
+               -2.5, 1e15, 2.0 ** 52 + 1, 1e300, 5e-324, float('nan'), float('inf'), float('-inf'), 999999.99995]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(EDGE_VALUES) |
+                st.integers(-10 ** 8, 10 ** 8).map(lambda digits: digits / 10 ** 5), min_size=1),
+       st.integers(-1, 20))
+def test_per_query_values_are_written_as_python_formats_them(values, places):
+    """-q formats values in numpy; the reference is Python's format at every number of places."""
+    spec = '' if places == -1 else f'.{places}f'
+    assert formatted(np.array(values), places).to_pylist() == [format(value, spec) for value in values]
+
+
+def test_per_query_lines_of_many_queries(capsys, tmp_path):
+    """More queries than one chunk of lines; RR 1/1 ... 1/9 (1/8 = 0.125 rounds to even at 2 places)."""
+    ranks = [1 + i % 9 for i in range(70_000)]
+    qrels = write(tmp_path / 'qrels', ''.join(f'q{i:05d} 0 d{rank} 1\n' for i, rank in enumerate(ranks)))
+    run = write(tmp_path / 'run', ''.join(f'q{i:05d} Q0 d{r} {r} {-r} t\n' for i, rank in enumerate(ranks)
+                                          for r in range(1, rank + 1)))
+    status, out, _ = run_main(capsys, qrels, run, '-q', '-n', '-p', '2', 'RR', 'NumRet')
+    assert status == 0 and out == [line for i, rank in enumerate(ranks)
+                                   for line in (f'q{i:05d}\tRR\t{1 / rank:.2f}', f'q{i:05d}\tNumRet\t{rank:.2f}')]
 
 
 def test_jsonl_output(capsys, files):

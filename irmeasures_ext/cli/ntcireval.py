@@ -314,7 +314,7 @@ def _write_lines(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], pl
     elif columns and len(query_ids):
         from irmeasures_ext.cli.output import query_lines
         out.write(bytes(query_lines(query_ids, [(prefix + label(name), values) for name, values in columns],
-                                    spec)).decode())
+                                    places)).decode())
 
 
 def _write_text(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:

@@ -22,6 +22,8 @@ from irmeasures_ext.engine.combined import Results
 
 #: Queries whose rows are assembled at once (bounds the memory of ``-q``, and its strings below 2 GB).
 _QUERIES_PER_WRITE = 1 << 16
+#: Decimals up to which values are formatted in numpy (10**places is exact, the digits fit an int64).
+_MOST_PLACES = 15
 #: Chunks of rows assembled at once, while the previous ones are written.
 _THREADS = 2
 
@@ -34,7 +36,7 @@ def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summar
         with ThreadPoolExecutor(_THREADS) as pool:  # Arrow's string kernels release the GIL
             pending: deque[Future] = deque()
             for start in range(0, len(results.query_ids), _QUERIES_PER_WRITE):
-                pending.append(pool.submit(_query_lines, results, spec, slice(start, start + _QUERIES_PER_WRITE)))
+                pending.append(pool.submit(_query_lines, results, places, slice(start, start + _QUERIES_PER_WRITE)))
                 if len(pending) > _THREADS:
                     write(pending.popleft().result())
             while pending:
@@ -46,22 +48,82 @@ def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summar
                           results.aggregates().items()))
 
 
-def _query_lines(results: Results, spec: str, queries: slice) -> memoryview:
-    """The rows of some queries: for each, one line per measure, values formatted with ``spec``."""
+def _query_lines(results: Results, places: int, queries: slice) -> memoryview:
+    """The rows of some queries: for each, one line per measure, values with ``places`` decimals."""
     return query_lines(results.query_ids[queries],
-                       [(f'\t{measure}\t', values[queries]) for measure, values in results.values.items()], spec)
+                       [(f'\t{measure}\t', values[queries]) for measure, values in results.values.items()], places)
 
 
-def query_lines(query_ids: pa.Array, columns: list[tuple[str, np.ndarray]], spec: str) -> memoryview:
+def query_lines(query_ids: pa.Array, columns: list[tuple[str, np.ndarray]], places: int) -> memoryview:
     """For each query of ``query_ids`` (at least one), its lines, one per (text, values) of ``columns`` (at
-    least one): the query id, the text, the query's value formatted with ``spec``; as UTF-8 bytes."""
+    least one): the query id, the text, the query's value with ``places`` decimals (-1: Python's shortest
+    repr); as UTF-8 bytes."""
     pieces = []
     for text, values in columns:
-        formatted = string_array([format(value, spec) for value in values.tolist()])
-        pieces += [query_ids, string_scalar(text), formatted, string_scalar('\n')]
+        pieces += [query_ids, string_scalar(text), formatted(values, places), string_scalar('\n')]
     lines = ac.binary_join_element_wise(*pieces, string_scalar(''))  # per query: its lines, one per column
     offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)
     return memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+
+
+def formatted(values: np.ndarray, places: int) -> pa.Array:
+    """Each float of ``values`` as ``format(value, f'.{places}f')`` writes it (``str`` for ``places`` -1).
+
+    Vectorised: ``round(value * 10**places)`` is the correctly rounded decimal unless the product lies
+    within its own rounding error of a half (or is too large to be exact, or not finite); those values
+    alone are formatted by Python.
+    """
+    spec = '' if places < 0 else f'.{places}f'
+    if not 0 <= places <= _MOST_PLACES:
+        return string_array([format(value, spec) for value in values.tolist()])
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over='ignore', invalid='ignore'):
+        scaled = np.abs(values) * 10.0 ** places
+        distance_to_half = np.abs(scaled - np.floor(scaled) - 0.5)
+        exact = (scaled < 2.0 ** 52) & (distance_to_half > scaled * 2.0 ** -50 + 2.0 ** -60)
+    characters, present, lengths = _decimal_characters(np.rint(np.where(exact, scaled, 0)).astype(np.int64), places)
+    present[:, 0] = negative = np.signbit(values) & exact
+    present[~exact] = False
+    strings = _strings(characters, present, np.where(exact, lengths + negative, 0))
+    (inexact,) = np.nonzero(~exact)
+    if not len(inexact):
+        return strings
+    positions = np.arange(len(values))
+    positions[inexact] = len(values) + np.arange(len(inexact))
+    python_strings = string_array([format(value, spec) for value in values[inexact].tolist()])
+    return ac.take(pa.concat_arrays([strings, python_strings]), pa.array(positions))
+
+
+def _decimal_characters(digits: np.ndarray, places: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ASCII characters of each ``digits / 10**places`` (non-negative) in columns '-', the whole
+    digits, '.', the ``places`` decimals (no '.' for none); which are written (every one but the sign and
+    the whole part's leading zeros); and how many per row."""
+    whole = digits // 10 ** places
+    whole_width = len(str(int(whole.max(initial=0))))
+    point = [whole_width + 1] if places else []
+    width = 1 + whole_width + len(point) + places
+    characters = np.empty((len(digits), width), dtype=np.uint8)
+    characters[:, 0] = ord('-')
+    characters[:, point] = ord('.')
+    rest = digits
+    for column in [column for column in range(width - 1, 0, -1) if column not in point]:
+        rest, digit = np.divmod(rest, 10)
+        characters[:, column] = digit + ord('0')
+    present = np.ones((len(digits), width), dtype=bool)
+    lengths = np.full(len(digits), width - 1, dtype=np.int32)
+    for column in range(1, whole_width):
+        present[:, column] = whole >= 10 ** (whole_width - column)
+        lengths -= ~present[:, column]
+    return characters, present, lengths
+
+
+def _strings(characters: np.ndarray, present: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """Strings from a (rows, width) array of ASCII codes: row i of the characters where ``present``, of
+    ``lengths[i]`` (its count)."""
+    offsets = np.zeros(len(characters) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(characters), [None, pa.py_buffer(offsets),
+                                                                pa.py_buffer(characters[present].tobytes())])
 
 
 def write_jsonl(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:
