@@ -155,14 +155,32 @@ def test_command_line_tie_options(tied_files, options, rr):
 
 
 def test_ties_diagnostic(tied_files):
+    """Docs b, c tie at rank 1-2 (trec_eval: c first), a is third; RR by hand under each policy."""
     status, out, err = run_cli('ties', *tied_files, 'RR', 'P@1', 'nERR@2', '-p', '3')
-    assert status == 0, err
+    assert status == 0
     assert out.splitlines() == [
-        'measure\tpessimistic\texpected\toptimistic\trange\tqueries_tied_at_cutoff\tqueries_tied_relevant',
-        'RR\t0.333\t0.611\t1.000\t0.667\t—\t1',
-        'P@1\t0.000\t0.333\t1.000\t1.000\t1\t1',
-        'nERR@2\t0.000\t—\t1.000\t1.000\t1\t1',
+        'measure\ttrec_eval\tpessimistic\texpected\toptimistic\trange\tqueries_tied_at_cutoff\t'
+        'queries_tied_relevant\trefused',
+        'RR\t0.333\t0.333\t0.611\t1.000\t0.667\t—\t1\t—',
+        'P@1\t0.000\t0.000\t0.333\t1.000\t1.000\t1\t1\t—',
+        'nERR@2\t0.000\t0.000\t—\t1.000\t1.000\t1\t1\texpected',
     ]
+    assert err == ('irmeasures-ext ties: nERR@2 is not supported under ties=expected (no closed form for its mean '
+                   'over the orderings of tied docs); its range: ties=optimistic and ties=pessimistic\n')
+
+
+def test_ties_diagnostic_sets_a_measures_own_policy_aside(tied_files):
+    """A measure's own ties= would give one value under every policy (a range of 0): the report ranks it under
+    each policy instead, as the same measure without it (test_ties_diagnostic's row, by hand), and says so."""
+    status, out, err = run_cli('ties', *tied_files, "nERR(ties='optimistic')@2", "nERR(ties='trec_eval')@2", '-p', '3')
+    assert status == 0
+    assert out.splitlines()[1:] == ["nERR(ties='optimistic')@2\t0.000\t0.000\t—\t1.000\t1.000\t1\t1\texpected",
+                                    "nERR(ties='trec_eval')@2\t0.000\t0.000\t—\t1.000\t1.000\t1\t1\texpected"]
+    assert err.splitlines()[:2] == [
+        "irmeasures-ext ties: nERR(ties='optimistic')@2: its own ties='optimistic' is set aside: the report ranks it "
+        'under each policy',
+        'irmeasures-ext ties: nERR@2 is not supported under ties=expected (no closed form for its mean over the '
+        'orderings of tied docs); its range: ties=optimistic and ties=pessimistic']
 
 
 def test_protocol_needs_no_measure_and_gu_needs_a_dataset(tied_files):

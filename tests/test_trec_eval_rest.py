@@ -465,15 +465,16 @@ def test_crosscheck_notes_num_q_of_absent_queries(tmp_path, capsys):
 
 
 def test_ties_subcommand_shows_the_policies_a_measure_refuses_as_dashes(tmp_path, capsys):
-    """``irmeasures-ext ties``: G refuses every policy but trec_eval and rank, Bpref only expected."""
+    """``irmeasures-ext ties``: G refuses every policy but trec_eval and rank, Bpref only expected (trec_eval ranks
+    b above a: G = 1/log2(3))."""
     from irmeasures_ext.cli import main
     qrels, run = tmp_path / 'qrels.txt', tmp_path / 'run.txt'
     qrels.write_text('q 0 a 1\nq 0 b 0\n', encoding='utf-8')
     run.write_text('q Q0 a 1 1.0 r\nq Q0 b 2 1.0 r\n', encoding='utf-8')
     assert main(['ties', str(qrels), str(run), 'G', 'bpref']) == 0
     rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()[1:]]
-    assert rows == [['G', '—', '—', '—', '—', '—', '1'],
-                    ['Bpref', '0.0000', '—', '1.0000', '1.0000', '—', '1']]  # b above a, or a first
+    assert rows == [['G', '0.6309', '—', '—', '—', '—', '—', '1', 'pessimistic,expected,optimistic'],
+                    ['Bpref', '0.0000', '0.0000', '—', '1.0000', '1.0000', '—', '1', 'expected']]  # b above a, or a first
 
 
 #: Every measure of this family, with parameters.

@@ -1,9 +1,10 @@
 """``irmeasures-ext ties QRELS RUN [MEASURE...]``: how much score ties move each measure.
 
-Per measure: its mean under the pessimistic, expected and optimistic tie policies (the worst,
-average and best the run could be credited with), the range between the extremes, and how many
-queries have a tie group that holds a relevant doc, or that straddles the measure's cutoff (docs
-of one score on both sides of rank k).
+Per measure: its mean under trec_eval's tie rule and under the pessimistic, expected and optimistic
+tie policies (the worst, average and best the run could be credited with), the range between the
+extremes, how many queries have a tie group that holds a relevant doc, or that straddles the measure's
+cutoff (docs of one score on both sides of rank k), and the policies it refuses (why: on stderr). A
+measure's own ties parameter is set aside (said on stderr): the report ranks it under each policy.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 
 DEFAULT_MEASURES = 'AP nDCG@10 P@10 R@100 RR RR@10'
-POLICIES = ('pessimistic', 'expected', 'optimistic')
+POLICIES = ('trec_eval', 'pessimistic', 'expected', 'optimistic')
 
 
 def run(argv: list[str]) -> int:
@@ -42,9 +43,15 @@ def run(argv: list[str]) -> int:
 
     def cell(value: float | None) -> str:
         return '—' if value is None else format(value, spec)
-    print('measure\tpessimistic\texpected\toptimistic\trange\tqueries_tied_at_cutoff\tqueries_tied_relevant')
+    for row in rows:
+        if 'ties' in row.measure.params:
+            print(f"{PROG} ties: {row.measure}: its own ties={row.measure['ties']!r} is set aside: the report ranks "
+                  'it under each policy', file=sys.stderr)
+        for reason in row.refused.values():
+            print(f'{PROG} ties: {reason}', file=sys.stderr)
+    print('\t'.join(['measure', *POLICIES, 'range', 'queries_tied_at_cutoff', 'queries_tied_relevant', 'refused']))
     for row in rows:
         sys.stdout.write('\t'.join([str(row.measure), *(cell(row.values.get(p)) for p in POLICIES), cell(row.range),
                                     '—' if row.tied_at_cutoff is None else str(row.tied_at_cutoff),
-                                    str(row.tied_relevant)]) + '\n')
+                                    str(row.tied_relevant), ','.join(row.refused) or '—']) + '\n')
     return 0
