@@ -25,6 +25,7 @@ every qrels query, as one process computes them.
 """
 from __future__ import annotations
 
+import glob
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -125,7 +126,14 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
         if os.path.isdir(run):  # (its files checked to have the same columns, as one process checks them)
             ColumnarSource.of_path(run, 'parquet')
             options['partitioning'] = hive_partitioning_as_text(run)
-        run = dd.read_parquet(os.fspath(run), dataset=options)
+        path = os.fspath(run)
+        if '://' not in path and not (os.path.exists(path) or glob.glob(path)):
+            raise InputError(f'run {path}: no such file or folder')
+        try:
+            run = dd.read_parquet(path, dataset=options)
+        except pa.ArrowInvalid:
+            raise InputError(f'run {path}: not Parquet (irmeasures_ext.dask reads Parquet runs; a TREC run '
+                             'file is streamed by ir_measures.calc_aggregate and the irmeasures-ext command)') from None
     if not isinstance(run, dd.DataFrame):
         raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(run).__name__} '
                          '(a pandas DataFrame: dask.dataframe.from_pandas(run, npartitions=...), or evaluate it '

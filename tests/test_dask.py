@@ -2,6 +2,7 @@
 per-query values equal our single-process provider's (to 1e-12) and pytrec_eval's where it has the measure,
 whatever the partitioning (queries split across partitions, interleaved, indexed, Parquet files); bad input
 fails as in one process."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,6 +202,16 @@ def test_a_run_answering_no_qrels_query_warns_and_takes_every_default(client):
     with pytest.warns(NoOverlapWarning, match=f'none of its {run.query_id.nunique()} queries is in the qrels'):
         assert_equal_to_one_process(dd.from_pandas(run, npartitions=3, sort=False), run=run,
                                     measures=[ir_measures.AP, MedianRank])
+
+
+def test_a_run_path_that_is_not_parquet_or_not_there_is_named(tmp_path):
+    trec_run = tmp_path / 'run.txt'
+    trec_run.write_text('q1 Q0 d1 1 1.0 r\n')
+    with pytest.raises(InputError, match=f'^run {trec_run}: not Parquet \\(irmeasures_ext.dask reads Parquet runs; '):
+        ext_dask.calc_aggregate([ir_measures.AP], QRELS, trec_run)
+    for missing in (tmp_path / 'run.parquet', tmp_path / 'part-*.parquet'):
+        with pytest.raises(InputError, match=f'^run {re.escape(str(missing))}: no such file or folder$'):
+            ext_dask.calc_aggregate([ir_measures.AP], QRELS, str(missing))
 
 
 def test_bad_input_is_refused_before_any_work():
