@@ -65,6 +65,17 @@ def test_rank_statistics_of_qrels_without_queries_are_refused():
         irmeasures_ext.provider.calc_aggregate([MeanRank, MedianRank], {}, {'q': {'a': 1.0}})
 
 
+def test_run_starts_and_expand_by_hand():
+    from irmeasures_ext.engine.segments import expand, run_starts
+    assert run_starts(np.array([], dtype=np.int64)).tolist() == []
+    assert run_starts(np.array([4])).tolist() == [True]
+    assert run_starts(np.array([1, 1, 2, 2, 2, 5])).tolist() == [True, False, True, False, False, True]
+    # a new run where either key changes
+    assert run_starts(np.array([1, 1, 1, 2, 2]), np.array([7, 7, 8, 8, 8])).tolist() == [True, False, True, True, False]
+    owner, offset = expand(np.array([2, 0, 3, -1]))  # a negative count: no items
+    assert owner.tolist() == [0, 0, 2, 2, 2] and offset.tolist() == [0, 1, 0, 1, 2]
+
+
 @pytest.mark.parametrize('values', [[1.0, 2.0, 3.0, 0.0, 7.0, -2.0, 5.0],  # whole numbers: summed as integers
                                     [2.0 ** 51] * 7,  # whole, but their sums pass 2**52: summed as floats
                                     [1.0, 2.5, 3.0, 0.0, 7.0, -2.0, 5.0],  # not whole: summed as floats

@@ -64,7 +64,8 @@ def use_malloc_for_arrow() -> None:
 @functools.cache
 def _glibc_function(name: str) -> Any:
     """The C library's function ``name`` among the process's own symbols (None where it has none, e.g.
-    without glibc). ``ctypes.util.find_library`` would run ``ldconfig``: 24 ms of a 0.16 s command."""
+    without glibc). ``ctypes.util.find_library`` would run ``ldconfig``: 24 ms of every command (benchmarks/README.md,
+    "Speed tricks", before benchmarks/results/tricks-2026-12-02-2.md)."""
     import ctypes
     try:
         return getattr(ctypes.CDLL(None), name, None)

@@ -13,7 +13,7 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
-from irmeasures_ext.engine.segments import segment_count, segment_cumsum
+from irmeasures_ext.engine.segments import run_starts, segment_count, segment_cumsum
 from irmeasures_ext.errors import (
     ConflictingClassesError,
     ConflictingLabelsError,
@@ -142,7 +142,7 @@ class Judgments:
         assert classes is not None  # (by_class checks)
         order = np.lexsort((-self.label, classes, self.query))  # (stable: first entries first)
         query, group = self.query[order], classes[order]
-        best = order[np.concatenate(([True], (query[1:] != query[:-1]) | (group[1:] != group[:-1])))[:len(order)]]
+        best = order[run_starts(query, group)]
         indices = pa.array(best)
         return Judgments(pa.table({'query_id': ac.take(self.query_ids, pa.array(self.query[best])),
                                    'doc_id': ac.take(self._docs.ids, indices), 'relevance': self.label[best]}))

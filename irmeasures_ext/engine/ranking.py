@@ -35,7 +35,7 @@ from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
 from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.engine.judgments import Judgments
-from irmeasures_ext.engine.segments import segment_count, segment_cumsum, segment_sum
+from irmeasures_ext.engine.segments import expand, run_starts, segment_count, segment_cumsum, segment_sum
 from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
 
 T = TypeVar('T')
@@ -102,7 +102,7 @@ class RankedRun:
         if cutoff is None or cutoff >= self.deepest_rank:
             return self
         if cutoff not in self._tops:
-            self._tops[cutoff] = self._top(cutoff)
+            self._tops[cutoff] = self.rows(self.rank <= cutoff)
         return self._tops[cutoff]
 
     @cached_property
@@ -110,8 +110,8 @@ class RankedRun:
         """The largest rank of a judged row (0 if none)."""
         return int(self.rank.max()) if len(self.rank) else 0
 
-    def _top(self, cutoff: int) -> RankedRun:
-        keep = self.rank <= cutoff
+    def rows(self, keep: np.ndarray) -> RankedRun:
+        """The run of the rows where ``keep`` (a mask) holds, each with its rank, tie group and class as they are."""
         query = self.query[keep]
         return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
                        tie_start=self.tie_start[keep], tie_size=self.tie_size[keep],
@@ -145,7 +145,7 @@ class RankedRun:
             first = np.zeros(self.n_queries, dtype=np.int64)
             relevant = self.relevant(rel)
             query, rank = self.query[relevant], self.rank[relevant]
-            leads = np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]  # rows are sorted by (query, rank)
+            leads = run_starts(query)  # rows are sorted by (query, rank)
             first[query[leads]] = rank[leads]
             first.flags.writeable = False
             self._first_relevant[rel] = first
@@ -173,7 +173,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
     grouped = run if order is None else ac.take(run, from_numpy(order))
     ends = np.cumsum(sizes)
     cuts = np.searchsorted(ends, np.arange(0, run.num_rows, _BLOCK), 'right')
-    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # (np.unique would import numpy.ma)
+    cuts = cuts[run_starts(cuts)]  # (np.unique would import numpy.ma)
     bounds = list(zip(cuts.tolist(), [*cuts[1:].tolist(), len(sizes)], strict=True))
 
     def block(groups: tuple[int, int]) -> _RankedBlock:
@@ -290,13 +290,6 @@ def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
     return bool(np.any(keys[1:] == keys[:-1]))
 
 
-def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, position) for every position of every range ``[lo[i], hi[i])``, owner = i."""
-    sizes = hi - lo
-    owner = np.repeat(np.arange(len(lo)), sizes)
-    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes - lo, sizes)
-
-
 def _query_starts(query_ids: pa.ChunkedArray, helper: Executor) -> np.ndarray:
     """The first row of each run of equal query ids (a non-empty column), the second half of the rows
     compared on ``helper``'s thread."""
@@ -335,7 +328,7 @@ def _descending_score_keys(score: pa.ChunkedArray, precision: str) -> np.ndarray
     if precision == 'float64':
         keys = _descending_keys(to_numpy(score) + 0.0, np.uint64)
         distinct = np.sort(keys)
-        distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
+        distinct = distinct[run_starts(distinct)]
         return np.searchsorted(distinct, keys).astype(np.uint32)
     return _descending_keys(to_numpy(ac.cast(score, pa.float32(), safe=False)) + np.float32(0), np.uint32)
 
@@ -382,7 +375,8 @@ def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray
     if tie_size[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
         return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first), tie_start, tie_size
     rank = tie_start.copy()
-    owner, others = _expand(lo[tied], hi[tied])  # each tied row against its whole tie run, itself included
+    owner, offset = expand(hi[tied] - lo[tied])  # each tied row against its whole tie run, itself included
+    others = lo[tied][owner] + offset
     if order is not None:
         others = order[others]
     rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))

@@ -4,6 +4,25 @@ from __future__ import annotations
 import numpy as np
 
 
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Boolean per row of rows sorted by ``keys`` (one array or several of one length): the row starts a run of
+    equal keys (the first row, and every row whose keys differ from the previous row's)."""
+    starts = np.ones(len(keys[0]), dtype=bool)
+    if len(starts) > 1:
+        changed = keys[0][1:] != keys[0][:-1]
+        for key in keys[1:]:
+            changed |= key[1:] != key[:-1]
+        starts[1:] = changed
+    return starts
+
+
+def expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, offset) for ``count[i]`` items per owner i: offsets 0 .. count[i] - 1."""
+    count = np.maximum(count, 0).astype(np.int64)
+    owner = np.repeat(np.arange(len(count)), count)
+    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+
+
 def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
     """Sums ``values`` per segment id (float64, one entry per segment)."""
     return np.bincount(segment, weights=values, minlength=n_segments).astype(np.float64, copy=False)

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import offset_cumsum, segment_sum
+from irmeasures_ext.engine.segments import expand, offset_cumsum, run_starts, segment_sum
 from irmeasures_ext.errors import EqualRankError
 
 
@@ -44,7 +44,7 @@ def scores_from_ranks(run: pa.Table) -> pa.Table:
 
 def group_ids(query: np.ndarray, tie_start: np.ndarray) -> np.ndarray:
     """A tie group number per row (rows grouped by query, then by tie group), from 0."""
-    new = np.concatenate(([True], (query[1:] != query[:-1]) | (tie_start[1:] != tie_start[:-1])))[:len(query)]
+    new = run_starts(query, tie_start)
     return np.cumsum(new) - 1
 
 
@@ -85,7 +85,7 @@ class RelevantGroups:
     def of(cls, ranked: RankedRun, relevant: np.ndarray, gain: np.ndarray | None = None) -> RelevantGroups:
         query, tie_start, tie_size = ranked.query[relevant], ranked.tie_start[relevant], ranked.tie_size[relevant]
         group = group_ids(query, tie_start)
-        first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
+        first = np.flatnonzero(run_starts(group))
         n = len(first)
         count = np.bincount(group, minlength=n).astype(np.float64)
         total = segment_sum(np.zeros(len(group)) if gain is None else gain[relevant], group, n)
@@ -95,22 +95,15 @@ class RelevantGroups:
 
     def first_of_each_query(self) -> tuple[np.ndarray, np.ndarray]:
         """(queries that have a relevant group, index of their first relevant group)."""
-        leads = np.flatnonzero(np.concatenate(([True], self.query[1:] != self.query[:-1])))[:len(self.query)]
+        leads = np.flatnonzero(run_starts(self.query))
         return self.query[leads], leads
 
 
 def _before(values: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Per group, the sum of ``values`` over the earlier groups of its query."""
-    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))[:len(query)]
+    starts = np.flatnonzero(run_starts(query))
     offset = np.arange(len(query)) - np.repeat(starts, np.diff(np.append(starts, len(query))))
     return offset_cumsum(values, offset) - values
-
-
-def expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, offset) for ``count[i]`` items per owner i: offsets 0 .. count[i] - 1."""
-    count = np.maximum(count, 0).astype(np.int64)
-    owner = np.repeat(np.arange(len(count)), count)
-    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
 
 
 def first_relevant_offset_distribution(size: np.ndarray, relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray,

@@ -22,6 +22,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext.engine.judgments import UNJUDGED, Judgments
 from irmeasures_ext.engine.kernels.common import kernel_of
 from irmeasures_ext.engine.ranking import RankedRun
+from irmeasures_ext.engine.segments import run_starts
 from irmeasures_ext.engine.ties import group_ids
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import ExtMeasure, Ranking
@@ -61,7 +62,7 @@ def condensed(ranked: RankedRun, lowest_judged: int | None = None) -> RankedRun:
     starts = np.searchsorted(query, np.arange(ranked.n_queries))
     rank = np.arange(1, len(query) + 1) - starts[query]
     group = group_ids(query, tie_start)
-    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
+    first = np.flatnonzero(run_starts(group))
     return replace(ranked, query=query, rank=rank, label=label, tie_start=rank[first][group],
                    tie_size=np.bincount(group)[group], starts=starts,
                    n_retrieved=np.bincount(query, minlength=ranked.n_queries),
@@ -95,12 +96,9 @@ def equivalence_classes(ranked: RankedRun) -> RankedRun:
 def truncated(ranked: RankedRun, depth: int) -> RankedRun:
     """The depth cut: the run's first ``depth`` ranked documents, judged or not (trec_eval's ``-M``,
     NTCIREVAL's ``label -truncate``); a tie group straddling the cut keeps its part above it."""
-    keep = ranked.rank <= depth
-    query, tie_start = ranked.query[keep], ranked.tie_start[keep]
-    return replace(ranked, query=query, rank=ranked.rank[keep], label=ranked.label[keep], tie_start=tie_start,
-                   tie_size=np.minimum(ranked.tie_size[keep], depth - tie_start + 1),
-                   starts=np.searchsorted(query, np.arange(ranked.n_queries)),
-                   n_retrieved=np.minimum(ranked.n_retrieved, depth), equivalence_class=ranked.classes_of(keep))
+    kept = ranked.rows(ranked.rank <= depth)
+    return replace(kept, tie_size=np.minimum(kept.tie_size, depth - kept.tie_start + 1),
+                   n_retrieved=np.minimum(ranked.n_retrieved, depth))
 
 
 def judged_only(value: bool, measure: Measure) -> Transform | None:
@@ -181,7 +179,7 @@ def reorder(ranked: RankedRun, ties: str, label_ranks: tuple[int, ...] | None = 
     order = np.lexsort((ranked.rank, sign * credit, ranked.tie_start, ranked.query))
     query, tie_start, tie_size = ranked.query[order], ranked.tie_start[order], ranked.tie_size[order]
     group = group_ids(query, tie_start)
-    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))[:len(group)]
+    first = np.flatnonzero(run_starts(group))
     position = np.arange(len(order)) - first[group]
     if ties == 'pessimistic':  # the group's unjudged documents come first
         position += tie_size - np.bincount(group)[group]
@@ -217,4 +215,4 @@ def rank_labels_by_credit(credit: np.ndarray) -> tuple[int, ...] | None:
 def _distinct(values: np.ndarray) -> np.ndarray:
     """The distinct ``values``, ascending (``np.unique`` would import numpy.ma)."""
     ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))[:len(ordered)]]
+    return ordered[run_starts(ordered)]

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irmeasures_ext.engine.segments import run_starts
 from irmeasures_ext.errors import InputError
 
 QUOTER_RECALL_AT = (1, 3, 5, 10, 20, 30, 100, 300, 500, 1000)
@@ -47,7 +48,7 @@ def quoter_official(qrels: pa.Table, run: pa.Table) -> dict[str, float]:
     run = run.append_column('label', label).sort_by([('query_id', 'ascending'), ('label', 'ascending')])
     query_ids, doc_ids = run['query_id'].to_numpy(zero_copy_only=False), run['doc_id'].to_numpy(zero_copy_only=False)
     scores = run['score'].to_numpy()
-    starts = np.flatnonzero(np.concatenate(([True], query_ids[1:] != query_ids[:-1])))
+    starts = np.flatnonzero(run_starts(query_ids))
     bounds = dict(zip(query_ids[starts], zip(starts, np.append(starts[1:], len(query_ids)), strict=True),
                       strict=True))
     ranks, positions = [], []
@@ -153,6 +154,6 @@ def _ranked_candidates(qrels: pa.Table, run: pa.Table) -> _Candidates:
 def _rank_among(query: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """Per row (rows grouped by query, in rank order), its rank from 1 among its query's ``kept`` rows."""
     running = np.cumsum(kept)
-    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))[:len(query)]
+    starts = np.flatnonzero(run_starts(query))
     before = np.repeat(running[starts] - kept[starts], np.diff(np.append(starts, len(query))))
     return running - before

@@ -10,7 +10,7 @@ from ir_measures import measures as irm
 
 from irmeasures_ext.engine.judgments import IdealList, Judgments
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import segment_cumsum, segment_sum
+from irmeasures_ext.engine.segments import run_starts, segment_cumsum, segment_sum
 from irmeasures_ext.engine.ties import expected_position_weight, positions
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import name_of, optional_param
@@ -197,8 +197,8 @@ def threshold_sum(ranked: RankedRun, value: np.ndarray, weight_of: Callable[[np.
     penalties need."""
     total = np.zeros(len(value))
     previous = 0.0
-    positive = value[value > 0]
-    for level in np.sort(positive)[np.concatenate(([True], np.diff(np.sort(positive)) != 0))[:len(positive)]]:
+    levels = np.sort(value[value > 0])
+    for level in levels[run_starts(levels)]:
         reached = value >= level
         counted = ranked.cumulative((reached if at_least else ~reached).astype(np.int64))
         weight = float(weight_of(np.array([level]))[0])

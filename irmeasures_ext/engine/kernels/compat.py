@@ -22,7 +22,7 @@ from ir_measures import measures as irm
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels.common import kernel
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import safe_divide, segment_count, segment_sum
+from irmeasures_ext.engine.segments import run_starts, safe_divide, segment_count, segment_sum
 from irmeasures_ext.errors import MeasureParamError
 
 
@@ -39,7 +39,7 @@ def _ideal_keys(judgments: Judgments) -> tuple[np.ndarray, np.ndarray, int]:
     ascending, L): a key orders by query, then by label descending (computed once per judgments)."""
     def compute() -> tuple[np.ndarray, np.ndarray, int]:
         ordered = np.sort(judgments.label)
-        distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))[:len(ordered)]]
+        distinct = ordered[run_starts(ordered)]
         relevant = judgments.label > 0
         keys = _label_keys(judgments.query[relevant], judgments.label[relevant], distinct)
         return distinct, np.sort(keys), len(distinct)
@@ -60,7 +60,7 @@ def ideal_places(ranked: RankedRun, relevant: np.ndarray) -> np.ndarray:
     above = np.searchsorted(ideal, keys) - np.searchsorted(ideal, ranked.query[relevant] * len(distinct))
     order = np.argsort(keys, kind='stable')  # rows are by (query, rank): ranks stay in order within a label
     sorted_keys = keys[order]
-    first = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))[:len(keys)]
+    first = np.flatnonzero(run_starts(sorted_keys))
     before = np.empty(len(keys), dtype=np.int64)
     before[order] = np.arange(len(keys)) - np.repeat(first, np.diff(np.append(first, len(keys))))
     return above + before + 1

@@ -16,7 +16,7 @@ from irmeasures_ext.engine.kernels.common import (
 )
 from irmeasures_ext.engine.kernels.q import BlendedRatios, blended_ratio, blended_ratios
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import safe_divide, segment_sum
+from irmeasures_ext.engine.segments import run_starts, safe_divide, segment_sum
 from irmeasures_ext.engine.ties import RelevantGroups, first_relevant_offset_distribution
 from irmeasures_ext.measures.base import optional_param
 
@@ -25,11 +25,6 @@ def _never(measure: irm.Measure) -> bool:
     """For ``bounded_by_credit``: no measure of the family (a lower doc tied before a better one, or a doc of
     larger stop value after a smaller one, can raise its value)."""
     return False
-
-
-def _leads(query: np.ndarray) -> np.ndarray:
-    """Whether each row is the first of its query (rows grouped by query)."""
-    return np.concatenate(([True], query[1:] != query[:-1]))[:len(query)]
 
 
 def _per_query(values: np.ndarray, query: np.ndarray, n_queries: int) -> np.ndarray:
@@ -43,10 +38,10 @@ def _preferred(rows: BlendedRatios) -> np.ndarray:
     """The index of each query's preferred row rp: the first of the highest label among its relevant rows."""
     if not len(rows.query):
         return np.empty(0, dtype=np.int64)
-    starts = np.flatnonzero(_leads(rows.query))
+    starts = np.flatnonzero(run_starts(rows.query))
     highest = np.maximum.reduceat(rows.label, starts)
     top = np.flatnonzero(rows.label == np.repeat(highest, np.diff(np.append(starts, len(rows.query)))))
-    return top[_leads(rows.query[top])]
+    return top[run_starts(rows.query[top])]
 
 
 def expected_o_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -67,7 +62,7 @@ def expected_o_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 def o_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """O-measure per query: BR at the first relevant doc."""
     rows = blended_ratios(measure, ranked, measure['beta'])
-    first = _leads(rows.query)
+    first = run_starts(rows.query)
     return _per_query(rows.blended[first], rows.query[first], ranked.n_queries)
 
 

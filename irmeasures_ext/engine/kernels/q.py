@@ -8,8 +8,8 @@ from ir_measures import measures as irm
 
 from irmeasures_ext.engine.kernels.common import graded_credit, graded_gain, graded_ideal, kernel
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import safe_divide, segment_sum
-from irmeasures_ext.engine.ties import RelevantGroups, expand
+from irmeasures_ext.engine.segments import expand, safe_divide, segment_sum
+from irmeasures_ext.engine.ties import RelevantGroups
 from irmeasures_ext.measures.base import optional_param
 
 

@@ -1,4 +1,5 @@
-"""Kernel of MeanRank and MedianRank (declared in ``irmeasures_ext.measures.rank_stats``)."""
+"""Kernel of MeanRank, MedianRank and RankVariance (declared in ``irmeasures_ext.measures.rank_stats``): each
+query's rank of its first relevant doc; the measures differ in their aggregate."""
 from __future__ import annotations
 
 import numpy as np

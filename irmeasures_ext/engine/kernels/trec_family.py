@@ -8,10 +8,9 @@ from ir_measures import measures as irm
 from irmeasures_ext.engine.judgments import UNJUDGED, Judgments
 from irmeasures_ext.engine.kernels.common import discounted_gain, expected_dcg, ideal_dcg, kernel, mapped_gain
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import safe_divide, segment_sum
+from irmeasures_ext.engine.segments import expand, safe_divide, segment_sum
 from irmeasures_ext.engine.ties import (
     RelevantGroups,
-    expand,
     expected_position_weight,
     first_relevant_offset_distribution,
     positions,
