@@ -11,7 +11,7 @@ about 38 MB of the file). The two query shapes are those of queries.py. Each mea
 ``python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP`` process (whole-process
 wall time and peak RSS, common.run_measured), interleaved in rotating order. ``--in-memory-too`` adds the
 contiguous runs evaluated in memory (streaming threshold raised), to choose
-``irmeasures_ext.engine.stream.STREAM_FROM_BYTES``; ``--parquet`` adds Parquet runs of the same sizes
+``irmeasures_ext.readers.pieces.STREAM_FROM_BYTES``; ``--parquet`` adds Parquet runs of the same sizes
 (dask_scale.py's: folders of 16 files, query by query, in row groups of 262,144 rows), streamed at every
 size and read whole. Writes
 benchmarks/results/scale-<date>.md/.json.
@@ -95,7 +95,7 @@ def _command(stream_from_bytes: int | None = None) -> list[str]:
     """The command, with the streaming threshold (``STREAM_FROM_BYTES``) set to ``stream_from_bytes`` if given."""
     if stream_from_bytes is None:
         return [sys.executable, '-m', 'irmeasures_ext']
-    return [sys.executable, '-c', f'from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = '
+    return [sys.executable, '-c', f'from irmeasures_ext.readers import pieces; pieces.STREAM_FROM_BYTES = '
                                   f'{stream_from_bytes}; from irmeasures_ext.cli import command; command()']
 
 

@@ -46,3 +46,26 @@ def test_a_layer_imports_only_the_layers_below_it(layer):
 
 def test_the_readers_never_import_the_engine():
     assert 'engine' not in imported_layers('readers') and 'readers' in imported_layers('engine')
+
+
+#: The modules of the readers that read one format each (FORMATS' modules): only the readers name them.
+FORMAT_MODULES = {'irmeasures_ext.readers.trec', 'irmeasures_ext.readers.columnar'}
+
+
+def test_the_engine_never_names_a_format():
+    """The engine reads runs and qrels through the Source boundary (readers/source.py, readers/pieces.py): no
+    module of the engine, reports or comparison imports a format's reader or names its classes."""
+    from irmeasures_ext.readers import FORMATS
+    assert {file_format.module for file_format in FORMATS.values()} == FORMAT_MODULES
+    for layer in ('engine', 'reports', 'comparison'):
+        for path in (PACKAGE / layer).rglob('*.py'):
+            text = path.read_text()
+            tree = ast.parse(text)
+            imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+                alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+            assert not imported & FORMAT_MODULES, path
+            assert not {'TrecSource', 'ColumnarSource'} & {node.id for node in ast.walk(tree)
+                                                          if isinstance(node, ast.Name)}, path
+            assert not any(isinstance(node, ast.ImportFrom) and node.module == 'irmeasures_ext.readers'
+                           and {'trec', 'columnar'} & {alias.name for alias in node.names}
+                           for node in ast.walk(tree)), path

@@ -201,8 +201,9 @@ def test_only_the_needed_columns_are_read(tmp_path, monkeypatch):
     table = as_table(DATA['integer ids'][1], 'run', 'pyterrier').append_column('text', pa.array(['x' * 100] * 8))
     pq.write_table(table, tmp_path / 'run.parquet')
     asked = []
-    read = ColumnarSource.read
-    monkeypatch.setattr(ColumnarSource, 'read', lambda self, columns: asked.append(columns) or read(self, columns))
+    read = ColumnarSource._read_columns
+    monkeypatch.setattr(ColumnarSource, '_read_columns',
+                        lambda self, columns: asked.append(columns) or read(self, columns))
     PROVIDER.calc_aggregate([ir_measures.AP], INT_QRELS_AS_RECORDS, tmp_path / 'run.parquet')
     assert asked == [['qid', 'docno', 'score']]
 

@@ -34,6 +34,7 @@ from irmeasures_ext.errors import (
     TemporaryFilesError,
 )
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
+from irmeasures_ext.readers import pieces
 from irmeasures_ext.readers.trec import TrecSource
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')
@@ -75,8 +76,8 @@ def write_files(directory: Path, seed: int, interleave: bool = False, classes: b
     return qrels, run
 
 
-def streamed(run: Path, with_rank: bool, block: int, bucket: int = 200) -> stream.RunStream:
-    return stream.RunStream(TrecSource(run), with_rank, block, bucket)
+def streamed(run: Path, with_rank: bool, block: int, bucket: int = 200) -> pieces.RunStream:
+    return pieces.RunStream(TrecSource(run), with_rank, block, bucket)
 
 
 def supported(measure: ir_measures.Measure, ranking: Ranking) -> bool:
@@ -135,7 +136,7 @@ def test_streamed_values_match_pytrec_eval(tmp_path):
     assert_streamed_as_pytrec_eval(qrels, run_dict, streamed(run, False, 40))
 
 
-def assert_streamed_as_pytrec_eval(qrels: Path, run_dict: dict, run: stream.RunStream) -> None:
+def assert_streamed_as_pytrec_eval(qrels: Path, run_dict: dict, run: pieces.RunStream) -> None:
     """``run`` streamed gives pytrec_eval's values on the qrels file and ``run_dict`` (its rows, query ->
     doc -> score) for AP, P@5, nDCG@5 and RR, per query (qrels queries the run misses: 0)."""
     qrels_dict: dict = {}
@@ -156,16 +157,16 @@ def test_streaming_is_chosen_by_file_size(tmp_path, monkeypatch):
     """Below the threshold a path comes back opened (read whole without opening it again); a pipe's path as
     it is (opened once, by the reader)."""
     _, run = write_files(tmp_path, seed=1)
-    opened = stream.streamed_or_opened(run, False)
+    opened = pieces.streamed_or_whole(run, False)
     assert isinstance(opened, TrecSource) and opened.path == run
-    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', run.stat().st_size)
-    chosen = stream.streamed_or_opened(str(run), True)
-    assert isinstance(chosen, stream.RunStream) and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', run.stat().st_size)
+    chosen = pieces.streamed_or_whole(str(run), True)
+    assert isinstance(chosen, pieces.RunStream) and chosen.with_rank and chosen.block_bytes == pieces.BLOCK_BYTES
     in_memory = TrecSource.of_bytes(run.read_bytes(), 'x')
-    assert stream.streamed_or_opened(in_memory, False) is in_memory
+    assert pieces.streamed_or_whole(in_memory, False) is in_memory
     reading, writing = os.pipe()
     try:
-        assert stream.streamed_or_opened(f'/dev/fd/{reading}', False) == f'/dev/fd/{reading}'
+        assert pieces.streamed_or_whole(f'/dev/fd/{reading}', False) == f'/dev/fd/{reading}'
     finally:
         os.close(reading)
         os.close(writing)
@@ -179,9 +180,9 @@ def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, 
     whole = provider.calc_aggregate(measures, str(qrels), str(run))
     assert main([str(qrels), str(run), 'AP', 'Q@10', '-p', '-1']) == 0
     printed = capsys.readouterr().out
-    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', 0)
-    monkeypatch.setattr(stream, 'BLOCK_BYTES', 50)
-    monkeypatch.setattr(stream, 'BUCKET_BYTES', 100)
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', 0)
+    monkeypatch.setattr(pieces, 'BLOCK_BYTES', 50)
+    monkeypatch.setattr(pieces, 'BUCKET_BYTES', 100)
     read = []
     monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: read.append(1) or original(*args))
     assert provider.calc_aggregate(measures, str(qrels), str(run)) == whole
@@ -193,8 +194,8 @@ def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, 
 def command(*arguments: str, block: int = 60, bucket: int = 1000, **popen: object) -> subprocess.Popen:
     """``irmeasures-ext ARGUMENTS`` in a fresh process that streams every run in blocks of ``block`` bytes
     (buckets of ``bucket`` bytes)."""
-    code = ('import sys; from irmeasures_ext.engine import stream; stream.STREAM_FROM_BYTES = 0; '
-            f'stream.BLOCK_BYTES = {block}; stream.BUCKET_BYTES = {bucket}; from irmeasures_ext.cli import command; '
+    code = ('from irmeasures_ext.readers import pieces; pieces.STREAM_FROM_BYTES = 0; '
+            f'pieces.BLOCK_BYTES = {block}; pieces.BUCKET_BYTES = {bucket}; from irmeasures_ext.cli import command; '
             'command()')
     return subprocess.Popen([sys.executable, '-c', code, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **popen)  # type: ignore[call-overload]

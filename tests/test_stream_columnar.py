@@ -26,7 +26,8 @@ from irmeasures_ext.engine import evaluator as evaluators
 from irmeasures_ext.engine import stream
 from irmeasures_ext.errors import InputError, ReversedScoresWarning
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
-from irmeasures_ext.readers.columnar import ColumnarSource
+from irmeasures_ext.readers import pieces
+from irmeasures_ext.readers.columnar import ROW_BYTES, ColumnarSource
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')
 
@@ -56,9 +57,9 @@ def stored(directory: Path, table: pa.Table) -> dict[str, Path]:
     return {'parquet': parquet, 'folder': folder, 'arrow': arrow}
 
 
-def streamed(path: Path, with_rank: bool, rows: int, bucket_rows: int = 50) -> stream.RunStream:
+def streamed(path: Path, with_rank: bool, rows: int, bucket_rows: int = 50) -> pieces.RunStream:
     source = ColumnarSource.of_path(path, 'arrow' if path.suffix == '.arrow' else 'parquet')
-    return stream.RunStream(source, with_rank, rows * stream.ROW_BYTES, bucket_rows * stream.ROW_BYTES)
+    return pieces.RunStream(source, with_rank, rows * ROW_BYTES, bucket_rows * ROW_BYTES)
 
 
 def assert_streams_as_in_memory(qrels: Path, trec_run: Path, runs: dict[str, Path], ranking: Ranking) -> None:
@@ -100,16 +101,16 @@ def test_streaming_is_chosen_by_rows(tmp_path, monkeypatch):
     """Below the threshold a path or dataset comes back opened, to be read whole without opening it again."""
     _, run = write_files(tmp_path, seed=1)
     path = stored(tmp_path, run_table(run))['parquet']
-    size = pq.read_metadata(path).num_rows * stream.ROW_BYTES
-    assert isinstance(stream.streamed_or_opened(path, False), ColumnarSource)
-    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', size + 1)
+    size = pq.read_metadata(path).num_rows * ROW_BYTES
+    assert isinstance(pieces.streamed_or_whole(path, False), ColumnarSource)
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', size + 1)
     for run_form in (path, str(path), ds.dataset(path)):
-        opened = stream.streamed_or_opened(run_form, False)
-        assert isinstance(opened, ColumnarSource) and opened.num_rows == size // stream.ROW_BYTES, run_form
-    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', size)
+        opened = pieces.streamed_or_whole(run_form, False)
+        assert isinstance(opened, ColumnarSource) and opened.num_rows == size // ROW_BYTES, run_form
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', size)
     for run_form in (path, str(path), ds.dataset(path), ColumnarSource.of_path(path, 'parquet')):
-        chosen = stream.streamed_or_opened(run_form, True)
-        assert isinstance(chosen, stream.RunStream) and chosen.with_rank and chosen.block_bytes == stream.BLOCK_BYTES
+        chosen = pieces.streamed_or_whole(run_form, True)
+        assert isinstance(chosen, pieces.RunStream) and chosen.with_rank and chosen.block_bytes == pieces.BLOCK_BYTES
 
 
 def test_the_provider_and_the_command_stream_parquet_runs(tmp_path, monkeypatch, capsys):
@@ -121,9 +122,9 @@ def test_the_provider_and_the_command_stream_parquet_runs(tmp_path, monkeypatch,
     whole = provider.calc_aggregate(measures, str(qrels), str(run))
     assert main([str(qrels), str(run), 'AP', 'Q@10', 'MedianRank', '-q', '-p', '-1']) == 0
     printed = capsys.readouterr().out
-    monkeypatch.setattr(stream, 'STREAM_FROM_BYTES', 0)
-    monkeypatch.setattr(stream, 'BLOCK_BYTES', 6 * stream.ROW_BYTES)
-    monkeypatch.setattr(stream, 'BUCKET_BYTES', 100 * stream.ROW_BYTES)
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', 0)
+    monkeypatch.setattr(pieces, 'BLOCK_BYTES', 6 * ROW_BYTES)
+    monkeypatch.setattr(pieces, 'BUCKET_BYTES', 100 * ROW_BYTES)
     read = []
     monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: read.append(1) or original(*args))
     for path in runs.values():

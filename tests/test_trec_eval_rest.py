@@ -472,9 +472,9 @@ def test_ties_subcommand_shows_the_policies_a_measure_refuses_as_dashes(tmp_path
     qrels.write_text('q 0 a 1\nq 0 b 0\n', encoding='utf-8')
     run.write_text('q Q0 a 1 1.0 r\nq Q0 b 2 1.0 r\n', encoding='utf-8')
     assert main(['ties', str(qrels), str(run), 'G', 'bpref']) == 0
-    rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()[1:]]
+    rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()[1:]]  # Bpref: b above a, or a first
     assert rows == [['G', '0.6309', '—', '—', '—', '—', '—', '1', 'pessimistic,expected,optimistic'],
-                    ['Bpref', '0.0000', '0.0000', '—', '1.0000', '1.0000', '—', '1', 'expected']]  # b above a, or a first
+                    ['Bpref', '0.0000', '0.0000', '—', '1.0000', '1.0000', '—', '1', 'expected']]
 
 
 #: Every measure of this family, with parameters.

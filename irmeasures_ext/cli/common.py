@@ -104,7 +104,7 @@ def load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
     """A qrels file (in ``file_format``, else as its extension says), or an ir_datasets id's qrels records."""
-    from irmeasures_ext.readers.columnar import open_file
+    from irmeasures_ext.readers.source import open_file
     if qrels_arg == STDIN:
         raise CliError(f'only RUN may be "{STDIN}" (standard input)')
     if os.path.exists(qrels_arg):  # a directory too: the reader says whether it can read it
@@ -115,8 +115,7 @@ def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
 def load_run(run_arg: str, file_format: str | None = None) -> Any:
     """A run file (in ``file_format``, else as its extension says), or standard input for "-" and a pipe such as
     ``<(...)``, copied to a temporary file (a TREC run unless ``file_format`` says otherwise)."""
-    from irmeasures_ext.readers.columnar import ColumnarSource, open_file
-    from irmeasures_ext.readers.trec import TrecSource
+    from irmeasures_ext.readers.source import open_file
     if run_arg == STDIN:
         if sys.stdin is None:
             raise CliError(f'RUN is "{STDIN}" but standard input is closed')
@@ -126,9 +125,7 @@ def load_run(run_arg: str, file_format: str | None = None) -> Any:
             copy, name = _copy_of(stream, run_arg), run_arg
     else:
         return open_file(run_arg, file_format)
-    if file_format in (None, 'trec'):
-        return TrecSource(copy, name)
-    return ColumnarSource.of_path(copy, file_format, name)
+    return open_file(copy, file_format or 'trec', name)
 
 
 def _is_a_stream(path: str) -> bool:

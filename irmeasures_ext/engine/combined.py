@@ -14,12 +14,12 @@ import pyarrow as pa
 from ir_measures.measures import Measure
 
 from irmeasures_ext._arrow.arrays import to_numpy
-from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, read_input
+from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 from irmeasures_ext.readers.schemas import REAL_LABEL
 
 if TYPE_CHECKING:
@@ -119,10 +119,10 @@ class Evaluation:
         if built is None:
             raise RuntimeError('Evaluation.results() before read_qrels()')
         if not self.others:  # (others need the whole run)
-            run = stream.streamed_or_opened(run, built.reads_rank)
-            if isinstance(run, stream.RunStream):
+            run = streamed_or_whole(run, built.reads_rank)
+            if isinstance(run, RunStream):
                 return Results(built.judgments.query_ids, built.values(run))
-        run = read_input(run.source if isinstance(run, stream.RunStream) else run, 'run', with_rank=built.reads_rank)
+        run = read_input(run.source if isinstance(run, RunStream) else run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
         if self.others:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)

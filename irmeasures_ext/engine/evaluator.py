@@ -29,6 +29,7 @@ from irmeasures_ext.errors import (
 )
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
+from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 
 
 class ExtEvaluator(providers.Evaluator):
@@ -84,8 +85,8 @@ class ExtEvaluator(providers.Evaluator):
         run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
         distinct list they need (:mod:`.transforms`). A large TREC run file is evaluated as it is read
         (:mod:`.stream`)."""
-        run = stream.streamed_or_opened(run, self.reads_rank)
-        if isinstance(run, stream.RunStream):
+        run = streamed_or_whole(run, self.reads_rank)
+        if isinstance(run, RunStream):
             evaluated = stream.evaluate(self, run)
             values, retrieved, run_queries = evaluated.values, evaluated.retrieved, evaluated.run_queries
         else:
@@ -206,14 +207,14 @@ def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -
 
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
-                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input | stream.RunStream]:
+                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input | RunStream]:
     """The evaluator and the run, read while the qrels are converted on another thread (for files, Arrow's
     reader releases the GIL, so the two overlap); a run to evaluate as it is read is not read here. The run
     is read on the calling thread, so that its warnings point at the caller; a problem of the qrels is
     reported before one of the run."""
     with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
-    run = stream.streamed_or_opened(run, with_rank)
-    if isinstance(run, stream.RunStream):  # (read as it is evaluated)
+    run = streamed_or_whole(run, with_rank)
+    if isinstance(run, RunStream):  # (read as it is evaluated)
         return evaluator(measures, qrels, ranking), run
     with ThreadPoolExecutor(1) as pool:
         building = pool.submit(_unwarned_evaluator, measures, qrels, ranking)

@@ -1,10 +1,9 @@
 """Evaluating a run as it is read: memory bounded by the qrels, the largest query and a few blocks of
 the run, not by the run's length.
 
-A TREC file is read in blocks of about :data:`BLOCK_BYTES` (:meth:`TrecSource.tables`); a Parquet/Arrow
-run (a file, a folder, a dataset) in batches of BLOCK_BYTES / :data:`ROW_BYTES` rows or fewer (Parquet
-row groups cut them too), in stored order, each checked as the whole data is (:func:`~.inputs.run_batches`).
-The rows of each
+Which runs are streamed is decided in :mod:`irmeasures_ext.readers.pieces`; a :class:`RunStream`'s source
+gives its rows in blocks of about ``block_bytes`` of lines (:meth:`~irmeasures_ext.readers.source.Source.batches`),
+in stored order, each checked as the whole data is. The rows of each
 block's last query, which the next block may continue, are carried over to it, so that every batch holds
 whole queries; each batch is ranked and evaluated by the same engine as a whole run (:class:`RankedRun`
 against the one :class:`Judgments`, kernels, transforms), and a qrels query takes its value from the one
@@ -25,16 +24,12 @@ errors name the file, as the in-memory path's do, and a bad value the batch's ro
 from __future__ import annotations
 
 import contextlib
-import os
-import queue
 import shutil
-import stat
 import tempfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -44,14 +39,8 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.errors import TemporaryFilesError
-from irmeasures_ext.readers import columnar, trec
-from irmeasures_ext.readers.inputs import (
-    Input,
-    is_dataset,
-    queries_listed_by_ascending_score,
-    run_batches,
-    warn_if_listed_by_ascending_score,
-)
+from irmeasures_ext.readers.inputs import Input, queries_listed_by_ascending_score, warn_if_listed_by_ascending_score
+from irmeasures_ext.readers.pieces import RunStream
 
 if TYPE_CHECKING:
     from ir_measures.measures import Measure
@@ -59,97 +48,8 @@ if TYPE_CHECKING:
     from irmeasures_ext.engine.evaluator import ExtEvaluator
     from irmeasures_ext.engine.ranking import RankedRun
 
-T = TypeVar('T')
-
-#: TREC run files of at least this many bytes (a compressed one: its size times GZIP_RATIO) are evaluated as
-#: they are read; smaller ones are read whole, which is faster while they fit (see benchmarks/scale.py).
-STREAM_FROM_BYTES = 1 << 29
-#: About how many times larger than its compressed file a run file is (gzip's; bz2 and xz compress more).
-GZIP_RATIO = 4
-#: The bytes a Parquet/Arrow run's row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``):
-#: such a run of at least STREAM_FROM_BYTES / ROW_BYTES rows is streamed, BLOCK_BYTES / ROW_BYTES rows at once.
-#: (Rows, not the files' bytes: the in-memory path's memory follows the rows, however well the files compress.)
-ROW_BYTES = 40
-#: Bytes of lines read, parsed and evaluated at once.
-BLOCK_BYTES = 1 << 23
-#: Bytes of lines per bucket of an interleaved run (one IPC file each).
-BUCKET_BYTES = 1 << 26
 #: Prefix of the temporary directories.
 TEMPORARY_PREFIX = 'irmeasures-ext-'
-
-
-@dataclass(frozen=True)
-class RunStream:
-    """A TREC run file, or a Parquet/Arrow run, to evaluate as it is read, in blocks of ``block_bytes``
-    (buckets of ``bucket_bytes`` for interleaved queries; a Parquet/Arrow row counts :data:`ROW_BYTES`)."""
-
-    source: trec.TrecSource | columnar.ColumnarSource
-    with_rank: bool
-    block_bytes: int
-    bucket_bytes: int
-
-    @property
-    def layout(self) -> trec.Layout:
-        return trec.RANKED_RUN if self.with_rank else trec.RUN
-
-    @property
-    def name(self) -> str:
-        """The run's name in messages."""
-        return self.source.name or 'run'
-
-    @property
-    def checks_order(self) -> bool:
-        """Whether the rows are checked to be listed by descending score, as :func:`~.inputs.read_input` checks
-        them: a run read without its ranks, from a TREC file or with a rank column."""
-        return not self.with_rank and (isinstance(self.source, trec.TrecSource) or 'rank' in self.source.column_names)
-
-    def tables(self) -> Iterator[pa.Table]:
-        """The run's tables, each read and parsed on another thread while the one before is evaluated."""
-        if isinstance(self.source, trec.TrecSource):
-            return _read_ahead(self.source.tables(self.layout, self.block_bytes))
-        return _read_ahead(run_batches(self.source, self.with_rank, max(1, self.block_bytes // ROW_BYTES)))
-
-
-def streamed_or_opened(run: Any, with_rank: bool) -> RunStream | Any:
-    """``run`` as a :class:`RunStream` if it is one, or a run of at least :data:`STREAM_FROM_BYTES`
-    (:func:`size_of`): a TREC run file (a path or a TrecSource read from disk), or a Parquet/Arrow run (a
-    path, a ColumnarSource or a ``pyarrow.dataset.Dataset``). Else what to read whole: the source opened
-    here for a path or dataset (so that a file is opened once), or ``run`` as it is."""
-    if isinstance(run, RunStream):
-        return run if run.with_rank == with_rank else RunStream(run.source, with_rank, run.block_bytes,
-                                                                run.bucket_bytes)
-    if isinstance(run, (str, os.PathLike)):
-        if not _readable_again(run):  # (a pipe opened here would be empty for the read that follows)
-            return run
-        run = columnar.open_file(run)
-    elif is_dataset(run):
-        run = columnar.ColumnarSource.of_dataset(run)
-    if not isinstance(run, (trec.TrecSource, columnar.ColumnarSource)):
-        return run
-    size = size_of(run)
-    if size is None or size < STREAM_FROM_BYTES:
-        return run
-    return RunStream(run, with_rank, BLOCK_BYTES, BUCKET_BYTES)
-
-
-def size_of(source: trec.TrecSource | columnar.ColumnarSource) -> int | None:
-    """About how many bytes of TREC lines ``source`` holds: a TREC file's size (a compressed one's times
-    :data:`GZIP_RATIO`; None for one already in memory), a Parquet/Arrow run's rows times :data:`ROW_BYTES`."""
-    if isinstance(source, columnar.ColumnarSource):
-        return source.num_rows * ROW_BYTES
-    if source.size is None:
-        return None
-    return source.size * (GZIP_RATIO if source.compressed else 1)
-
-
-def _readable_again(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` can be opened twice with the same content: a file or folder, not a pipe or device
-    (a path that cannot be looked at is left to the reader, which names the problem)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return True
-    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
 
 
 @dataclass
@@ -259,7 +159,7 @@ def _contiguous(batches: Iterator[pa.Table]) -> Iterator[pa.Table]:
 def _partitioned(run: RunStream, directory: Path) -> Iterator[pa.Table]:
     """The rows of ``run`` by buckets of query ids: written to one IPC file per bucket under ``directory``
     (rows in file order), then read back one bucket at a time (each file removed once read)."""
-    n_buckets = max(1, -(-(size_of(run.source) or 0) // run.bucket_bytes))
+    n_buckets = max(1, -(-(run.source.size_hint() or 0) // run.bucket_bytes))
     writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
     paths = {bucket: directory / f'bucket-{bucket}.arrow' for bucket in range(n_buckets)}
     try:
@@ -292,38 +192,6 @@ def _bucket_of(query_ids: pa.ChunkedArray, n_buckets: int) -> np.ndarray:
     """Each row's bucket, from the top 32 bits of its query id's hash."""
     top = DocIds.of(query_ids).hash >> np.uint64(32)
     return ((top * np.uint64(n_buckets)) >> np.uint64(32)).view(np.int64)
-
-
-def _read_ahead(items: Iterator[T]) -> Iterator[T]:
-    """``items``, each taken on a thread of its own while the caller works on the one before (Arrow's parse
-    releases the GIL); the thread stops when the caller stops asking (closing this generator)."""
-    ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for item in items:
-                while not stop.is_set():
-                    with contextlib.suppress(queue.Full):
-                        ready.put((True, item), timeout=0.1)
-                        break
-                if stop.is_set():
-                    return
-            ready.put((False, None))
-        except BaseException as error:  # (handed to the caller, who raises it)
-            ready.put((False, error))
-
-    threading.Thread(target=produce, name='irmeasures-ext read-ahead', daemon=True).start()
-    try:
-        while True:
-            more, item = ready.get()
-            if not more:
-                if item is not None:
-                    raise item
-                return
-            yield item
-    finally:
-        stop.set()
 
 
 @contextlib.contextmanager

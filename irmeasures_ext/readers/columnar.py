@@ -1,12 +1,11 @@
-"""Runs and qrels stored as Parquet (a file, or a folder of files: a pyarrow dataset) or Arrow IPC / Feather.
+"""Runs and qrels stored as Parquet (a file, or a folder of files: a pyarrow dataset) or Arrow IPC / Feather:
+the ``parquet`` and ``arrow`` formats of :data:`~irmeasures_ext.readers.FORMATS`.
 
-A path's format is chosen by its extension (:func:`format_of`) or given (``'trec'``, ``'parquet'``,
-``'arrow'``); :func:`open_file` returns the source that reads it. A :class:`ColumnarSource` knows its
-column names from the schema and reads only the columns asked for (:meth:`ColumnarSource.read`); which
-columns those are, and how they become the fixed columns, is :mod:`.inputs`' business, as for Arrow
-tables. An Arrow file may be in the IPC file format (Feather v2) or the IPC stream format. Standard
-input and pipes are read once, into memory. ``pyarrow.dataset`` is imported only when such a source
-is opened (it adds a tenth of a second to the command's start).
+A :class:`ColumnarSource` knows its column names from the schema and reads only the columns a layout
+needs, checked and converted as an Arrow table's are (:mod:`.columns`), whole or in batches of rows. An
+Arrow file may be in the IPC file format (Feather v2) or the IPC stream format. Standard input and pipes
+are read once, into memory. ``pyarrow.dataset`` is imported only when such a source is opened (it adds a
+tenth of a second to the command's start).
 """
 from __future__ import annotations
 
@@ -20,49 +19,35 @@ from typing import Any
 
 import pyarrow as pa
 
-from irmeasures_ext.errors import InputError, RowError
-from irmeasures_ext.readers import FORMATS, trec
+from irmeasures_ext.errors import InputError
+from irmeasures_ext.readers import FORMATS
+from irmeasures_ext.readers.columns import from_columns, named_columns, needed_columns
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, Layout
+from irmeasures_ext.readers.source import Source
 
-_FORMAT_OF_SUFFIX = {'.parquet': 'parquet', '.arrow': 'arrow', '.feather': 'arrow', '.ipc': 'arrow'}
-_DESCRIPTION = {'parquet': 'a Parquet file', 'arrow': 'an Arrow IPC (Feather) file'}
 _IPC_FILE_MAGIC = b'ARROW1'
 #: What pyarrow raises for data it cannot read (ArrowIOError is an OSError).
 _UNREADABLE = (pa.ArrowException, OSError)
+#: The bytes a row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``): a run of at least
+#: STREAM_FROM_BYTES / ROW_BYTES rows is streamed (:mod:`.pieces`), a block's bytes / ROW_BYTES rows at once.
+#: (Rows, not the files' bytes: the in-memory path's memory follows the rows, however well the files compress.)
+ROW_BYTES = 40
 
 
 class ColumnarFileError(InputError):
     """A Parquet or Arrow IPC file (or folder) cannot be read; the message names it."""
 
 
-def format_of(path: str | os.PathLike[str]) -> str:
-    """The format of ``path`` by its extension (``.parquet``; ``.arrow``, ``.feather``, ``.ipc``); a folder
-    holding ``.parquet`` files (at any depth) is ``'parquet'``; anything else ``'trec'``."""
-    path = Path(path)
-    suffix_format = _FORMAT_OF_SUFFIX.get(path.suffix.lower())
-    if suffix_format is not None:
-        return suffix_format
-    if path.is_dir() and next(path.rglob('*.parquet'), None) is not None:
-        return 'parquet'
-    return 'trec'
-
-
-def open_file(path: str | os.PathLike[str], file_format: str | None = None,
-              name: str | None = None) -> trec.TrecSource | ColumnarSource:
-    """The source reading ``path`` (named ``name`` in messages, default the path) in ``file_format``
-    (default: by its extension, :func:`format_of`)."""
-    file_format = format_of(path) if file_format is None else file_format
-    if file_format == 'trec':
-        return trec.TrecSource(path, name)
-    _check_format(file_format)
+def open_path(path: str | os.PathLike[str], file_format: str, name: str | None = None) -> ColumnarSource:
+    """The source of the Parquet file or folder, or Arrow IPC file, at ``path`` (the registry's opener)."""
     return ColumnarSource.of_path(path, file_format, name)
 
 
-def _check_format(file_format: str) -> None:
-    if file_format not in _DESCRIPTION:
-        raise InputError(f'unknown input format {file_format!r}: expected one of {", ".join(FORMATS)}')
+def _description(file_format: str) -> str:
+    return FORMATS[file_format].description
 
 
-class ColumnarSource:
+class ColumnarSource(Source):
     """A run or qrels stored column by column: a Parquet or Arrow IPC file, a folder of Parquet files,
     such a file's bytes, or a ``pyarrow.dataset.Dataset``.
 
@@ -90,7 +75,7 @@ class ColumnarSource:
             raise ColumnarFileError(f'{name}: cannot read: {error.strerror}') from None
         if stat.S_ISDIR(mode):
             if file_format != 'parquet':
-                raise ColumnarFileError(f'{name}: is a directory, expected {_DESCRIPTION[file_format]}')
+                raise ColumnarFileError(f'{name}: is a directory, expected {_description(file_format)}')
             return cls(lambda: _parquet_folder(path, name), name)
         if not stat.S_ISREG(mode):  # standard input, a pipe: read once, into memory
             try:
@@ -103,7 +88,6 @@ class ColumnarSource:
     @classmethod
     def of_bytes(cls, data: bytes, file_format: str, name: str) -> ColumnarSource:
         """The Parquet or Arrow IPC file whose whole content is ``data`` (e.g. standard input)."""
-        _check_format(file_format)
         return cls(lambda: _buffer_dataset(pa.py_buffer(data), file_format, name), name)
 
     @classmethod
@@ -111,14 +95,48 @@ class ColumnarSource:
         """A ``pyarrow.dataset.Dataset`` given by the caller."""
         return cls(lambda: dataset, None)
 
-    def read(self, columns: list[str]) -> pa.Table:
+    def read(self, layout: Layout) -> pa.Table:
+        """The data as ``layout``'s columns, checked as an Arrow table is: only the columns it needs are read,
+        and only once the column names pass."""
+        what = self._what(layout.kind)
+        columns = needed_columns(self.column_names, layout.schema)
+        table = functools.cache(lambda: self._read_columns(columns))
+        return from_columns(self.column_names, lambda name: table()[name], layout.schema, what)
+
+    def batches(self, layout: Layout, block_bytes: int) -> Iterator[pa.Table]:
+        """The rows of :meth:`read` in stored order, ``block_bytes / ROW_BYTES`` at a time, each batch checked as
+        the whole data is; the column names are checked before anything is read, and a problem of a batch's
+        values names its rows (numbered from 0, in stored order)."""
+        what = self._what(layout.kind)
+        named_columns(self.column_names, layout.schema, what)
+        first = 0
+        for batch in self._column_batches(needed_columns(self.column_names, layout.schema),
+                                          max(1, block_bytes // ROW_BYTES)):
+            yield from_columns(self.column_names, batch.column, layout.schema,
+                               f'{what} (rows {first} to {first + batch.num_rows - 1})', first)
+            first += batch.num_rows
+
+    def size_hint(self) -> int:
+        return self.num_rows * ROW_BYTES
+
+    def has_classes(self) -> bool:
+        return CLASS_COLUMN in self.column_names
+
+    def lists_ranks(self) -> bool:
+        return 'rank' in self.column_names
+
+    def _what(self, kind: str) -> str:
+        """How messages name the ``kind`` read: with the file's name, if it has one."""
+        return kind if self.name is None else f'{self.name}: {kind}'
+
+    def _read_columns(self, columns: list[str]) -> pa.Table:
         """The data's ``columns``, read whole."""
         with self._reading() as dataset:
             return dataset.to_table(columns=columns)
 
-    def batches(self, columns: list[str], rows: int) -> Iterator[pa.Table]:
+    def _column_batches(self, columns: list[str], rows: int) -> Iterator[pa.Table]:
         """The data's ``columns`` in stored order (a folder's files in the order the whole read takes them),
-        at most ``rows`` rows at a time: what :mod:`~irmeasures_ext.engine.stream` reads instead of the whole.
+        at most ``rows`` rows at a time: what :meth:`batches` reads instead of the whole.
 
         One batch is decoded at a time, without the scanner's read-ahead, threads or Parquet pre-buffering:
         the stream reads the next batch on a thread of its own while it evaluates one, and the scanner's
@@ -150,9 +168,6 @@ class ColumnarSource:
         except _UNREADABLE as error:
             raise ColumnarFileError(f'{self.name or "dataset"}: cannot read: {error}') from None
 
-    def locate(self, error: RowError) -> InputError:
-        """A check's error on the table read from this source, naming the source (a file has no lines)."""
-        return error if self.name is None else InputError(f'{self.name}: {error}')
 
 
 def _parquet_folder(path: Path, name: str) -> Any:
@@ -208,7 +223,7 @@ def _file_dataset(path: Path, file_format: str, name: str) -> Any:
         return ds.dataset(path, format='parquet' if file_format == 'parquet' else 'ipc')
     except _UNREADABLE:
         if file_format == 'parquet':
-            raise ColumnarFileError(f'{name}: not {_DESCRIPTION[file_format]}') from None
+            raise ColumnarFileError(f'{name}: not {_description(file_format)}') from None
     return _buffer_dataset(pa.memory_map(str(path)).read_buffer(), file_format, name)
 
 
@@ -222,4 +237,4 @@ def _buffer_dataset(buffer: pa.Buffer, file_format: str, name: str) -> Any:
         fragment = format_.make_fragment(buffer)
         return ds.FileSystemDataset([fragment], fragment.physical_schema, format_)
     except _UNREADABLE:
-        raise ColumnarFileError(f'{name}: not {_DESCRIPTION[file_format]}') from None
+        raise ColumnarFileError(f'{name}: not {_description(file_format)}') from None

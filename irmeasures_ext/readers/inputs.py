@@ -8,15 +8,14 @@ column of a DataFrame or Arrow table, or ``(relevance, class)`` values of a dict
 (``{qid: {docid: (rel, class)}}``); records carry none. Accepted forms: Arrow tables,
 pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterables of
 namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), file paths (TREC, Parquet
-or Arrow IPC files, folders of Parquet files: :func:`~irmeasures_ext.readers.columnar.open_file`),
-``pyarrow.dataset.Dataset`` objects and the sources of :mod:`.trec` and :mod:`.columnar`. Parquet and
-Arrow data is checked as an Arrow table is (:func:`_from_source`). In every form an id is a string or an
-integer (bools too), read as ``str()`` writes it; any other type is an InputError (:func:`_as_ids`).
+or Arrow IPC files, folders of Parquet files: :func:`~irmeasures_ext.readers.source.open_file`),
+``pyarrow.dataset.Dataset`` objects and every :class:`~.source.Source`; data in memory is read through a
+:class:`TableSource`. Every table-like form is checked and converted by :mod:`.columns`: an id is a string
+or an integer (bools too), read as ``str()`` writes it; any other type is an InputError.
 """
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import os
 import sys
@@ -28,14 +27,12 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import first_null, from_numpy, numbers_of, strings_of, to_numpy
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
-from irmeasures_ext.readers import columnar, trec
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, QRELS_EC_SCHEMA, labels_of, with_labels_of
-
-# PyTerrier's column names, and the names ir_measures uses for the same data.
-_COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
-_PYTERRIER_NAME = {ours: theirs for theirs, ours in _COLUMN_ALIASES.items()}
+from irmeasures_ext.readers import columnar
+from irmeasures_ext.readers.columns import cast_column, from_columns, from_lists, no_ranks, to_array
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, Layout, layout_of
+from irmeasures_ext.readers.source import Source, open_file
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class Input:
     its rows grouped by query, each query once and no doc twice within it; None: to be found from the rows."""
 
     table: pa.Table
-    source: trec.TrecSource | columnar.ColumnarSource | None
+    source: Source | None
     query_starts: np.ndarray | None = None
 
     def describe(self, problem: RowError) -> str:
@@ -82,31 +79,58 @@ def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
         return data
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table
-    if isinstance(data, (str, os.PathLike)):
-        data = columnar.open_file(data)
-    elif is_dataset(data):
-        data = columnar.ColumnarSource.of_dataset(data)
-    layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
-    if isinstance(data, trec.TrecSource):
-        read, name = Input(data.read(trec.qrels_layout(data) if kind == 'qrels' else layout), data), data.name
-    elif isinstance(data, columnar.ColumnarSource):
-        schema = QRELS_EC_SCHEMA if kind == 'qrels' and CLASS_COLUMN in data.column_names else layout.schema
-        name = kind if data.name is None else data.name
-        read = Input(_from_source(data, schema, _what(data, kind)), data)
-    else:
-        schema = QRELS_EC_SCHEMA if kind == 'qrels' and _has_classes(data) else layout.schema
-        read, name = Input(_as_table(data, schema, kind), None, _dict_query_starts(data)), kind
-    if kind == 'run' and not with_rank and (isinstance(data, trec.TrecSource) or _has_rank_column(data)):
+    source = as_source(data)
+    read = Input(source.read(layout_of(kind, with_rank, kind == 'qrels' and source.has_classes())), source,
+                 source.query_starts())
+    name = kind if source.name is None else source.name
+    if kind == 'run' and not with_rank and source.lists_ranks():
         warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
     if kind == 'qrels' and not read.table.num_rows:  # (a TREC file of blank lines is refused as it is read)
-        raise InputError(f'{name}: {_emptiness(data)}, so every measure would be undefined: give judgments')
+        raise InputError(f'{name}: {source.emptiness()}, so every measure would be undefined: give judgments')
     return read
 
 
+def as_source(data: Any) -> Source:
+    """The source of ``data``: itself, a path's (:func:`~.source.open_file`), a ``pyarrow.dataset.Dataset``'s, or
+    a :class:`TableSource` of data in memory."""
+    if isinstance(data, Source):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        return open_file(data)
+    if is_dataset(data):
+        return columnar.ColumnarSource.of_dataset(data)
+    return TableSource(data)
+
+
+class TableSource(Source):
+    """Data in memory: an Arrow table, a pandas DataFrame, a dict-of-dict or an iterable of records (read once)."""
+
+    name = None
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+
+    def read(self, layout: Layout) -> pa.Table:
+        return _as_table(self.data, layout.schema, layout.kind)
+
+    def batches(self, layout: Layout, block_bytes: int) -> Iterator[pa.Table]:
+        yield self.read(layout)
+
+    def has_classes(self) -> bool:
+        return _has_classes(self.data)
+
+    def lists_ranks(self) -> bool:
+        return _has_rank_column(self.data)
+
+    def query_starts(self) -> np.ndarray | None:
+        return _dict_query_starts(self.data)
+
+    def emptiness(self) -> str:
+        return _emptiness(self.data)
+
+
 def _emptiness(data: Any) -> str:
-    """How qrels ``data`` (of no judgment) are empty, in its form's terms."""
-    if isinstance(data, columnar.ColumnarSource):
-        return 'no rows'
+    """How qrels ``data`` in memory (of no judgment) are empty, in its form's terms."""
     if isinstance(data, Mapping):
         return 'an empty dict-of-dict'
     if isinstance(data, pa.Table) or hasattr(data, 'itertuples'):
@@ -144,8 +168,8 @@ def is_dataset(data: Any) -> bool:
 
 
 def _has_rank_column(data: Any) -> bool:
-    """Whether ``data`` is a DataFrame, an Arrow table or a Parquet/Arrow source with a ``rank`` column."""
-    if isinstance(data, (pa.Table, columnar.ColumnarSource)):
+    """Whether ``data`` is a DataFrame or an Arrow table with a ``rank`` column."""
+    if isinstance(data, pa.Table):
         return 'rank' in data.column_names
     return 'rank' in getattr(data, 'columns', ())
 
@@ -192,91 +216,18 @@ def queries_listed_by_ascending_score(run: pa.Table) -> int | None:
 
 def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if isinstance(data, pa.Table):
-        return _from_columns(data.column_names, data.column, schema, what)
+        return from_columns(data.column_names, data.column, schema, what)
     if hasattr(data, 'columns') and hasattr(data, 'itertuples'):  # pandas DataFrame
-        return _from_columns([str(c) for c in data.columns], lambda name: data[name], schema, what)
+        return from_columns([str(c) for c in data.columns], lambda name: data[name], schema, what)
     if isinstance(data, Mapping):
         if 'rank' in schema.names:
-            raise _no_ranks('a dict-of-dict')
+            raise no_ranks('a dict-of-dict')
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
     raise InputError(f'unsupported {what} type {type(data).__name__}: expected a file path (TREC, Parquet or '
                      f'Arrow), a pandas DataFrame, an Arrow table or dataset, a dict-of-dict or an iterable of '
                      f'namedtuples')
-
-
-def _what(source: columnar.ColumnarSource, kind: str) -> str:
-    """How messages name the ``kind`` read from ``source``: with the file's name, if it has one."""
-    return kind if source.name is None else f'{source.name}: {kind}'
-
-
-def _from_source(source: columnar.ColumnarSource, schema: pa.Schema, what: str) -> pa.Table:
-    """A Parquet/Arrow file's or dataset's table, its columns checked as a table's: only the columns the
-    schema needs are read, and only once the column names pass."""
-    table = functools.cache(lambda: source.read(_needed_columns(source, schema)))
-    return _from_columns(source.column_names, lambda name: table()[name], schema, what)
-
-
-def run_batches(source: columnar.ColumnarSource, with_rank: bool, rows: int) -> Iterator[pa.Table]:
-    """The run ``source``'s rows in stored order, at most ``rows`` at a time, each batch's columns checked
-    and converted as :func:`_from_source` does the whole data's; the column names are checked before
-    anything is read, and a problem of a batch's values names its rows (numbered from 0, in stored order)."""
-    schema = (trec.RANKED_RUN if with_rank else trec.RUN).schema
-    what = _what(source, 'run')
-    _named_columns(source.column_names, schema, what)
-    first = 0
-    for batch in source.batches(_needed_columns(source, schema), rows):
-        yield _from_columns(source.column_names, batch.column, schema,
-                            f'{what} (rows {first} to {first + batch.num_rows - 1})', first)
-        first += batch.num_rows
-
-
-def _needed_columns(source: columnar.ColumnarSource, schema: pa.Schema) -> list[str]:
-    """The columns of ``source`` holding a field of ``schema`` (ours or PyTerrier's name), in stored order."""
-    return [name for name in source.column_names if _COLUMN_ALIASES.get(name, name) in schema.names]
-
-
-def read_columns(names: list[str], kind: str, with_rank: bool = False) -> list[str]:
-    """Which of the columns ``names`` of a table :func:`read_input` reads for a ``kind`` (``with_rank``: see
-    there), in its fields' order; InputError for missing or ambiguous columns, as :func:`read_input` gives."""
-    layout = trec.QRELS if kind == 'qrels' else trec.RANKED_RUN if with_rank else trec.RUN
-    return list(_named_columns(names, layout.schema, kind).values())
-
-
-def _from_columns(names: list[str], get_column, schema: pa.Schema, what: str, first_row: int = 0) -> pa.Table:
-    """The columns of ``names`` (read by ``get_column``) holding ``schema``'s fields, checked and converted to
-    its types; ``first_row``: the number of the first row in messages."""
-    available = _named_columns(names, schema, what)
-    columns = [_cast(_as_arrow(get_column(available[field.name]), field, what), field, what, first_row)
-               for field in schema]
-    return pa.Table.from_arrays(columns, schema=with_labels_of(schema, columns))
-
-
-def _named_columns(names: list[str], schema: pa.Schema, what: str) -> dict[str, str]:
-    """The column of ``names`` holding each field of ``schema`` (ours or PyTerrier's name), by field."""
-    available: dict[str, str] = {}
-    for name in names:
-        field = _COLUMN_ALIASES.get(name, name)
-        if field in available:
-            raise InputError(f'{what} has ambiguous columns {available[field]!r} and {name!r} (both are '
-                             f'{field}); keep one')
-        available[field] = name
-    missing = [field.name for field in schema if field.name not in available]
-    if missing == ['rank']:
-        raise _no_ranks(f'a table without a rank column (columns {names})')
-    if missing:
-        pyterrier = [_PYTERRIER_NAME.get(field, field) for field in schema.names]
-        raise InputError(f'{what} is missing column(s) {missing} (found {names}); expected {schema.names} or '
-                         f"PyTerrier's {pyterrier}")
-    return {field.name: available[field.name] for field in schema}
-
-
-def _as_arrow(column: Any, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
-    """An Arrow column as is (no copy), anything else (a pandas Series) converted by pyarrow."""
-    if isinstance(column, (pa.Array, pa.ChunkedArray)):
-        return column
-    return _to_array(column if len(column) else [], field, what)
 
 
 def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
@@ -291,12 +242,12 @@ def _from_dict_of_dict(data: Mapping, schema: pa.Schema, what: str) -> pa.Table:
         raise InputError(f'{what} dict-of-dict: value for query {query_id!r} is not a dict of doc_id -> value') \
             from None
     query_field = schema.field('query_id')
-    queries = _cast(_to_array(list(data), query_field, what), query_field, what)
+    queries = cast_column(to_array(list(data), query_field, what), query_field, what)
     counts = np.fromiter(map(len, data.values()), np.int64, len(data))
     query_ids = ac.take(queries, from_numpy(np.repeat(np.arange(len(data)), counts)))
     if CLASS_COLUMN in schema.names:
-        return _from_lists(query_ids, doc_ids, *_class_pairs(data, values, what), schema=schema, what=what)
-    return _from_lists(query_ids, doc_ids, values, schema=schema, what=what)
+        return from_lists(query_ids, doc_ids, *_class_pairs(data, values, what), schema=schema, what=what)
+    return from_lists(query_ids, doc_ids, values, schema=schema, what=what)
 
 
 def _class_pairs(data: Mapping, values: list[Any], what: str) -> tuple[list[Any], list[Any]]:
@@ -322,115 +273,9 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
                 column.append(getattr(record, name))
     except AttributeError as error:
         if error.name == 'rank':
-            raise _no_ranks(f'{type(error.obj).__name__} records (no rank field)') from None
+            raise no_ranks(f'{type(error.obj).__name__} records (no rank field)') from None
         raise InputError(f'{what} records must have fields {", ".join(schema.names)}: {error}') from None
-    return _from_lists(*columns, schema=schema, what=what)
-
-
-def _no_ranks(form: str) -> InputError:
-    """The error for a run read with its ranks (tie policy ``rank``) given in a ``form`` that carries none."""
-    return InputError(f'tie policy "rank" needs the run\'s ranks, which {form} does not carry: give the run as a '
-                      'TREC file (its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
-
-
-def _from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.Table:
-    """The table of ``columns``, Python lists (converted) or Arrow arrays (as they are), checked."""
-    arrays = [_cast(column if isinstance(column, pa.Array) else _to_array(column, field, what), field, what)
-              for column, field in zip(columns, schema, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=with_labels_of(schema, arrays))
-
-
-def _to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
-    """Python values (a list or a pandas Series) as an Arrow array; ids of mixed types (``1`` and ``'a'``)
-    become strings, unless two of them would read the same (``1`` and ``'1'``): never merged silently. Lists of
-    strings and of numbers are built without ``pa.array`` (:func:`strings_of`)."""
-    if isinstance(values, list):
-        built = strings_of(values) if field.type == pa.string() else numbers_of(values, field.type == pa.int64())
-        if built is not None:
-            return built
-    try:
-        return pa.array(values)
-    except OverflowError:
-        raise InputError(f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
-    except UnicodeEncodeError as error:
-        raise _not_unicode(error, field, what) from None
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        if field.type != pa.string():
-            raise InputError(f'{what} column {field.name!r}: values must be numbers') from None
-    for value in values:
-        if not isinstance(value, _ID_TYPES):
-            raise _not_an_id(value, type(value).__name__, field, what)
-    as_text: dict[str, object] = {}
-    for value in dict.fromkeys(values):
-        text = str(value)
-        if as_text.setdefault(text, value) is not value and as_text[text] != value:
-            raise InputError(f'{what} column {field.name!r} holds both {as_text[text]!r} and {value!r}, the same '
-                             f'id once read as text: make the ids one type')
-    try:
-        return pa.array([str(value) for value in values], pa.string())
-    except UnicodeEncodeError as error:
-        raise _not_unicode(error, field, what) from None
-
-
-#: The Python types an id may have (read as ``str()`` writes them): ``bool`` and numpy's integers included.
-_ID_TYPES = (str, int, np.integer, np.bool_)
-
-
-def _as_ids(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str) -> pa.Array | pa.ChunkedArray:
-    """An id column (non-empty) as strings, as ``str()`` writes each id: strings as they are, integers
-    in decimal, booleans ``'True'``/``'False'`` (Arrow's cast writes ``'true'``). Any other type is
-    refused, whatever the form: a float id (``1.0``, pandas' integer ids with a gap) would silently
-    miss ``'1'``, and Arrow writes dates, times and bytes otherwise than ``str()``."""
-    if pa.types.is_dictionary(array.type):  # a pandas Categorical
-        array = ac.cast(array, array.type.value_type)
-    kind = array.type
-    if kind == pa.string():
-        return array
-    if pa.types.is_integer(kind) or pa.types.is_large_string(kind) or str(kind) == 'string_view':  # (pyarrow 16+)
-        return ac.cast(array, pa.string())
-    if pa.types.is_boolean(kind):
-        return ac.take(pa.array(['False', 'True']), ac.cast(array, pa.int8()))
-    raise _not_an_id(array[0].as_py(), str(kind), field, what)
-
-
-def _not_an_id(value: object, kind: str, field: pa.Field, what: str) -> InputError:
-    return InputError(f'{what} column {field.name!r} holds {value!r} ({kind}): ids must be strings or integers '
-                      '(convert them to the strings the other side uses)')
-
-
-def _not_unicode(error: UnicodeEncodeError, field: pa.Field, what: str) -> InputError:
-    return InputError(f'{what} column {field.name!r} holds {error.object!r}, not valid Unicode ({error.reason}): '
-                      'ids must encode as UTF-8')
-
-
-def _cast(array: pa.Array | pa.ChunkedArray, field: pa.Field, what: str,
-          first_row: int = 0) -> pa.Array | pa.ChunkedArray:
-    if array.null_count:
-        raise InputError(f'{what} column {field.name!r} has {array.null_count} missing value(s), the first at row '
-                         f'{first_row + first_null(array)}')
-    if array.type == field.type:
-        return array
-    if not len(array) or pa.types.is_null(array.type):  # empty (pandas makes empty columns float or object)
-        return ac.cast(array, field.type)
-    if field.name == 'relevance' and (pa.types.is_floating(array.type) or pa.types.is_decimal(array.type)):
-        labels = labels_of(array)
-        if isinstance(labels, int):
-            raise InputError(f'{what} column {field.name!r}: label {array[labels].as_py()!r} at row '
-                             f'{first_row + labels} is not finite')
-        return labels
-    if field.type == pa.int64() and pa.types.is_floating(array.type):
-        values = to_numpy(array)
-        whole = np.floor(values) == values
-        if not whole.all():
-            bad = int(np.argmin(whole))
-            raise InputError(f'{what} column {field.name!r}: {field.name} must be an integer, '
-                             f'got {array[bad].as_py()!r} at row {first_row + bad}')
-    if field.type == pa.string():
-        return _as_ids(array, field, what)
-    try:
-        return ac.cast(array, field.type)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
-        raise InputError(f'{what} column {field.name!r}: cannot read values as {field.type}: {error}') from None
+    return from_lists(*columns, schema=schema, what=what)
 
 
 def as_dict_of_dict(table: pa.Table, value_column: str) -> dict[str, dict[str, Any]]:

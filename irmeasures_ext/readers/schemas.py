@@ -1,6 +1,8 @@
 """The fixed columns every run and qrels input becomes, whatever its form."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
@@ -19,6 +21,38 @@ QRELS_EC_SCHEMA = QRELS_SCHEMA.append(pa.field(CLASS_COLUMN, pa.int64()))
 REAL_LABEL = pa.float64()
 #: Whole labels beyond this magnitude stay real: an int64 holds every integer below it exactly.
 _WHOLE_LIMIT = 2.0 ** 63
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What is read for one kind of input: its ``schema`` (the fixed columns), and the fields of its TREC lines."""
+
+    kind: str                  # 'run' or 'qrels'
+    fields: tuple[str, ...]
+    value: str                 # the value column: 'score' or 'relevance'
+    extra_fields: bool         # whether fields after the last are ignored
+    schema: pa.Schema
+
+    @property
+    def description(self) -> str:
+        names = ' '.join(self.fields).replace('query_id', 'qid').replace('doc_id', 'docid')
+        return names.replace(CLASS_COLUMN, 'class')
+
+
+RUN = Layout('run', ('query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag'), 'score', True, RUN_SCHEMA)
+#: A run with its rank column (an integer, as trec_eval would need to order by it).
+RANKED_RUN = Layout('run', RUN.fields, 'score', True, RANKED_RUN_SCHEMA)
+QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relevance', False, QRELS_SCHEMA)
+#: Qrels with an equivalence class id per line (``qid iteration docid relevance class``).
+QRELS_EC = Layout('qrels', (*QRELS.fields, CLASS_COLUMN), 'relevance', False, QRELS_EC_SCHEMA)
+
+
+def layout_of(kind: str, with_rank: bool = False, has_classes: bool = False) -> Layout:
+    """The layout of a ``kind`` of input ('run' or 'qrels'): a run with its ranks (``with_rank``: tie policy
+    ``rank``), qrels with equivalence classes (``has_classes``)."""
+    if kind == 'qrels':
+        return QRELS_EC if has_classes else QRELS
+    return RANKED_RUN if with_rank else RUN
 
 
 def labels_of(numbers: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray | int:

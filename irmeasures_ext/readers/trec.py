@@ -21,7 +21,7 @@ of spaces, trailing fields, CR line ends) is normalised block by block in numpy 
 read by the same parser. The slow path only names the line of a problem: the file is read again
 line by line, streaming (:meth:`TrecSource.locate`). Pipes and other non-regular files are read once
 into memory, so that they can be read again (the command copies standard input to a temporary file).
-:meth:`TrecSource.tables` reads a file block by block, for evaluating it as it is read
+:meth:`TrecSource.batches` reads a file block by block, for evaluating it as it is read
 (:mod:`irmeasures_ext.engine.stream`).
 """
 from __future__ import annotations
@@ -38,7 +38,6 @@ import stat
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -60,13 +59,14 @@ from irmeasures_ext.errors import (
 )
 from irmeasures_ext.readers.schemas import (
     CLASS_COLUMN,
-    QRELS_EC_SCHEMA,
-    QRELS_SCHEMA,
-    RANKED_RUN_SCHEMA,
-    RUN_SCHEMA,
+    QRELS,
+    QRELS_EC,
+    RUN,
+    Layout,
     labels_of,
     with_labels_of,
 )
+from irmeasures_ext.readers.source import Source
 
 #: Compressed files by their first bytes, and the modules that read them line by line (Arrow's codecs parse
 #: gzip and bz2; xz is read through Python's lzma).
@@ -100,28 +100,13 @@ class TrecFileError(InputError):
     """A TREC file cannot be read, or holds a problem; the message names the file and line."""
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The fields of one kind of TREC file."""
-
-    kind: str                  # 'run' or 'qrels'
-    fields: tuple[str, ...]
-    value: str                 # the value column: 'score' or 'relevance'
-    extra_fields: bool         # whether fields after the last are ignored
-    schema: pa.Schema
-
-    @property
-    def description(self) -> str:
-        names = ' '.join(self.fields).replace('query_id', 'qid').replace('doc_id', 'docid')
-        return names.replace(CLASS_COLUMN, 'class')
+#: About how many times larger than its compressed file a TREC file is (gzip's; bz2 and xz compress more).
+GZIP_RATIO = 4
 
 
-RUN = Layout('run', ('query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag'), 'score', True, RUN_SCHEMA)
-#: A run with its rank column (an integer, as trec_eval would need to order by it).
-RANKED_RUN = Layout('run', RUN.fields, 'score', True, RANKED_RUN_SCHEMA)
-QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relevance', False, QRELS_SCHEMA)
-#: Qrels with an equivalence class id per line (``qid iteration docid relevance class``).
-QRELS_EC = Layout('qrels', (*QRELS.fields, CLASS_COLUMN), 'relevance', False, QRELS_EC_SCHEMA)
+def open_path(path: str | os.PathLike[str], file_format: str = 'trec', name: str | None = None) -> TrecSource:
+    """The source of the TREC file at ``path`` (the registry's opener)."""
+    return TrecSource(path, name)
 
 
 def read_run(path: str | Path, name: str | None = None) -> pa.Table:
@@ -143,7 +128,7 @@ def qrels_layout(source: TrecSource) -> Layout:
     return QRELS_EC if len(first) == len(QRELS_EC.fields) else QRELS
 
 
-class TrecSource:
+class TrecSource(Source):
     """A TREC file, read fast once and, for a problem, again to name its line.
 
     ``name`` is the file's name in messages (default: the path).
@@ -249,7 +234,19 @@ class TrecSource:
             pieces.append(piece)
         return pa.concat_tables(pieces) if pieces else None
 
-    def tables(self, layout: Layout, block_size: int) -> Iterator[pa.Table]:
+    def size_hint(self) -> int | None:
+        """A file's size (a compressed one's times :data:`GZIP_RATIO`); None for one held in memory."""
+        if self.size is None:
+            return None
+        return self.size * (GZIP_RATIO if self.compressed else 1)
+
+    def has_classes(self) -> bool:
+        return qrels_layout(self) is QRELS_EC
+
+    def lists_ranks(self) -> bool:
+        return True
+
+    def batches(self, layout: Layout, block_size: int) -> Iterator[pa.Table]:
         """The file's ``(query_id, doc_id, value)`` rows as tables of about ``block_size`` bytes of lines
         each, in file order, read as they are asked for: the same rows as :meth:`read`, in bounded memory.
         Each block is scanned for irregular spacing and parsed by the fast path or normalised; TrecFileError
