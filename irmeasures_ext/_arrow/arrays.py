@@ -65,14 +65,15 @@ def strings_of(values: list[Any]) -> pa.Array | None:
         data = np.frombuffer('\x00'.join(values).encode('utf-8'), np.uint8)
     except (TypeError, UnicodeEncodeError):
         return None
-    separators = np.flatnonzero(data == 0)
+    is_separator = data == 0
+    separators = np.flatnonzero(is_separator)
     if len(separators) != max(len(values) - 1, 0) or len(data) >= 1 << 31:  # (a NUL in an id; beyond 32 bits)
         return None
     offsets = np.zeros(len(values) + 1, dtype=np.int32)
     offsets[1:-1] = separators - np.arange(len(separators))  # (each string's end, the separators before it gone)
     offsets[-1:] = len(data) - len(separators)
     return pa.Array.from_buffers(pa.string(), len(values),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(np.delete(data, separators))])
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data[~is_separator])])
 
 
 def numbers_of(values: list[Any], integers: bool = True) -> pa.Array | None:
