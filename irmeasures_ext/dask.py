@@ -17,17 +17,17 @@ row counts so that a query straddles a boundary), each edge query has all its ro
 which the client evaluates together. Otherwise (interleaved queries) the whole run is shuffled on the
 query id and evaluated again.
 
-A worker returns the per-query values of the qrels queries its partition answers, and the rows of its
-queries that retrieve the most docs in each list the measures rank: evaluated together, those rows give
-the qrels queries the run does not answer their values as the whole run gives them in one process (e.g.
-MeanRank's 1 + the largest candidate count). The aggregates are computed from the per-query values of
-every qrels query, as one process computes them.
+A worker returns its partition's evaluation as the engine's :class:`~irmeasures_ext.engine.evaluator.Partial`
+(``ExtEvaluator.partial``: the values of the qrels queries it answers, and the docs it retrieves per query),
+as a streamed run's pieces are evaluated; the client merges them (``merge``) and gives the qrels queries the
+run does not answer their values as the whole run gives them in one process (``finished``: e.g. MeanRank's
+1 + the largest candidate count). The aggregates are computed from the per-query values of every qrels
+query, as one process computes them.
 """
 from __future__ import annotations
 
 import glob
 import os
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -43,18 +43,16 @@ except ModuleNotFoundError as missing:
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.aggregates import aggregate
-from irmeasures_ext.engine.evaluator import ExtEvaluator, warn_if_no_overlap
-from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning
+from irmeasures_ext.engine.evaluator import ExtEvaluator, Partial
+from irmeasures_ext.errors import InputError, MeasureParamError
 from irmeasures_ext.frames import long_frame
 from irmeasures_ext.plugin import IrMeasuresExtProvider
 from irmeasures_ext.plugin import provider as default_provider
 from irmeasures_ext.readers.columnar import ColumnarSource, hive_partitioning_as_text
 from irmeasures_ext.readers.columns import read_columns
-from irmeasures_ext.readers.inputs import read_input
 
 
 def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
@@ -62,8 +60,8 @@ def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
     """Each measure's aggregate over the qrels queries (as ``ir_measures.calc_aggregate``), the run
     evaluated on the Dask scheduler in use (a ``distributed.Client``'s cluster, else Dask's default);
     ``provider``: our provider as configured (``irmeasures_ext.provider.configured(ties=...)``)."""
-    built, partials = _evaluated(measures, qrels, run, provider)
-    return {measure: aggregate(measure, column) for measure, column in _all_values(built, partials).items()}
+    built, pieces = _evaluated(measures, qrels, run, provider)
+    return {measure: aggregate(measure, column) for measure, column in _all_values(built, pieces).items()}
 
 
 def per_query(measures: Iterable[Measure], qrels: Any, run: Any,
@@ -72,28 +70,23 @@ def per_query(measures: Iterable[Measure], qrels: Any, run: Any,
     ``value``: one row per (measure, qrels query), in no particular order. The run is evaluated when this
     is called (as by :func:`calc_aggregate`); the frame holds the values, one partition per partition of
     the run evaluated, and one for the queries the run does not answer."""
-    built, partials = _evaluated(measures, qrels, run, provider)
-    frames = [_frame(built, partial.answered, partial.values) for partial in partials]
-    frames.append(_unanswered_frame(built, partials))
+    built, pieces = _evaluated(measures, qrels, run, provider)
+    frames = [_frame(built, built.answered(piece.partial)) for piece in pieces]
+    frames.append(_unanswered_frame(built, pieces))
     return dd.from_pandas(pd.concat(frames, ignore_index=True), npartitions=len(frames), sort=False)
 
 
 @dataclass(frozen=True)
-class _Partial:
-    """One partition's evaluation."""
+class _Piece:
+    """One partition's evaluation (on a worker)."""
 
-    answered: list[np.ndarray]  # per measure (in the evaluator's order), the qrels queries (positions in the
-    #                             sorted qrels query ids) whose ranked list for the measure has docs
-    values: list[np.ndarray]  # per measure, its values of those queries
-    longest: np.ndarray  # per list of the evaluator (its ``lists``' distinct values): the most docs of one query
-    rows: pa.Table  # the rows of the queries retrieving that many
+    partial: Partial  # the evaluator's, of the partition's whole queries (ExtEvaluator.partial)
     queries: pd.Series  # the distinct ids of the queries evaluated (as the run has them), run-only ones too
-    qrels_queries: int  # how many of them the qrels have
     edges: pd.DataFrame  # the rows left out: those of the partition's first and last queries (or none)
 
 
 def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
-               provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, list[_Partial]]:
+               provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, list[_Piece]]:
     """The evaluator, and the evaluations of disjoint sets of whole queries that together hold the run:
     one per partition and one of the partitions' edges, or (interleaved queries) one per partition of the
     run shuffled on the query id. See the module docstring."""
@@ -105,18 +98,18 @@ def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
     frame, whole_queries = _run_frame(run, built.reads_rank)
     shipped = dask.delayed(built, traverse=False)
 
-    def evaluated(parts: dd.DataFrame, edges_apart: bool) -> list[_Partial]:
+    def evaluated(parts: dd.DataFrame, edges_apart: bool) -> list[_Piece]:
         return list(dask.compute(*[dask.delayed(_evaluate_partition)(shipped, part, edges_apart)
                                    for part in parts.to_delayed()]))
 
     if whole_queries:
         return built, evaluated(frame, False)
-    partials = evaluated(frame, True)
-    edges = pd.concat([partial.edges for partial in partials])
-    inside = pd.concat([partial.queries for partial in partials])
+    pieces = evaluated(frame, True)
+    edges = pd.concat([piece.edges for piece in pieces])
+    inside = pd.concat([piece.queries for piece in pieces])
     if inside.duplicated().any() or edges.iloc[:, 0].isin(inside).any():
         return built, evaluated(frame.shuffle(frame.columns[0]), False)
-    return built, [*partials, _evaluate_partition(built, edges, False)]
+    return built, [*pieces, _evaluate_partition(built, edges, False)]
 
 
 def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
@@ -149,7 +142,7 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
     return run[columns], whole_queries
 
 
-def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame, edges_apart: bool) -> _Partial:
+def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame, edges_apart: bool) -> _Piece:
     """Evaluates one partition (on a worker) whose queries each have all their rows in it, or, with
     ``edges_apart``, all but the first and last query, whose rows it returns instead."""
     edges = partition.iloc[:0]
@@ -157,53 +150,29 @@ def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame, edges_apar
         ids = partition.iloc[:, 0]
         at_edge = (ids == ids.iloc[0]) | (ids == ids.iloc[-1])
         partition, edges = partition[~at_edge], partition[at_edge]
-    run = read_input(partition, 'run', with_rank=built.reads_rank)
-    lists = built.lists_of(built.ranked(run))
-    values = built.kernel_values(lists)
-    built.check_overflow(values)
-    answered = [np.flatnonzero(lists[built.lists[measure]].n_retrieved) for measure in built.measures]
-    retrieved = [lists[key].n_retrieved for key in dict.fromkeys(built.lists.values())]
-    longest = np.array([counts.max(initial=0) for counts in retrieved], dtype=np.int64)
-    chosen = pa.array(sorted({int(np.argmax(counts)) for counts in retrieved if counts.any()}), pa.int64())
-    query_ids = run.table['query_id']
-    rows = run.table.filter(pc.is_in(query_ids, value_set=built.judgments.query_ids.take(chosen)))
-    return _Partial(answered, [values[measure][queries] for measure, queries in zip(built.measures, answered,
-                                                                                    strict=True)],
-                    longest, rows, partition.iloc[:, 0].drop_duplicates(),
-                    pc.sum(pc.is_in(built.judgments.query_ids, value_set=query_ids)).as_py() or 0, edges)
+    return _Piece(built.partial(partition), partition.iloc[:, 0].drop_duplicates(), edges)
 
 
-def _all_values(built: ExtEvaluator, partials: Sequence[_Partial]) -> dict[Measure, np.ndarray]:
-    """Every measure's values of every qrels query (aligned with the sorted qrels query ids): the
-    partitions' where the query's list has docs, the others' from the partitions' longest queries (as the
-    queries the run does not answer)."""
-    if built.measures and built.judgments.n_queries and not any(partial.qrels_queries for partial in partials):
-        warn_if_no_overlap(built.judgments.n_queries, 0, sum(len(partial.queries) for partial in partials))
-    longest_in = {int(np.argmax([partial.longest[i] for partial in partials])) for i in range(len(partials[0].longest))}
-    rows = [partials[i].rows for i in sorted(longest_in)] or [partials[0].rows]
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', NoOverlapWarning)
-        values = built.values(pa.concat_tables(rows))
-    for partial in partials:
-        for measure, answered, column in zip(built.measures, partial.answered, partial.values, strict=True):
-            values[measure][answered] = column
-    return values
+def _all_values(built: ExtEvaluator, pieces: Sequence[_Piece]) -> dict[Measure, np.ndarray]:
+    """Every measure's values of every qrels query (aligned with the sorted qrels query ids)."""
+    return built.finished(built.merge(piece.partial for piece in pieces))
 
 
-def _unanswered_frame(built: ExtEvaluator, partials: Sequence[_Partial]) -> pd.DataFrame:
+def _unanswered_frame(built: ExtEvaluator, pieces: Sequence[_Piece]) -> pd.DataFrame:
     """The values of the (measure, qrels query) pairs no partition answers."""
-    unanswered = np.ones((len(list(built.measures)), built.judgments.n_queries), dtype=np.bool_)
-    for partial in partials:
-        for row, answered in zip(unanswered, partial.answered, strict=True):
-            row[answered] = False
-    positions = [np.flatnonzero(row) for row in unanswered]
-    values = _all_values(built, partials)
-    return _frame(built, positions, [values[measure][queries] for measure, queries in zip(built.measures, positions,
-                                                                                          strict=True)])
+    merged = built.merge(piece.partial for piece in pieces)
+    values = built.finished(merged)
+    unanswered = {}
+    for measure, (queries, _) in built.answered(merged).items():
+        mask = np.ones(built.judgments.n_queries, dtype=bool)
+        mask[queries] = False
+        unanswered[measure] = (np.flatnonzero(mask), values[measure][mask])
+    return _frame(built, unanswered)
 
 
-def _frame(built: ExtEvaluator, queries: list[np.ndarray], values: list[np.ndarray]) -> pd.DataFrame:
-    """A :func:`~irmeasures_ext.frames.long_frame` of each measure's ``values`` of its ``queries``."""
-    return pd.concat([long_frame(built.judgments.query_ids.take(pa.array(positions, pa.int64())), {measure: column})
-                      for measure, positions, column in zip(built.measures, queries, values, strict=True)]
+def _frame(built: ExtEvaluator, answers: dict[Measure, tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    """A :func:`~irmeasures_ext.frames.long_frame` of each measure's values of its qrels queries (positions in the
+    sorted query ids)."""
+    return pd.concat([long_frame(built.judgments.query_ids.take(pa.array(queries, pa.int64())), {measure: values})
+                      for measure, (queries, values) in answers.items()]
                      or [long_frame(pa.array([], pa.string()), {})], ignore_index=True)

@@ -69,3 +69,13 @@ def test_the_engine_never_names_a_format():
             assert not any(isinstance(node, ast.ImportFrom) and node.module == 'irmeasures_ext.readers'
                            and {'trec', 'columnar'} & {alias.name for alias in node.names}
                            for node in ast.walk(tree)), path
+
+
+def test_the_stream_reads_and_knows_nothing_of_the_evaluator():
+    """The evaluator evaluates a streamed run's pieces through its own partial/merge/finished, as Dask does: the
+    stream module hands it tables of whole queries and imports no evaluator, not even for types."""
+    tree = ast.parse((PACKAGE / 'engine' / 'stream.py').read_text())
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert 'irmeasures_ext.engine.evaluator' not in modules and not any('evaluator' in (m or '') for m in modules)
+    dask_source = (PACKAGE / 'dask.py').read_text()
+    assert '.partial(' in dask_source and '.finished(' in dask_source and 'kernel_values' not in dask_source

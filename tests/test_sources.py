@@ -94,7 +94,7 @@ def test_a_format_of_one_module_and_one_registry_line_is_read_whole_and_streamed
     assert as_trec[ir_measures.AP] == pytest.approx(((1 + 2 / 3) / 2 + 1 / 4 + 0) / 3, abs=1e-15)
     assert provider.calc_aggregate(MEASURES, files / 'qrels.txt', files / 'run.jsonl') == as_trec
     evaluated = []
-    monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: evaluated.append(1)
+    monkeypatch.setattr(stream, '_ordered', lambda *args, original=stream._ordered: evaluated.append(1)
                         or original(*args))
     monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', 0)
     monkeypatch.setattr(pieces, 'BLOCK_BYTES', 100)  # (about two lines a batch)

@@ -19,6 +19,7 @@ from pathlib import Path
 import ir_measures
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.ipc
 import pytest
 import pytrec_eval
@@ -34,7 +35,7 @@ from irmeasures_ext.errors import (
     TemporaryFilesError,
 )
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
-from irmeasures_ext.readers import pieces
+from irmeasures_ext.readers import pieces, trec
 from irmeasures_ext.readers.trec import TrecSource
 
 pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.ReversedScoresWarning')
@@ -104,6 +105,31 @@ def assert_streams_as_in_memory(measures: list, qrels: Path, run: Path, ranking:
 def test_streamed_values_are_the_in_memory_bits(tmp_path, interleave, ties):
     qrels, run = write_files(tmp_path, seed=len(ties), interleave=interleave)
     assert_streams_as_in_memory(MEASURES, qrels, run, Ranking(ties=ties))
+
+
+@pytest.mark.parametrize('pieces_count', [1, 2, 7])
+def test_partial_merge_finished_of_query_pieces_in_any_order_are_the_whole_runs_values(tmp_path, pieces_count):
+    """The engine's API for evaluating in pieces (which the stream and Dask use): a run cut into pieces of whole
+    queries, evaluated in any order (a piece without qrels queries, an empty piece), merged, equals the whole run."""
+    qrels, run = write_files(tmp_path, seed=11)
+    built = evaluators.evaluator(MEASURES + [ir_measures.parse_measure('AP(judged_only=True)')], qrels)
+    table = TrecSource(run).read(trec.RUN)
+    query_ids = sorted(set(table['query_id'].to_pylist()))
+    random.Random(pieces_count).shuffle(query_ids)
+    groups = [query_ids[i::pieces_count] for i in range(pieces_count)] + [[]]
+    partials = [built.partial(table.filter(pc.is_in(table['query_id'], pa.array(group, pa.string()))))
+                for group in reversed(groups)]
+    whole = built.values(run)
+    merged = built.finished(built.merge(partials))
+    assert list(merged) == list(whole)
+    for measure in whole:  # (bit for bit, NaN where the measure is undefined)
+        np.testing.assert_array_equal(merged[measure], whole[measure], err_msg=str(measure), strict=True)
+    with pytest.warns(NoOverlapWarning):
+        empty = built.finished(built.merge([]))  # (no piece: the values of an empty run)
+    with pytest.warns(NoOverlapWarning):
+        nothing = built.values(table.slice(0, 0))
+    for measure in whole:
+        np.testing.assert_array_equal(empty[measure], nothing[measure], err_msg=str(measure), strict=True)
 
 
 @pytest.mark.parametrize('interleave', [False, True])
@@ -184,7 +210,7 @@ def test_the_provider_and_the_command_stream_large_files(tmp_path, monkeypatch, 
     monkeypatch.setattr(pieces, 'BLOCK_BYTES', 50)
     monkeypatch.setattr(pieces, 'BUCKET_BYTES', 100)
     read = []
-    monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: read.append(1) or original(*args))
+    monkeypatch.setattr(stream, '_ordered', lambda *args, original=stream._ordered: read.append(1) or original(*args))
     assert provider.calc_aggregate(measures, str(qrels), str(run)) == whole
     assert main([str(qrels), str(run), 'AP', 'Q@10', '-p', '-1']) == 0
     assert capsys.readouterr().out == printed

@@ -126,7 +126,7 @@ def test_the_provider_and_the_command_stream_parquet_runs(tmp_path, monkeypatch,
     monkeypatch.setattr(pieces, 'BLOCK_BYTES', 6 * ROW_BYTES)
     monkeypatch.setattr(pieces, 'BUCKET_BYTES', 100 * ROW_BYTES)
     read = []
-    monkeypatch.setattr(stream, '_evaluate', lambda *args, original=stream._evaluate: read.append(1) or original(*args))
+    monkeypatch.setattr(stream, '_ordered', lambda *args, original=stream._ordered: read.append(1) or original(*args))
     for path in runs.values():
         assert provider.calc_aggregate(measures, str(qrels), path) == whole, path
         assert main([str(qrels), str(path), 'AP', 'Q@10', 'MedianRank', '-q', '-p', '-1']) == 0

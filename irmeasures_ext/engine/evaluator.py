@@ -3,8 +3,9 @@ run once and runs every requested kernel on that ranking."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -30,6 +31,20 @@ from irmeasures_ext.errors import (
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
 from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
+from irmeasures_ext.readers.schemas import layout_of
+
+
+@dataclass(frozen=True)
+class Partial:
+    """The evaluation of pieces of a run that each hold whole queries (:meth:`ExtEvaluator.partial`, joined by
+    :meth:`ExtEvaluator.merge`), in the evaluator's orders; only the queries answered are kept (plain arrays, to
+    travel between processes: Dask's workers)."""
+
+    queries: list[np.ndarray]    # per distinct list (``ExtEvaluator.list_keys``): the qrels queries it has docs for
+    retrieved: list[np.ndarray]  # per distinct list: how many docs each of those queries retrieves
+    values: list[np.ndarray]     # per measure: its value of each of its list's ``queries``
+    retrieved_docs: int          # docs retrieved for qrels queries
+    run_queries: int             # queries of the pieces (run-only ones too)
 
 
 class ExtEvaluator(providers.Evaluator):
@@ -83,19 +98,77 @@ class ExtEvaluator(providers.Evaluator):
     def values(self, run: Any) -> dict[Measure, np.ndarray]:
         """Per-query values of every measure, aligned with ``self.qrel_qids`` (sorted query ids); the
         run is ranked once per distinct ranking of the measures, and each ranked run transformed once per
-        distinct list they need (:mod:`.transforms`). A large TREC run file is evaluated as it is read
-        (:mod:`.stream`)."""
+        distinct list they need (:mod:`.transforms`). A large run is evaluated as it is read, in pieces of
+        whole queries (:mod:`.stream`), through :meth:`partial`, :meth:`merge` and :meth:`finished`."""
         run = streamed_or_whole(run, self.reads_rank)
         if isinstance(run, RunStream):
-            evaluated = stream.evaluate(self, run)
-            values, retrieved, run_queries = evaluated.values, evaluated.retrieved, evaluated.run_queries
-        else:
-            rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
-            values = self.computed(rankings)
-            ranked = next(iter(rankings.values()), None)
-            retrieved, run_queries = (0, 0) if ranked is None else (int(ranked.n_retrieved.sum()), ranked.run_queries)
+            return self.finished(stream.in_whole_queries(
+                run, lambda tables: self.merge(self.partial(Input(table, run.source)) for table in tables)))
+        rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
+        values = self.computed(rankings)
+        ranked = next(iter(rankings.values()), None)
         if self.rankings:
-            warn_if_no_overlap(self.judgments.n_queries, retrieved, run_queries)
+            warn_if_no_overlap(self.judgments.n_queries, 0 if ranked is None else int(ranked.n_retrieved.sum()),
+                               0 if ranked is None else ranked.run_queries)
+        self.check_overflow(values)
+        return values
+
+    @functools.cached_property
+    def list_keys(self) -> list[tuple[Ranking, Transforms]]:
+        """The distinct lists of the measures, in order (the order of :attr:`Partial.retrieved`)."""
+        return list(dict.fromkeys(self.lists.values()))
+
+    def partial(self, run: Any) -> Partial:
+        """The evaluation of ``run`` (any accepted form), one of the pieces of a run that each hold whole queries
+        (every row of a query in one piece); :meth:`merge` joins the pieces' partials."""
+        rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
+        ranked = next(iter(rankings.values()), None)
+        if ranked is None:  # (no measure of ours: the run is still checked)
+            return Partial([], [], [], 0, 0)
+        lists = self.lists_of(rankings)
+        answered = {key: np.flatnonzero(lists[key].n_retrieved) for key in self.list_keys}
+        values = self.kernel_values(lists)
+        return Partial(list(answered.values()), [lists[key].n_retrieved[queries] for key, queries in answered.items()],
+                       [values[measure][answered[key]] for measure, _, key, _ in self._plan],
+                       int(ranked.n_retrieved.sum()), ranked.run_queries)
+
+    def merge(self, partials: Iterable[Partial]) -> Partial:
+        """The partials of pieces of one run (each query in one of them) as one."""
+        pieces = list(partials)
+        with_lists = [partial for partial in pieces if partial.queries]
+
+        def joined(field: str) -> list[np.ndarray]:
+            columns = zip(*(getattr(partial, field) for partial in with_lists), strict=True)
+            return [np.concatenate(column) for column in columns]
+
+        return Partial(joined('queries'), joined('retrieved'), joined('values'),
+                       sum(partial.retrieved_docs for partial in pieces),
+                       sum(partial.run_queries for partial in pieces))
+
+    def answered(self, partial: Partial) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
+        """Per measure, the qrels queries (positions in the sorted query ids) that ``partial`` answers (its list
+        has docs for them), and its values of them."""
+        if not partial.queries:
+            return {measure: (np.empty(0, dtype=np.int64), np.empty(0)) for measure in self.measures}
+        queries = dict(zip(self.list_keys, partial.queries, strict=True))
+        return {measure: (queries[key], values) for (measure, _, key, _), values in zip(self._plan, partial.values,
+                                                                                          strict=True)}
+
+    def finished(self, partial: Partial) -> dict[Measure, np.ndarray]:
+        """Every measure's value of every qrels query from the merged partial of a whole run: where no piece has
+        docs in the query's list, the value of a list without rows retrieving what the whole run retrieves for
+        it (MeanRank's value of an unanswered query depends on the deepest query); checked as :meth:`values`."""
+        lists = self.lists_of(self.ranked(Input(layout_of('run', self.reads_rank).schema.empty_table(), None)))
+        if partial.queries:  # (else an empty run: no piece)
+            for key, queries, retrieved in zip(self.list_keys, partial.queries, partial.retrieved, strict=True):
+                n_retrieved = np.zeros(self.judgments.n_queries, dtype=np.int64)
+                n_retrieved[queries] = retrieved
+                lists[key] = lists[key].without_rows(n_retrieved, partial.run_queries)
+        values = self.kernel_values(lists)
+        for measure, (queries, their_values) in self.answered(partial).items():
+            values[measure][queries] = their_values
+        if self.rankings:
+            warn_if_no_overlap(self.judgments.n_queries, partial.retrieved_docs, partial.run_queries)
         self.check_overflow(values)
         return values
 

@@ -5,14 +5,15 @@ Which runs are streamed is decided in :mod:`irmeasures_ext.readers.pieces`; a :c
 gives its rows in blocks of about ``block_bytes`` of lines (:meth:`~irmeasures_ext.readers.source.Source.batches`),
 in stored order, each checked as the whole data is. The rows of each
 block's last query, which the next block may continue, are carried over to it, so that every batch holds
-whole queries; each batch is ranked and evaluated by the same engine as a whole run (:class:`RankedRun`
-against the one :class:`Judgments`, kernels, transforms), and a qrels query takes its value from the one
-batch that retrieves for it, else its value for an unanswered query. A query's value depends on its own
-rows only (:func:`~.segments.offset_cumsum`), so the values are the bits of the in-memory path.
+whole queries (:func:`in_whole_queries`); the evaluator evaluates each batch as a piece of the run
+(``ExtEvaluator.partial``, by the same engine as a whole run) and merges them: a qrels query takes its value
+from the one batch that retrieves for it, else its value for an unanswered query (``ExtEvaluator.merge``,
+``finished``). A query's value depends on its own rows only (:func:`~.segments.offset_cumsum`), so the values
+are the bits of the in-memory path. This module reads; it knows nothing of the evaluator.
 
 Runs whose queries are interleaved (a query id reappearing after another query's rows have been
 evaluated) are seen as they are read; the file is then read again from its start and partitioned by a
-hash of the query id into Arrow IPC files, one per bucket of about :data:`BUCKET_BYTES` of lines, in a
+hash of the query id into Arrow IPC files, one per bucket of about ``bucket_bytes`` of lines, in a
 temporary directory under ``$TMPDIR`` (:func:`temporary_directory`: removed on return, on an exception,
 and on SIGINT/SIGTERM once the command has turned them into exceptions), and evaluated bucket by bucket.
 
@@ -26,10 +27,9 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -39,37 +39,27 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.errors import TemporaryFilesError
-from irmeasures_ext.readers.inputs import Input, queries_listed_by_ascending_score, warn_if_listed_by_ascending_score
+from irmeasures_ext.readers.inputs import queries_listed_by_ascending_score, warn_if_listed_by_ascending_score
 from irmeasures_ext.readers.pieces import RunStream
 
-if TYPE_CHECKING:
-    from ir_measures.measures import Measure
-
-    from irmeasures_ext.engine.evaluator import ExtEvaluator
-    from irmeasures_ext.engine.ranking import RankedRun
+T = TypeVar('T')
 
 #: Prefix of the temporary directories.
 TEMPORARY_PREFIX = 'irmeasures-ext-'
 
 
-@dataclass
-class Streamed:
-    """The per-query values of a streamed run, and what the evaluator's checks need of it."""
-
-    values: dict[Measure, np.ndarray]
-    retrieved: int      # docs retrieved for qrels queries
-    run_queries: int    # queries of the run (run-only ones too)
-
-
-def evaluate(evaluator: ExtEvaluator, run: RunStream) -> Streamed:
-    """The values of ``evaluator``'s measures for ``run``, batch by batch (see the module docstring)."""
+def in_whole_queries(run: RunStream, evaluate: Callable[[Iterator[pa.Table]], T]) -> T:
+    """``evaluate`` of ``run``'s rows in tables that each hold whole queries, in file order; if a query turns out
+    to be interleaved with others, ``evaluate`` again of the rows partitioned by query (see the module
+    docstring). A run that lists its docs by ascending score (checked as the in-memory path checks it) is
+    warned about once read."""
     try:
-        return _evaluate(evaluator, run, _contiguous(_whole_queries(run.tables())))
+        return _ordered(run, evaluate, _contiguous(_whole_queries(run.tables())))
     except _Interleaved:
         pass
     try:
         with temporary_directory() as directory:
-            return _evaluate(evaluator, run, _partitioned(run, directory))
+            return _ordered(run, evaluate, _partitioned(run, directory))
     except _NoRoom as no_room:
         raise TemporaryFilesError.of(f'{run.name}: its queries are interleaved, so it is partitioned by query in '
                                      'temporary files', no_room.error) from None
@@ -83,43 +73,22 @@ class _NoRoom(Exception):
         self.error = error
 
 
-def _evaluate(evaluator: ExtEvaluator, run: RunStream, batches: Iterator[pa.Table]) -> Streamed:
-    """Each measure's value for a query from the batch retrieving docs for it in the measure's list; for the
-    others, from a list without rows retrieving what the whole run retrieves per query (MeanRank's value
-    of an unanswered query depends on the deepest query)."""
-    answered: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}  # values, and whether each is the query's
-    retrieved: dict[Any, np.ndarray] = {}  # docs retrieved per query, per list
-    last: dict[Any, RankedRun] = {}
-    run_queries = 0
-    ascending: int | None = 0
-    for batch in batches:
-        if run.checks_order and ascending is not None:
-            found = queries_listed_by_ascending_score(batch)
-            ascending = None if found is None else ascending + found
-        rankings = evaluator.ranked(Input(batch, run.source))
-        if not rankings:
-            continue
-        run_queries += next(iter(rankings.values())).run_queries
-        lists = evaluator.lists_of(rankings)
-        for key, ranked in lists.items():
-            retrieved[key] = retrieved[key] + ranked.n_retrieved if key in retrieved else ranked.n_retrieved
-        last = lists
-        for measure, column in evaluator.kernel_values(lists).items():
-            values, mask = answered.setdefault(measure, (np.empty_like(column), np.zeros(len(column), dtype=bool)))
-            now = lists[evaluator.lists[measure]].n_retrieved > 0
-            values[now] = column[now]
-            mask |= now
-    if run.checks_order:
-        warn_if_listed_by_ascending_score(ascending, run.name)
-    if not last:  # an empty run, or no measure: the values of a run retrieving nothing
-        return Streamed(evaluator.computed(evaluator.ranked(Input(run.layout.schema.empty_table(), run.source))), 0,
-                        0)
-    unanswered = evaluator.kernel_values({key: ranked.without_rows(retrieved[key], run_queries)
-                                          for key, ranked in last.items()})
-    for measure, (values, mask) in answered.items():
-        unanswered[measure][mask] = values[mask]
-    base = next(key for key in retrieved if not key[1])  # (a ranking without transforms)
-    return Streamed(unanswered, int(retrieved[base].sum()), run_queries)
+def _ordered(run: RunStream, evaluate: Callable[[Iterator[pa.Table]], T], tables: Iterator[pa.Table]) -> T:
+    """``evaluate(tables)``, each table's order checked on its way (where ``run.checks_order``)."""
+    if not run.checks_order:
+        return evaluate(tables)
+    ascending: list[int | None] = [0]
+
+    def checked() -> Iterator[pa.Table]:
+        for table in tables:
+            if ascending[0] is not None:
+                found = queries_listed_by_ascending_score(table)
+                ascending[0] = None if found is None else ascending[0] + found
+            yield table
+
+    evaluated = evaluate(checked())
+    warn_if_listed_by_ascending_score(ascending[0], run.name)
+    return evaluated
 
 
 class _Interleaved(Exception):
