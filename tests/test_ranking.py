@@ -235,3 +235,27 @@ def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
         combined.evaluate([judged], qrels, repeated, irmeasures_ext.provider)
+
+
+def test_a_judgment_column_beside_the_label_follows_every_row():
+    """Judgments are a column set: a qrels column beyond the label (here a code naming each qrels line, as a
+    per-intent label would be) reaches the ranked rows with their doc, and stays with them through the top k
+    and the transforms that drop or reorder rows."""
+    from irmeasures_ext.engine import transforms
+    qrels = pa.table({'query_id': ['q1', 'q1', 'q1', 'q2', 'q2', 'q3'], 'doc_id': ['a', 'b', 'c', 'a', 'd', 'e'],
+                      'relevance': [1, 0, 2, 1, -1, 1], 'line': [10, 11, 12, 13, 14, 15]})
+    run = pa.table({'query_id': ['q1', 'q1', 'q1', 'q1', 'q2', 'q2', 'q9'],
+                    'doc_id': ['x', 'c', 'a', 'b', 'd', 'a', 'e'], 'score': [4.0, 3.0, 3.0, 1.0, 2.0, 2.0, 1.0]})
+    judgments = Judgments(qrels)
+    assert list(judgments.columns) == ['line'] and judgments.equivalence_class is None
+    ranked = ranking.rank_run(run, judgments)
+    # by hand: q1 ranks x (unjudged), c and a tied at 3.0 (c first: doc ids descending), b; q2: d before a
+    assert ranked.judged['line'].tolist() == [12, 10, 11, 14, 13]
+    assert ranked.rank.tolist() == [2, 3, 4, 1, 2]
+    line_of = {(query, rank): line for query, rank, line in zip(ranked.query.tolist(), ranked.rank.tolist(),
+                                                                ranked.judged['line'].tolist(), strict=True)}
+    for listed in (ranked.top(2), transforms.truncated(ranked, 3), ranked.rows(ranked.label > 0)):
+        assert listed.judged['line'].tolist() == [line_of[key] for key in zip(listed.query.tolist(),
+                                                                              listed.rank.tolist(), strict=True)]
+    assert ranked.top(2).judged['line'].tolist() == [12, 14, 13]
+    assert ranked.without_rows(ranked.n_retrieved, ranked.run_queries).judged['line'].tolist() == []

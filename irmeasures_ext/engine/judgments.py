@@ -51,10 +51,15 @@ class IdealList:
         return self.cumulative[self.starts[query] + depth - 1]
 
 
+#: The qrels columns that name a judgment (the rest are judgment columns: :attr:`Judgments.columns`).
+_KEY_COLUMNS = ('query_id', 'doc_id', 'relevance')
+
+
 class Judgments:
-    """Qrels converted once: the evaluated query ids and every judged (query, doc, label), and each one's
-    equivalence class where the qrels have an ``equivalence_class`` column (else ``equivalence_class``
-    is None)."""
+    """Qrels converted once: the evaluated query ids and every judged (query, doc, label), with the qrels'
+    other columns beside the label (:attr:`columns`: the equivalence class, where the qrels have one); a
+    ranked run's rows carry the same columns (:attr:`.RankedRun.judged`), so another kind of judgment is
+    another column, not another layer."""
 
     def __init__(self, qrels: pa.Table) -> None:
         keep_freed_memory()
@@ -79,7 +84,9 @@ class Judgments:
         self.n_queries = len(self.query_ids)
         self.query = to_numpy(ac.index_in(qrels['query_id'], self.query_ids)).astype(np.int64)
         self.label = to_numpy(qrels['relevance'])
-        self.equivalence_class = to_numpy(qrels[CLASS_COLUMN]) if CLASS_COLUMN in qrels.column_names else None
+        #: Each judgment's other columns, by name (the equivalence class: ``CLASS_COLUMN``).
+        self.columns: dict[str, np.ndarray] = {name: to_numpy(qrels[name]) for name in qrels.column_names
+                                               if name not in _KEY_COLUMNS}
         self._docs = DocIds.of(qrels['doc_id'])
         # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
         # faster than an argsort) and compared on the bits above. They are looked up through
@@ -100,6 +107,11 @@ class Judgments:
         self._filter = np.zeros(1 << filter_bits, dtype=bool)
         self._filter[self._filter_slots(self._docs)] = True
         return bool(np.any(self._sorted_keys[1:] == self._sorted_keys[:-1]))
+
+    @property
+    def equivalence_class(self) -> np.ndarray | None:
+        """Each judgment's equivalence class, for qrels with classes (else None)."""
+        return self.columns.get(CLASS_COLUMN)
 
     @functools.cached_property
     def _by_label(self) -> np.ndarray:

@@ -37,6 +37,7 @@ from irmeasures_ext.engine.doc_ids import DocIds
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.segments import expand, run_starts, segment_count, segment_cumsum, segment_sum
 from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
+from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
 T = TypeVar('T')
 R = TypeVar('R')
@@ -66,9 +67,9 @@ class RankedRun:
 
     Rows are the *judged* retrieved documents only: an unjudged document is relevant for no
     ``rel`` and has no gain, so no measure needs its row; its rank still counts, and
-    ``n_retrieved`` holds every retrieved document. For judgments with equivalence classes each row
-    also has its document's class (``equivalence_class``, else None): a transform that drops or
-    reorders rows takes the same rows of it (:meth:`classes_of`).
+    ``n_retrieved`` holds every retrieved document. Each row also has its document's judgment
+    columns beside the label (``judged``: those of :attr:`Judgments.columns`, e.g. its equivalence class): a
+    transform that drops or reorders rows takes the same rows of them (:meth:`judged_of`).
     """
 
     judgments: Judgments
@@ -80,7 +81,7 @@ class RankedRun:
     starts: np.ndarray   # offset of each query's first row
     n_retrieved: np.ndarray  # documents retrieved per query (judged or not)
     run_queries: int     # queries in the run (run-only queries too)
-    equivalence_class: np.ndarray | None = None  # each row's class, for judgments with classes
+    judged: dict[str, np.ndarray] = field(default_factory=dict)  # each row's judgment columns beside the label
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tops: dict[int, RankedRun] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -88,9 +89,14 @@ class RankedRun:
     def n_queries(self) -> int:
         return self.judgments.n_queries
 
-    def classes_of(self, rows: np.ndarray) -> np.ndarray | None:
-        """The classes of ``rows`` (a mask or indices), or None without classes."""
-        return None if self.equivalence_class is None else self.equivalence_class[rows]
+    def judged_of(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The judgment columns of ``rows`` (a mask or indices)."""
+        return {name: column[rows] for name, column in self.judged.items()}
+
+    @property
+    def equivalence_class(self) -> np.ndarray | None:
+        """Each row's equivalence class, for judgments with classes (else None)."""
+        return self.judged.get(CLASS_COLUMN)
 
     def relevant(self, rel: int) -> np.ndarray:
         """Boolean per row: the document is judged with label >= rel."""
@@ -116,14 +122,14 @@ class RankedRun:
         return replace(self, query=query, rank=self.rank[keep], label=self.label[keep],
                        tie_start=self.tie_start[keep], tie_size=self.tie_size[keep],
                        starts=np.searchsorted(query, np.arange(self.n_queries)),
-                       equivalence_class=self.classes_of(keep))
+                       judged=self.judged_of(keep))
 
     def without_rows(self, n_retrieved: np.ndarray, run_queries: int) -> RankedRun:
         """The run of the same judgments with no judged row, retrieving ``n_retrieved`` docs per query."""
         empty = np.empty(0, dtype=np.int64)
         return replace(self, query=empty, rank=empty, label=empty, tie_start=empty, tie_size=empty,
                        starts=np.zeros(self.n_queries, dtype=np.int64), n_retrieved=n_retrieved,
-                       run_queries=run_queries, equivalence_class=None if self.equivalence_class is None else empty)
+                       run_queries=run_queries, judged=self.judged_of(empty))
 
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sums ``values`` (optionally where ``mask``) per query."""
@@ -162,7 +168,7 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
     if not run.num_rows:
         empty, zeros = np.empty(0, dtype=np.int64), np.zeros(judgments.n_queries, dtype=np.int64)
         return RankedRun(judgments, empty, empty, empty, empty, empty, zeros, zeros, 0,
-                         None if judgments.equivalence_class is None else empty)
+                         {name: column[empty] for name, column in judgments.columns.items()})
     # The query boundaries, by halves, and the score check on two threads, before the first block (a small
     # run on the calling thread alone: starting a thread costs more than it saves there).
     with ThreadPoolExecutor(1) if run.num_rows >= _THREADED_ROWS else _InlineExecutor() as helper:
@@ -193,10 +199,9 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
         query, rank, entry, tie_start, tie_size = (a[order] for a in (query, rank, entry, tie_start, tie_size))
     known = group_query >= 0
     n_retrieved = np.bincount(group_query[known], weights=sizes[known], minlength=judgments.n_queries)
-    classes = None if judgments.equivalence_class is None else judgments.equivalence_class[entry]
     return RankedRun(judgments, query, rank, judgments.label[entry], tie_start, tie_size,
                      np.searchsorted(query, np.arange(judgments.n_queries)), n_retrieved.astype(np.int64), len(sizes),
-                     classes)
+                     {name: column[entry] for name, column in judgments.columns.items()})
 
 
 def _on_threads_with_caller(function: Callable[[T], R], items: list[T], threads: int) -> list[R]:

@@ -26,6 +26,7 @@ from irmeasures_ext.engine.segments import run_starts
 from irmeasures_ext.engine.ties import group_ids
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import ExtMeasure, Ranking
+from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
 K = TypeVar('K', bound=Hashable)
 
@@ -66,7 +67,7 @@ def condensed(ranked: RankedRun, lowest_judged: int | None = None) -> RankedRun:
     return replace(ranked, query=query, rank=rank, label=label, tie_start=rank[first][group],
                    tie_size=np.bincount(group)[group], starts=starts,
                    n_retrieved=np.bincount(query, minlength=ranked.n_queries),
-                   equivalence_class=ranked.classes_of(keep))
+                   judged=ranked.judged_of(keep))
 
 
 #: The tie policies under which ``classes=True`` is defined: those that give one order of the tied docs
@@ -84,13 +85,11 @@ def equivalence_classes(ranked: RankedRun) -> RankedRun:
     classes = ranked.equivalence_class
     assert classes is not None  # (the run's rows carry them where the judgments do)
     order = np.lexsort((ranked.rank, classes, ranked.query))
-    query, group = ranked.query[order], classes[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = (query[1:] != query[:-1]) | (group[1:] != group[:-1])
+    first = run_starts(ranked.query[order], classes[order])
     later = np.empty_like(first)
     later[order] = ~first
     return replace(ranked, judgments=judgments, label=np.where(later, np.minimum(ranked.label, 0), ranked.label),
-                   equivalence_class=None)
+                   judged={name: column for name, column in ranked.judged.items() if name != CLASS_COLUMN})
 
 
 def truncated(ranked: RankedRun, depth: int) -> RankedRun:
@@ -184,7 +183,7 @@ def reorder(ranked: RankedRun, ties: str, label_ranks: tuple[int, ...] | None = 
     if ties == 'pessimistic':  # the group's unjudged documents come first
         position += tie_size - np.bincount(group)[group]
     return replace(ranked, query=query, rank=tie_start + position, label=ranked.label[order], tie_start=tie_start,
-                   tie_size=tie_size, equivalence_class=ranked.classes_of(order))
+                   tie_size=tie_size, judged=ranked.judged_of(order))
 
 
 def label_ranks(measure: Measure, credit: CreditFunction | None, judgments: Judgments) -> tuple[int, ...] | None:
