@@ -47,7 +47,7 @@ class IrMeasuresExtProvider(providers.Provider):
     NAME = 'irmeasures_ext'
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
-    def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.precision,
+    def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.score_precision,
                  depth: int | None = DEFAULT_RANKING.depth, classes: bool = DEFAULT_RANKING.classes) -> None:
         super().__init__()
         self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)

@@ -136,7 +136,7 @@ def test_partial_merge_finished_of_query_pieces_in_any_order_are_the_whole_runs_
 def test_streamed_values_with_expected_ties_float64_scores_and_depth(tmp_path, interleave):
     qrels, run = write_files(tmp_path, seed=3, interleave=interleave)
     assert_streams_as_in_memory(EXPECTED, qrels, run, Ranking(ties='expected'))
-    assert_streams_as_in_memory(MEASURES, qrels, run, Ranking(precision='float64', depth=7))
+    assert_streams_as_in_memory(MEASURES, qrels, run, Ranking(score_precision='float64', depth=7))
 
 
 @pytest.mark.parametrize('interleave', [False, True])

@@ -58,7 +58,7 @@ def add_ranking(parser: ArgumentParser) -> None:
                              '(default: doc_id descending), optimistic / pessimistic (higher labels first / last), '
                              'expected (the exact mean over all orderings of tied docs), rank (the run\'s rank column, '
                              'ascending, instead of scores). Our measures may also take ties=... themselves')
-    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default=DEFAULT_RANKING.precision,
+    parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default=DEFAULT_RANKING.score_precision,
                         help='scores tie when equal as float32 (default: trec_eval 9, pytrec_eval) or as float64 '
                              '(trec_eval 10)')
 

@@ -39,14 +39,14 @@ def run(argv: list[str]) -> int:
         return _protocol(args, measures)
     if not measures:
         parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
-    ours = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth)
+    configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth)
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args)
-    results = evaluate(measures, qrels, run_input, ours, args.provider)
+    results = evaluate(measures, qrels, run_input, configured, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0

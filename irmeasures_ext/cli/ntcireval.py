@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, TextIO
 from ir_measures import AP, RR, P, Success
 from ir_measures.measures import Measure
 
-from irmeasures_ext import measures as ours
+from irmeasures_ext import measures as ext_measures
 from irmeasures_ext.cli.common import (
     PROG,
     SUMMARY_QID,
@@ -92,42 +92,42 @@ class Row(NamedTuple):
     shown_with: str | None = None
 
 
-#: NTCIREVAL's output names, each computed by one measure of ours (``ours.``) or of ir_measures (which our
+#: NTCIREVAL's output names, each computed by one measure of ours (``ext_measures.``) or of ir_measures (which our
 #: provider computes). NCU's ``P`` utility takes no beta; NCUrb,P reads no gains (NTCIREVAL's neither).
 ROWS: dict[str, Row] = {
     'RR': Row(lambda s: RR),
-    'O-measure': Row(lambda s: ours.O_measure(**s.blended())),
-    'P-measure': Row(lambda s: ours.P_measure(**s.blended())),
-    'P-plus': Row(lambda s: ours.P_plus(**s.blended())),
+    'O-measure': Row(lambda s: ext_measures.O_measure(**s.blended())),
+    'P-measure': Row(lambda s: ext_measures.P_measure(**s.blended())),
+    'P-plus': Row(lambda s: ext_measures.P_plus(**s.blended())),
     'AP': Row(lambda s: AP),
-    'Q-measure': Row(lambda s: ours.Q(**s.blended())),
-    'NCUgu,P': Row(lambda s: ours.NCU(stopping='gu', utility='P', gains=s.gains, **s.given(stops='stops'))),
-    'NCUgu,BR': Row(lambda s: ours.NCU(stopping='gu', utility='BR', **s.blended(), **s.given(stops='stops'))),
-    'NCUrb,P': Row(lambda s: ours.NCU(stopping='rb', utility='P', **s.given(gamma='gamma'))),
-    'NCUrb,BR': Row(lambda s: ours.NCU(stopping='rb', utility='BR', **s.blended(), **s.given(gamma='gamma'))),
-    'GAP': Row(lambda s: ours.GAP, shown_with='gap'),
-    'RBP': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
-    'ERR': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
-    'EBR': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
-    'AP@k': Row(lambda s: ours.Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
-    'Q@k': Row(lambda s: ours.Q(**s.blended())),
-    'GAP@k': Row(lambda s: ours.GAP, shown_with='gap'),
-    'nDCG@k': Row(lambda s: ours.nDCG_JK(gains=s.gains, **s.given(logb='logb'))),
-    'MSnDCG@k': Row(lambda s: ours.MSnDCG(gains=s.gains)),
+    'Q-measure': Row(lambda s: ext_measures.Q(**s.blended())),
+    'NCUgu,P': Row(lambda s: ext_measures.NCU(stopping='gu', utility='P', gains=s.gains, **s.given(stops='stops'))),
+    'NCUgu,BR': Row(lambda s: ext_measures.NCU(stopping='gu', utility='BR', **s.blended(), **s.given(stops='stops'))),
+    'NCUrb,P': Row(lambda s: ext_measures.NCU(stopping='rb', utility='P', **s.given(gamma='gamma'))),
+    'NCUrb,BR': Row(lambda s: ext_measures.NCU(stopping='rb', utility='BR', **s.blended(), **s.given(gamma='gamma'))),
+    'GAP': Row(lambda s: ext_measures.GAP, shown_with='gap'),
+    'RBP': Row(lambda s: ext_measures.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR': Row(lambda s: ext_measures.ERR_NTCIR(**s.graded())),
+    'EBR': Row(lambda s: ext_measures.EBR(beta=s.beta, **s.graded())),
+    'AP@k': Row(lambda s: ext_measures.Q(beta=0.0)),  # NTCIREVAL's AP@k divides by min(k, R), as Q@k does
+    'Q@k': Row(lambda s: ext_measures.Q(**s.blended())),
+    'GAP@k': Row(lambda s: ext_measures.GAP, shown_with='gap'),
+    'nDCG@k': Row(lambda s: ext_measures.nDCG_JK(gains=s.gains, **s.given(logb='logb'))),
+    'MSnDCG@k': Row(lambda s: ext_measures.MSnDCG(gains=s.gains)),
     'P@k': Row(lambda s: P),
-    'RBP@k': Row(lambda s: ours.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
-    'ERR@k': Row(lambda s: ours.ERR_NTCIR(**s.graded())),
-    'nERR@k': Row(lambda s: ours.nERR(**s.graded())),
-    'EBR@k': Row(lambda s: ours.EBR(beta=s.beta, **s.graded())),
-    'iRBU@k': Row(lambda s: ours.iRBU(u=s.rbup, **s.graded()), shown_with='rbup'),
+    'RBP@k': Row(lambda s: ext_measures.RBP_NTCIR(**s.graded(), **s.given(p='rbp'))),
+    'ERR@k': Row(lambda s: ext_measures.ERR_NTCIR(**s.graded())),
+    'nERR@k': Row(lambda s: ext_measures.nERR(**s.graded())),
+    'EBR@k': Row(lambda s: ext_measures.EBR(beta=s.beta, **s.graded())),
+    'iRBU@k': Row(lambda s: ext_measures.iRBU(u=s.rbup, **s.graded()), shown_with='rbup'),
     'Hit@k': Row(lambda s: Success),
-    'bpref': Row(lambda s: ours.bpref_NTCIR, shown_with='bpref'),
-    'bpref_R': Row(lambda s: ours.bpref_R, shown_with='bpref'),
-    'bpref_N': Row(lambda s: ours.bpref_N, shown_with='bpref'),
-    'bpref_relative': Row(lambda s: ours.bpref_relative, shown_with='bpref'),
-    'rpref_N': Row(lambda s: ours.rpref_N(**s.graded()), shown_with='bpref'),
-    'rpref_relative': Row(lambda s: ours.rpref_relative(**s.graded()), shown_with='bpref'),
-    'rpref_relative2': Row(lambda s: ours.rpref_relative2(**s.graded()), shown_with='bpref'),
+    'bpref': Row(lambda s: ext_measures.bpref_NTCIR, shown_with='bpref'),
+    'bpref_R': Row(lambda s: ext_measures.bpref_R, shown_with='bpref'),
+    'bpref_N': Row(lambda s: ext_measures.bpref_N, shown_with='bpref'),
+    'bpref_relative': Row(lambda s: ext_measures.bpref_relative, shown_with='bpref'),
+    'rpref_N': Row(lambda s: ext_measures.rpref_N(**s.graded()), shown_with='bpref'),
+    'rpref_relative': Row(lambda s: ext_measures.rpref_relative(**s.graded()), shown_with='bpref'),
+    'rpref_relative2': Row(lambda s: ext_measures.rpref_relative2(**s.graded()), shown_with='bpref'),
 }
 
 
@@ -152,8 +152,8 @@ def run(argv: list[str]) -> int:
         check_levels(qrels.table, settings.max_level, args.g, args.j)
         if args.ec:
             check_class_ids(qrels.table)
-    ours = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
-    results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, ours)
+    configured = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
+    results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, configured)
     relevance = qrels.table['relevance']
 
     def queries_with(labels: Any) -> Any:

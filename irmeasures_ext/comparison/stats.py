@@ -26,7 +26,7 @@ def _chunk(width: int) -> int:
 def paired_t(differences: np.ndarray) -> np.ndarray:
     """Two-sided p-values of the paired Student's t-test (``scipy.stats.ttest_rel``) for each row of
     per-query differences. A constant non-zero difference gives 0, too few queries NaN."""
-    from scipy.special import stdtr  # Student's t CDF (scipy.stats is much slower to import)
+    from scipy.special import stdtr  # Student's t CDF (scipy.stats would import every distribution it has)
     n = differences.shape[-1]
     if n < 2:
         return np.full(differences.shape[:-1], np.nan)

@@ -49,59 +49,64 @@ class Evaluation:
     """Evaluates ``measures`` for any number of runs against one qrels, read and converted once
     (:meth:`read_qrels`).
 
-    With ``provider=None``, ``ours`` (our provider, as configured: its tie policy and score precision
-    rank the runs, its depth cuts them) computes the measures it supports and ir_measures' ``DefaultPipeline`` the rest;
+    With ``provider=None``, ``ext_provider`` (our provider, as configured: its tie policy and score precision
+    rank the runs, its depth cuts them) computes the measures it supports (``ext_measures``) and ir_measures'
+    ``DefaultPipeline`` the rest (``other_measures``);
     otherwise the named ir_measures provider computes all of them. Raises
     :class:`~irmeasures_ext.errors.InputError` for bad input and
     :class:`~irmeasures_ext.errors.MeasureParamError` for invalid measures.
     """
 
-    def __init__(self, measures: list[Measure], ours: IrMeasuresExtProvider, provider: str | None = None) -> None:
+    def __init__(self, measures: list[Measure], ext_provider: IrMeasuresExtProvider,
+                 provider: str | None = None) -> None:
         self.measures = list(dict.fromkeys(measures))
         for measure in self.measures:
             check_measure(measure)
         self.other: ir_measures.providers.Provider
         if provider is None:
-            self.ours = [m for m in self.measures if ours.supports(m)]
+            self.ext_measures = [m for m in self.measures if ext_provider.supports(m)]
             self.other = ir_measures.DefaultPipeline
         else:
             self.other = named_provider(provider, self.measures)
-            self.ours = self.measures if self.other.NAME == ours.NAME else []
-        self.others = [m for m in self.measures if m not in self.ours]
-        for measure in self.others:
+            self.ext_measures = self.measures if self.other.NAME == ext_provider.NAME else []
+        self.other_measures = [m for m in self.measures if m not in self.ext_measures]
+        for measure in self.other_measures:
             if not self.other.supports(measure):
-                raise MeasureParamError(f'{measure}: {why_unsupported(measure, [ours, *self._other_providers])}')
-        self.ours_name = ours.NAME
-        self.ranking = ours.ranking()
-        if self.ranking.depth is not None and self.others:
+                providers = [ext_provider, *self._other_providers]
+                raise MeasureParamError(f'{measure}: {why_unsupported(measure, providers)}')
+        self.ext_name = ext_provider.NAME
+        self.ranking = ext_provider.ranking()
+        if self.ranking.depth is not None and self.other_measures:
             raise MeasureParamError(f'the depth cut (depth={self.ranking.depth}) applies to the measures the '
-                                    f'{ours.NAME} provider computes; not to {" ".join(map(str, self.others))}')
-        if self.ranking.classes and self.others:
-            raise MeasureParamError(f'equivalence classes (classes=True) apply to the measures the {ours.NAME} '
-                                    f'provider computes; not to {" ".join(map(str, self.others))}')
+                                    f'{ext_provider.NAME} provider computes; not to '
+                                    f'{" ".join(map(str, self.other_measures))}')
+        if self.ranking.classes and self.other_measures:
+            raise MeasureParamError(f'equivalence classes (classes=True) apply to the measures the {ext_provider.NAME} '
+                                    f'provider computes; not to {" ".join(map(str, self.other_measures))}')
         self.built: ExtEvaluator | None = None
 
     def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:
         """Reads and converts the qrels (in any accepted form); with ``run``, also reads it meanwhile
         and returns it. Our evaluator is built even without measures of ours: it checks both inputs."""
         if run is None:
-            self.built = evaluator(self.ours, qrels, self.ranking)
+            self.built = evaluator(self.ext_measures, qrels, self.ranking)
         else:
-            self.built, run = evaluator_and_run(self.ours, qrels, run, self.ranking)
+            self.built, run = evaluator_and_run(self.ext_measures, qrels, run, self.ranking)
         self._check_others_take_the_labels(self.built.qrels)
         return run
 
     def _check_others_take_the_labels(self, qrels: pa.Table) -> None:
         """InputError naming the measures of other providers when the qrels have real-valued labels, which
         ir_measures' providers read as integers (pytrec_eval refuses them, trec_eval truncates them)."""
-        if self.others and qrels.schema.field('relevance').type == REAL_LABEL:
+        if self.other_measures and qrels.schema.field('relevance').type == REAL_LABEL:
             labels = to_numpy(qrels['relevance'])
             row = int(np.argmax(labels != np.floor(labels)))
             doc_id, query_id = (qrels[column][row].as_py() for column in ('doc_id', 'query_id'))
             raise InputError(
                 f'the qrels have real-valued labels (e.g. {float(labels[row])!r} for doc {doc_id!r} in query '
-                f'{query_id!r}), which only the {self.ours_name} provider computes with; '
-                + '; '.join(f'{measure} would go to {self._provider_of(measure).NAME}' for measure in self.others)
+                f'{query_id!r}), which only the {self.ext_name} provider computes with; '
+                + '; '.join(f'{measure} would go to {self._provider_of(measure).NAME}'
+                            for measure in self.other_measures)
                 + ', which reads integer labels')
 
     @property
@@ -110,7 +115,7 @@ class Evaluation:
         return getattr(self.other, 'providers', [self.other])
 
     def _provider_of(self, measure: Measure) -> ir_measures.providers.Provider:
-        """The provider that computes one of ``self.others`` (there is one: checked in ``__init__``)."""
+        """The provider that computes one of ``self.other_measures`` (there is one: checked in ``__init__``)."""
         return next(p for p in self._other_providers if p.is_available() and p.supports(measure))
 
     def results(self, run: Any) -> Results:
@@ -118,32 +123,32 @@ class Evaluation:
         built = self.built
         if built is None:
             raise RuntimeError('Evaluation.results() before read_qrels()')
-        if not self.others:  # (others need the whole run)
+        if not self.other_measures:  # (others need the whole run)
             run = streamed_or_whole(run, built.reads_rank)
             if isinstance(run, RunStream):
                 return Results(built.judgments.query_ids, built.values(run))
         run = read_input(run.source if isinstance(run, RunStream) else run, 'run', with_rank=built.reads_rank)
         values = built.values(run)
-        if self.others:
+        if self.other_measures:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
-            theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.others}
+            theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.other_measures}
             qrels, run_docs = as_dict_of_dict(built.qrels, 'relevance'), as_dict_of_dict(run.table, 'score')
-            for metric in self.other.evaluator(self.others, qrels).iter_calc(run_docs):
+            for metric in self.other.evaluator(self.other_measures, qrels).iter_calc(run_docs):
                 theirs[metric.measure][position[metric.query_id]] = metric.value
             values.update(theirs)
         return Results(built.judgments.query_ids, {measure: values[measure] for measure in self.measures})
 
     def _check_trec_eval_can_evaluate(self, qrels: pa.Table, run: pa.Table) -> None:
         """InputError where pytrec_eval would compute measures on queries it cannot evaluate (it would crash)."""
-        via_trec_eval = [str(m) for m in self.others if self._provider_of(m).NAME == 'pytrec_eval']
+        via_trec_eval = [str(m) for m in self.other_measures if self._provider_of(m).NAME == 'pytrec_eval']
         crashing = queries_trec_eval_cannot_evaluate(qrels, run) if via_trec_eval else []
         if crashing:
             raise InputError(
                 f'{len(crashing)} of the queries ({listed(crashing)}) are judged only with labels <= '
                 f'{TREC_EVAL_CRASHING_LABEL}, which pytrec_eval (computing {" ".join(via_trec_eval)} here) cannot '
                 'evaluate: trec_eval sizes its label counts by the largest label + 1 and crashes; leave those '
-                f'queries out, or ask only for measures the {self.ours_name} provider computes')
+                f'queries out, or ask only for measures the {self.ext_name} provider computes')
 
 
 def queries_trec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
@@ -178,10 +183,10 @@ def listed(query_ids: list[str]) -> str:
     return ' '.join(query_ids[:MAX_NAMED]) + more
 
 
-def evaluate(measures: list[Measure], qrels: Any, run: Any, ours: IrMeasuresExtProvider,
+def evaluate(measures: list[Measure], qrels: Any, run: Any, ext_provider: IrMeasuresExtProvider,
              provider: str | None = None) -> Results:
     """Per-query values of ``measures`` for every qrels query (see :class:`Evaluation`)."""
-    evaluation = Evaluation(measures, ours, provider)
+    evaluation = Evaluation(measures, ext_provider, provider)
     return evaluation.results(evaluation.read_qrels(qrels, run))
 
 

@@ -114,7 +114,6 @@ def _read_words(words: np.ndarray, position: np.ndarray, remaining: np.ndarray) 
     upper <<= shift  # a shift by 64 gives 0 in numpy
     value |= upper
     # Keep the first ``remaining`` bytes: shift the rest out at the top and back (by 64 - 8 * min(remaining, 8)).
-    # (Arithmetic, not a table lookup: numpy's take and small-table gathers are slower.)
     np.minimum(remaining, 8, out=shift, casting='unsafe')
     shift <<= np.uint64(3)
     np.subtract(np.uint64(64), shift, out=shift)

@@ -183,7 +183,7 @@ class ExtEvaluator(providers.Evaluator):
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         if ranking.reads_rank:
             return rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
-        return rank_run(run.table, self.judgments, ranking.precision, run.query_starts)
+        return rank_run(run.table, self.judgments, ranking.score_precision, run.query_starts)
 
     def computed(self, rankings: dict[Ranking, RankedRun]) -> dict[Measure, np.ndarray]:
         """Each measure's kernel values on its list of the ranked runs (unchecked: :meth:`check_overflow`)."""

@@ -88,8 +88,8 @@ class Judgments:
         self.columns: dict[str, np.ndarray] = {name: to_numpy(qrels[name]) for name in qrels.column_names
                                                if name not in _KEY_COLUMNS}
         self._docs = DocIds.of(qrels['doc_id'])
-        # Pair keys are sorted with each entry's index in their low bits (a plain sort is much
-        # faster than an argsort) and compared on the bits above. They are looked up through
+        # Pair keys are sorted with each entry's index in their low bits (a sort of the keys rather
+        # than an argsort) and compared on the bits above. They are looked up through
         # buckets of their top bits (about one key per bucket); the doc hashes' top bits index a
         # membership filter (1/16 full) that dismisses most run rows with one lookup.
         self._index_bits = np.uint64(max(1, (len(self.query) - 1).bit_length()))

@@ -272,8 +272,7 @@ def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
     Each row's (group, hash) key is scattered into a table of 4 to 8 slots per key, by the top bits
     of a multiplicative hash: a row that lost its slot to an equal key is a repeat, one that lost it
     to another key (about 1 in 9) is placed again with another multiplier, and the few keys left
-    after the last round are sorted: several times faster than sorting every key (numpy has no SIMD
-    sort for the project's CPU).
+    after the last round are sorted, rather than every key.
     """
     # Two passes, not doc_ids.pair_keys (eight): the slot multipliers below do the mixing.
     keys = row_group.view(np.uint64) * _GROUP_MIX

@@ -117,7 +117,7 @@ class Ranking(NamedTuple):
     take it past its 10 ms budget (benchmarks/startup.py)."""
 
     ties: str = 'trec_eval'
-    precision: str = 'float32'
+    score_precision: str = 'float32'
     depth: int | None = None
     classes: bool = False
 
@@ -130,7 +130,7 @@ class Ranking(NamedTuple):
         this package), else this one's; the depth and classes are always this one's."""
         params = measure.params if isinstance(measure, ExtMeasure) else {}
         return self._replace(ties=params.get('ties', self.ties),
-                             precision=params.get('score_precision', self.precision))
+                             score_precision=params.get('score_precision', self.score_precision))
 
     def uses_classes(self, measure: irm.Measure) -> bool:
         """Whether ``measure`` is computed with equivalence classes under this ranking."""

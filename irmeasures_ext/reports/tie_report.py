@@ -48,7 +48,7 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
         evaluator = ExtEvaluator(usable, judgments, qrels, ranking)
         results[policy] = {m: aggregate(m, values) for m, values in evaluator.values(run).items()}
     with run.located():
-        ranked = rank_run(run.table, judgments, next(iter(rankings.values())).precision)
+        ranked = rank_run(run.table, judgments, next(iter(rankings.values())).score_precision)
     tied = ranked.tie_size > 1
     rows = []
     for measure in measures:
