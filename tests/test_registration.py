@@ -89,3 +89,20 @@ def test_every_module_of_a_registry_is_imported_by_it(package):
                                       env=env, timeout=120).stdout.split('|')
     assert {'q', 'rank_stats', 'trec_family'} <= set(listed.split())
     assert imported.split() == listed.split()
+
+
+def test_every_parameter_of_ours_is_declared_with_its_check():
+    """A parameter's check sits with its declaration (a Param), not in an if-chain apart; ``rel`` starts at 1 for
+    ours (label 0 is not relevant) and at 0 for ir_measures' own measures (trec_eval's relevance level)."""
+    from irmeasures_ext.errors import MeasureParamError
+    from irmeasures_ext.measures import DECLARED
+    from irmeasures_ext.measures.base import Param, check_measure
+    measures = [getattr(irmeasures_ext.measures, name) for name in DECLARED]
+    assert len(measures) > 30
+    for measure in measures:
+        assert all(isinstance(info, Param) for info in measure.SUPPORTED_PARAMS.values()), measure.NAME
+    with pytest.raises(MeasureParamError, match=r'^Q: rel must be an integer from 1 to '):
+        irmeasures_ext.Q(rel=0)
+    check_measure(ir_measures.P(rel=0) @ 5)
+    with pytest.raises(MeasureParamError, match=r'^P: rel must be an integer from 0 to '):
+        check_measure(ir_measures.P(rel=-1) @ 5)

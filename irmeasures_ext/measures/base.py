@@ -6,31 +6,71 @@ autoload hook; the computation lives in ``irmeasures_ext.engine`` and loads on f
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
 
+#: A parameter's check: (measure name, parameter name, value) -> the normalised value, or MeasureParamError.
+Check = Callable[[str, str, Any], Any]
+
+
+class Param(irm.ParamInfo):
+    """A parameter of our measures, declared with its check (:data:`Check`): ``Q(beta=-1)`` fails when built,
+    ``Q(beta=1) == Q(beta=1.0)``."""
+
+    def __init__(self, check: Check, **info: Any) -> None:
+        super().__init__(**info)
+        self.check = check
+
+
+def integer_from(minimum: int) -> Check:
+    """The check of an integer parameter from ``minimum`` to INT64_MAX."""
+    return lambda measure_name, name, value: check_integer(measure_name, name, value, minimum)
+
+
+def choice_of(choices: tuple[str, ...]) -> Check:
+    """The check of a parameter that takes one of ``choices``."""
+    return lambda measure_name, name, value: check_choice(measure_name, name, value, choices)
+
+
+def check_boolean(measure_name: str, name: str, value: Any) -> bool:
+    """``value`` if it is True or False, else MeasureParamError."""
+    if not isinstance(value, bool):
+        raise MeasureParamError(f'{measure_name}: {name} must be True or False, got {value!r}')
+    return value
+
+
+def gains_check(measure_name: str, name: str, value: Any) -> dict[int, float]:
+    """:func:`check_gains` as a parameter's check."""
+    return check_gains(measure_name, value, name)
+
+
 #: Parameter declarations shared by several measures.
-REL_PARAM = irm.ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)')
-CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold k')
-REQUIRED_CUTOFF_PARAM = irm.ParamInfo(dtype=int, required=True, desc='ranking cutoff threshold k (required)')
-GAINS_PARAM = irm.ParamInfo(dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
-MAX_LEVEL_PARAM = irm.ParamInfo(dtype=int, desc='top relevance level, whose gain is g_max (default: the largest label '
-                                                'of gains if given, else of the qrels)')
+REL_PARAM = Param(integer_from(1), dtype=int, default=1,
+                  desc='minimum relevance label to be considered relevant (inclusive)')
+CUTOFF_PARAM = Param(integer_from(1), dtype=int, required=False, desc='ranking cutoff threshold k')
+REQUIRED_CUTOFF_PARAM = Param(integer_from(1), dtype=int, required=True, desc='ranking cutoff threshold k (required)')
+GAINS_PARAM = Param(gains_check, dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
+MAX_LEVEL_PARAM = Param(integer_from(1), dtype=int,
+                        desc='top relevance level, whose gain is g_max (default: the largest label of gains if '
+                             'given, else of the qrels)')
 
 #: Tie policies (see irmeasures_ext.engine.ties) and score precisions.
 TIE_POLICIES = ('trec_eval', 'optimistic', 'pessimistic', 'expected', 'rank')
 SCORE_PRECISIONS = ('float32', 'float64')
-TIES_PARAM = irm.ParamInfo(dtype=str, desc='how docs with equal scores are ordered: trec_eval (doc_id descending), '
-                                           'optimistic, pessimistic, expected (the mean over all orderings) or rank '
-                                           "(the run's rank column); default: the provider's (trec_eval)")
-PRECISION_PARAM = irm.ParamInfo(dtype=str, desc='scores tie when equal as float32 (trec_eval 9, pytrec_eval) or '
-                                                "float64 (trec_eval 10); default: the provider's (float32)")
-JUDGED_ONLY_PARAM = irm.ParamInfo(dtype=bool, default=False,
-                                  desc='computed on the condensed list: unjudged docs removed before computing '
-                                       "(NTCIREVAL's label -j; every doc of the qrels is kept, negative labels too)")
+TIES_PARAM = Param(choice_of(TIE_POLICIES), dtype=str,
+                   desc='how docs with equal scores are ordered: trec_eval (doc_id descending), optimistic, '
+                        "pessimistic, expected (the mean over all orderings) or rank (the run's rank column); "
+                        "default: the provider's (trec_eval)")
+PRECISION_PARAM = Param(choice_of(SCORE_PRECISIONS), dtype=str,
+                        desc='scores tie when equal as float32 (trec_eval 9, pytrec_eval) or float64 (trec_eval '
+                             "10); default: the provider's (float32)")
+JUDGED_ONLY_PARAM = Param(check_boolean, dtype=bool, default=False,
+                          desc='computed on the condensed list: unjudged docs removed before computing '
+                               "(NTCIREVAL's label -j; every doc of the qrels is kept, negative labels too)")
 #: The parameters every measure of ours takes to choose its ranking (e.g. for PyTerrier, which takes
 #: measure objects only); :class:`ExtMeasure` adds them to each measure's ``SUPPORTED_PARAMS``.
 RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
@@ -38,9 +78,16 @@ RANKING_PARAMS = {'ties': TIES_PARAM, 'score_precision': PRECISION_PARAM}
 #: ``irmeasures_ext.engine.transforms.BY_PARAMETER``); :class:`ExtMeasure` adds them too.
 LIST_PARAMS = {
     'judged_only': JUDGED_ONLY_PARAM,
-    'classes': irm.ParamInfo(dtype=bool, default=False, desc=(
+    'classes': Param(check_boolean, dtype=bool, default=False, desc=(
         "equivalence classes (NTCIREVAL's -ec; qrels with a class id per doc): only the first retrieved member "
         'of each class counts, at its own label; R and the ideal list count classes, at their highest label')),
+}
+#: The checks of the parameters of ir_measures' own measures (which declare plain ParamInfo) that this
+#: package checks with its messages. ``rel`` starts at 0 there (trec_eval's relevance level: ``P(rel=0)``
+#: counts every judged doc relevant), at 1 for ours (REL_PARAM: label 0 is not relevant).
+IR_MEASURES_CHECKS: dict[str, Check] = {
+    'cutoff': integer_from(1), 'rel': integer_from(0), 'gains': gains_check, 'max_level': integer_from(1),
+    'judged_only': check_boolean,
 }
 
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
@@ -86,13 +133,14 @@ class ExtMeasure(irm.Measure):
 
     def __init__(self, **params: Any) -> None:
         check_known_params(self.NAME, params, self.SUPPORTED_PARAMS)
-        super().__init__(**{name: self._check_param(name, value) for name, value in params.items()})
+        super().__init__(**{name: self._checked(name, value) for name, value in params.items()})
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        """Returns the normalised value of one parameter, or raises MeasureParamError."""
-        if name == 'rel':
-            return check_integer(self.NAME, name, value, minimum=1)
-        return check_common_param(self.NAME, name, value)
+    def _checked(self, name: str, value: Any) -> Any:
+        """The normalised value of one parameter, by its declaration's check (every parameter of ours is a Param)."""
+        info = self.SUPPORTED_PARAMS[name]
+        if not isinstance(info, Param):
+            raise TypeError(f'{self.NAME}: parameter {name!r} is declared without its check (declare a Param)')
+        return info.check(self.NAME, name, value)
 
     def validate_params(self) -> None:
         if self.validated:
@@ -148,25 +196,6 @@ def check_integer(measure_name: str, name: str, value: Any, minimum: int) -> int
     return value
 
 
-def check_common_param(measure_name: str, name: str, value: Any) -> Any:
-    """The checked value of a parameter many measures share (others are returned as they are)."""
-    if name == 'cutoff':
-        return check_integer(measure_name, name, value, minimum=1)
-    if name == 'rel':  # trec_eval counts unjudged docs as relevant at rel <= -1: not this package's reading
-        return check_integer(measure_name, name, value, minimum=0)
-    if name == 'gains':
-        return check_gains(measure_name, value)
-    if name == 'max_level':
-        return check_integer(measure_name, name, value, minimum=1)
-    if name in ('judged_only', 'classes') and not isinstance(value, bool):
-        raise MeasureParamError(f'{measure_name}: {name} must be True or False, got {value!r}')
-    if name == 'ties':
-        return check_choice(measure_name, name, value, TIE_POLICIES)
-    if name == 'score_precision':
-        return check_choice(measure_name, name, value, SCORE_PRECISIONS)
-    return value
-
-
 def check_choice(measure_name: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
     """``value`` if it is one of ``choices``, else MeasureParamError."""
     if value not in choices:
@@ -211,7 +240,8 @@ def check_measure(measure: irm.Measure) -> None:
     check_required_params(measure)
     if not isinstance(measure, ExtMeasure):
         for name, value in measure.params.items():
-            check_common_param(name_of(measure), name, value)
+            if name in IR_MEASURES_CHECKS:
+                IR_MEASURES_CHECKS[name](name_of(measure), name, value)
     try:
         measure.validate_params()
     except AssertionError as error:

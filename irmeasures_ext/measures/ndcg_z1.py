@@ -1,9 +1,7 @@
 """QuoteR's NDCG@K with the normalisation constant fixed at Z = 1."""
 from __future__ import annotations
 
-from ir_measures import measures as irm
-
-from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
+from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, declare, gains_check
 
 
 class _nDCG_Z1(ExtMeasure):
@@ -30,7 +28,8 @@ class _nDCG_Z1(ExtMeasure):
     SHORT_DESC = 'Discounted cumulative gain with exponential gain 2^rel-1 and a normaliser fixed at 1.'
     SUPPORTED_PARAMS = {
         'cutoff': REQUIRED_CUTOFF_PARAM,
-        'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance label, replacing 2^label-1 for the labels given'),
+        'gains': Param(gains_check, dtype=dict,
+                       desc='gain per relevance label, replacing 2^label-1 for the labels given'),
         'rel': REL_PARAM,
     }
 

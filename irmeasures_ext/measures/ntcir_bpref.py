@@ -12,10 +12,12 @@ docs: refused under ``ties='expected'``.
 """
 from __future__ import annotations
 
+from ir_measures import measures as irm
+
 from irmeasures_ext.measures.base import GAINS_PARAM, MAX_LEVEL_PARAM, REL_PARAM, ExtMeasure, declare
 
-_BINARY_PARAMS = {'rel': REL_PARAM}
-_GRADED_PARAMS = {'gains': GAINS_PARAM, 'max_level': MAX_LEVEL_PARAM, 'rel': REL_PARAM}
+_BINARY_PARAMS: dict[str, irm.ParamInfo] = {'rel': REL_PARAM}
+_GRADED_PARAMS: dict[str, irm.ParamInfo] = {'gains': GAINS_PARAM, 'max_level': MAX_LEVEL_PARAM, 'rel': REL_PARAM}
 
 
 class _bpref_NTCIR(ExtMeasure):

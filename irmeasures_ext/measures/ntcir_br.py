@@ -19,14 +19,15 @@ from irmeasures_ext.measures.base import (
     GAINS_PARAM,
     MAX_LEVEL_PARAM,
     REL_PARAM,
-    check_choice,
+    Param,
     check_gains,
+    choice_of,
     declare,
 )
 from irmeasures_ext.measures.q import BETA_PARAM, BlendedRatioMeasure
 
 #: The parameters of every measure of this module.
-_BR_PARAMS = {'beta': BETA_PARAM, 'gains': GAINS_PARAM, 'rel': REL_PARAM}
+_BR_PARAMS: dict[str, irm.ParamInfo] = {'beta': BETA_PARAM, 'gains': GAINS_PARAM, 'rel': REL_PARAM}
 
 
 class _O_measure(BlendedRatioMeasure):
@@ -100,6 +101,13 @@ class _P_plus(BlendedRatioMeasure):
     SUPPORTED_PARAMS = dict(_BR_PARAMS)
 
 
+def _check_gamma(measure_name: str, name: str, value: Any) -> float:
+    """``value`` as a float if it is a number from 0 to 1, else MeasureParamError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise MeasureParamError(f'{measure_name}: {name} must be a number from 0 to 1, got {value!r}')
+    return float(value)
+
+
 class _NCU(BlendedRatioMeasure):
     """
     Normalised Cumulative Utility: the expected utility at the rank where a user of a population stops,
@@ -133,15 +141,17 @@ class _NCU(BlendedRatioMeasure):
     PRETTY_NAME = 'Normalised Cumulative Utility'
     SHORT_DESC = 'Expected utility (precision or blended ratio) at the relevant doc where a user stops.'
     SUPPORTED_PARAMS = {
-        'stopping': irm.ParamInfo(dtype=str, default='gu', desc="stopping distribution: 'gu' (graded-uniform, by "
-                                                                "stop values) or 'rb' (rank-biased, by gamma)"),
-        'utility': irm.ParamInfo(dtype=str, default='BR', desc="utility at the stopping rank: 'BR' (blended "
-                                                               "ratio) or 'P' (precision)"),
+        'stopping': Param(choice_of(('gu', 'rb')), dtype=str, default='gu',
+                          desc="stopping distribution: 'gu' (graded-uniform, by stop values) or 'rb' (rank-biased, "
+                               'by gamma)'),
+        'utility': Param(choice_of(('BR', 'P')), dtype=str, default='BR',
+                         desc="utility at the stopping rank: 'BR' (blended ratio) or 'P' (precision)"),
         **_BR_PARAMS,
-        'stops': irm.ParamInfo(dtype=dict, desc="stop value per relevance label for stopping='gu', e.g. "
-                                                '{1:1,2:1,3:4}; default: the gain'),
-        'gamma': irm.ParamInfo(dtype=float, default=0.95, desc="0 <= γ <= 1 for stopping='rb': the weight of each "
-                                                               'further relevant doc'),
+        'stops': Param(lambda measure_name, name, value: check_gains(measure_name, value, name, 'stop value'),
+                       dtype=dict, desc="stop value per relevance label for stopping='gu', e.g. {1:1,2:1,3:4}; "
+                                        'default: the gain'),
+        'gamma': Param(_check_gamma, dtype=float, default=0.95,
+                       desc="0 <= γ <= 1 for stopping='rb': the weight of each further relevant doc"),
     }
     #: The parameters that apply to one stopping or utility only, by the value they need.
     _APPLIES_TO = {'stops': ('stopping', 'gu'), 'gamma': ('stopping', 'rb'), 'beta': ('utility', 'BR')}
@@ -153,18 +163,6 @@ class _NCU(BlendedRatioMeasure):
                 raise MeasureParamError(f'{self.NAME}: {name} applies only with {chooser}={needed!r}, '
                                         f'not {chooser}={self[chooser]!r}')
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'stopping':
-            return check_choice(self.NAME, name, value, ('gu', 'rb'))
-        if name == 'utility':
-            return check_choice(self.NAME, name, value, ('BR', 'P'))
-        if name == 'stops':
-            return check_gains(self.NAME, value, 'stops', 'stop value')
-        if name == 'gamma':
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise MeasureParamError(f'{self.NAME}: gamma must be a number from 0 to 1, got {value!r}')
-            return float(value)
-        return super()._check_param(name, value)
 
 
 class _EBR(BlendedRatioMeasure):

@@ -12,11 +12,18 @@ from irmeasures_ext.measures.base import (
     MAX_LEVEL_PARAM,
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
+    Check,
     ExtMeasure,
+    Param,
     declare,
 )
 
-_GRADED_PARAMS = {'gains': GAINS_PARAM, 'max_level': MAX_LEVEL_PARAM, 'rel': REL_PARAM}
+_GRADED_PARAMS: dict[str, irm.ParamInfo] = {'gains': GAINS_PARAM, 'max_level': MAX_LEVEL_PARAM, 'rel': REL_PARAM}
+
+
+def probability(below_one: bool) -> Check:
+    """The check of a probability parameter (:func:`check_probability`)."""
+    return lambda measure_name, name, value: check_probability(measure_name, name, value, below_one)
 
 
 def check_probability(measure_name: str, name: str, value: Any, below_one: bool) -> float:
@@ -55,14 +62,11 @@ class _RBP_NTCIR(ExtMeasure):
     SHORT_DESC = 'Rank-biased precision with graded gains divided by the top gain.'
     SUPPORTED_PARAMS = {
         'cutoff': CUTOFF_PARAM,
-        'p': irm.ParamInfo(dtype=float, default=0.95, desc='persistence 0 <= p < 1: the chance of reading on'),
+        'p': Param(probability(below_one=True), dtype=float, default=0.95,
+                   desc='persistence 0 <= p < 1: the chance of reading on'),
         **_GRADED_PARAMS,
     }
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'p':
-            return check_probability(self.NAME, name, value, below_one=True)
-        return super()._check_param(name, value)
 
 
 class _ERR_NTCIR(ExtMeasure):
@@ -112,14 +116,11 @@ class _iRBU(ExtMeasure):
     SHORT_DESC = 'Cascade utility Σ u^r·π(r)·Π(1 − π) with π = g/(g_max + 1).'
     SUPPORTED_PARAMS = {
         'cutoff': REQUIRED_CUTOFF_PARAM,
-        'u': irm.ParamInfo(dtype=float, required=True, desc='patience 0 <= u <= 1 (NTCIREVAL\'s -rbup; required)'),
+        'u': Param(probability(below_one=False), dtype=float, required=True,
+                   desc="patience 0 <= u <= 1 (NTCIREVAL's -rbup; required)"),
         **_GRADED_PARAMS,
     }
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'u':
-            return check_probability(self.NAME, name, value, below_one=False)
-        return super()._check_param(name, value)
 
 
 RBP_NTCIR = declare(_RBP_NTCIR())

@@ -6,19 +6,20 @@ from typing import Any
 from ir_measures import measures as irm
 
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.measures.base import (
-    GAINS_PARAM,
-    REL_PARAM,
-    REQUIRED_CUTOFF_PARAM,
-    ExtMeasure,
-    declare,
-)
+from irmeasures_ext.measures.base import GAINS_PARAM, REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, declare
 
-_PARAMS = {
+_PARAMS: dict[str, irm.ParamInfo] = {
     'cutoff': REQUIRED_CUTOFF_PARAM,
     'gains': GAINS_PARAM,
     'rel': REL_PARAM,
 }
+
+
+def _check_logb(measure_name: str, name: str, value: Any) -> float:
+    """``value`` as a float if it is 0 (natural log) or a finite number > 1, else MeasureParamError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value == 0 or 1 < value < float('inf')):
+        raise MeasureParamError(f'{measure_name}: {name} must be 0 (natural log) or a finite number > 1, got {value!r}')
+    return float(value)
 
 
 class _nDCG_JK(ExtMeasure):
@@ -45,15 +46,9 @@ class _nDCG_JK(ExtMeasure):
     SHORT_DESC = 'Original nDCG with discount max(1, log2 r), as NTCIREVAL computes it.'
     SUPPORTED_PARAMS = {
         **_PARAMS,
-        'logb': irm.ParamInfo(dtype=float, default=2.0,
-                              desc='log base b > 1 of the discount (ranks up to b are not discounted), or 0 for ln'),
+        'logb': Param(_check_logb, dtype=float, default=2.0,
+                      desc='log base b > 1 of the discount (ranks up to b are not discounted), or 0 for ln'),
     }
-
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'logb' and (isinstance(value, bool) or not isinstance(value, (int, float))
-                               or not (value == 0 or 1 < value < float('inf'))):
-            raise MeasureParamError(f'{self.NAME}: logb must be 0 (natural log) or a finite number > 1, got {value!r}')
-        return float(value) if name == 'logb' else super()._check_param(name, value)
 
 
 class _MSnDCG(ExtMeasure):

@@ -1,31 +1,24 @@
 """Sakai's Q-measure."""
 from __future__ import annotations
 
-from typing import Any
-
-from ir_measures import measures as irm
-
 from irmeasures_ext.measures.base import (
     CUTOFF_PARAM,
     GAINS_PARAM,
     REL_PARAM,
     ExtMeasure,
+    Param,
     check_non_negative,
     declare,
 )
 
 #: The patience of NTCIREVAL's blended ratio.
-BETA_PARAM = irm.ParamInfo(dtype=float, default=1.0,
+BETA_PARAM = Param(check_non_negative, dtype=float, default=1.0,
                            desc='patience β >= 0: weight of cumulative gain in the blended ratio (0 gives precision)')
 
 
 class BlendedRatioMeasure(ExtMeasure):
     """A measure built on NTCIREVAL's blended ratio BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)): checks β."""
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'beta':
-            return check_non_negative(self.NAME, 'beta', value)
-        return super()._check_param(name, value)
 
 
 class _Q(BlendedRatioMeasure):

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir_measures import measures as irm
-
 from irmeasures_ext.errors import MeasureParamError
-from irmeasures_ext.measures.base import REQUIRED_CUTOFF_PARAM, ExtMeasure, declare
-from irmeasures_ext.measures.ntcir_cascade import check_probability
+from irmeasures_ext.measures.base import REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, check_boolean, declare, gains_check
+from irmeasures_ext.measures.ntcir_cascade import probability
 
 #: trec_eval's ``rbp.p=`` (default 0.9).
-PERSISTENCE_PARAM = irm.ParamInfo(dtype=float, default=0.9, desc='persistence 0 <= p < 1: the chance of reading on '
-                                                                 "(trec_eval's rbp.p=, default 0.9)")
+PERSISTENCE_PARAM = Param(probability(below_one=True), dtype=float, default=0.9,
+                          desc="persistence 0 <= p < 1: the chance of reading on (trec_eval's rbp.p=, default 0.9)")
+
+
+def _refuse_judged_only(measure_name: str, name: str, value: Any) -> bool:
+    """``judged_only`` of a measure that counts the unjudged docs: False only."""
+    if check_boolean(measure_name, name, value):
+        raise MeasureParamError(f'{measure_name}: judged_only=True is refused: it counts the unjudged docs, which '
+                                'the condensed list has none of (trec_eval -J gives 0)')
+    return value
+
+
+def _check_level_gains(measure_name: str, name: str, value: Any) -> dict[int, float]:
+    """Gains of trec_eval 10's levels >= 0."""
+    gains = gains_check(measure_name, name, value)
+    if any(label < 0 for label in gains):
+        raise MeasureParamError(f'{measure_name}: gains keys must be labels >= 0, got {sorted(gains)} (trec_eval '
+                                'would give the gain of level -1 to unjudged docs, of -2 to negative labels)')
+    return gains
 
 _CITE_RBP = '''
     .. cite:: Alistair Moffat and Justin Zobel. Rank-biased precision for measurement of retrieval
@@ -28,19 +43,11 @@ class _TrecEval10Measure(ExtMeasure):
     #: Whether the measure counts unjudged docs, so that on the condensed list it would be 0.
     COUNTS_UNJUDGED = False
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'p':
-            return check_probability(self.NAME, 'p', value, below_one=True)
-        if name == 'judged_only' and self.COUNTS_UNJUDGED and value is True:
-            raise MeasureParamError(f'{self.NAME}: judged_only=True is refused: it counts the unjudged docs, which '
-                                    'the condensed list has none of (trec_eval -J gives 0)')
-        if name == 'gains':
-            gains = super()._check_param(name, value)
-            if any(label < 0 for label in gains):
-                raise MeasureParamError(f'{self.NAME}: gains keys must be labels >= 0, got {sorted(gains)} (trec_eval '
-                                        'would give the gain of level -1 to unjudged docs, of -2 to negative labels)')
-            return gains
-        return super()._check_param(name, value)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.COUNTS_UNJUDGED:
+            cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, 'judged_only': Param(
+                _refuse_judged_only, dtype=bool, default=False, desc='refused: the measure counts the unjudged docs')}
 
 
 class _rbp(_TrecEval10Measure):
@@ -68,8 +75,9 @@ class _rbp(_TrecEval10Measure):
     SHORT_DESC = "trec_eval 10.0's rbp: (1 - p) * sum of gain * p^(r-1), gains divided by the query's largest above 1."
     SUPPORTED_PARAMS = {
         'p': PERSISTENCE_PARAM,
-        'gains': irm.ParamInfo(dtype=dict, desc='gain per relevance level >= 0, e.g. {1:1,2:3,3:7} (trec_eval\'s '
-                                                'rbp.1=1,2=3,3=7); default gain = level'),
+        'gains': Param(_check_level_gains, dtype=dict,
+                       desc="gain per relevance level >= 0, e.g. {1:1,2:3,3:7} (trec_eval's rbp.1=1,2=3,3=7); "
+                            'default gain = level'),
     }
 
 

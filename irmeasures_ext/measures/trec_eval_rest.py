@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ir_measures import measures as irm
 from ir_measures.measures.base import SumAgg
 
 from irmeasures_ext.errors import MeasureParamError
@@ -23,18 +22,30 @@ from irmeasures_ext.measures.base import (
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
     ExtMeasure,
-    check_gains,
-    check_integer,
+    Param,
+    check_boolean,
     check_non_negative,
     declare,
+    gains_check,
+    integer_from,
 )
 from irmeasures_ext.measures.rank_stats import GeometricMeanAgg
 
+
+def _check_gains_from_1(measure_name: str, name: str, value: Any) -> dict[int, float]:
+    """Gains of labels >= 1 (trec_eval's rel_level=gain parameters, label 0 and below left at gain 0)."""
+    gains = gains_check(measure_name, name, value)
+    if any(label < 1 for label in gains):
+        raise MeasureParamError(f'{measure_name}: gains keys must be labels >= 1 (label 0 and a negative label, '
+                                f'which marks a doc not judged, have gain 0), got {sorted(gains)}')
+    return gains
+
+
 #: ``judged_only`` as trec_eval's ``-J``: the docs with a label >= 0 (a negative label is "not judged").
-TREC_JUDGED_ONLY_PARAM = irm.ParamInfo(dtype=bool, default=False,
-                                       desc="computed on trec_eval's -J list: only the retrieved docs with a qrels "
-                                            'label >= 0, ranked 1, 2, ... in the same order')
-TREC_GAINS_PARAM = irm.ParamInfo(dtype=dict, desc=(
+TREC_JUDGED_ONLY_PARAM = Param(check_boolean, dtype=bool, default=False,
+                               desc="computed on trec_eval's -J list: only the retrieved docs with a qrels label >= 0, "
+                                    'ranked 1, 2, ... in the same order')
+TREC_GAINS_PARAM = Param(_check_gains_from_1, dtype=dict, desc=(
     "gain per relevance label >= 1, e.g. {1:1,2:3,3:7} (trec_eval's rel_level=gain parameters); default gain = "
     'label; label 0 and labels below 0 have gain 0'))
 
@@ -51,14 +62,6 @@ class TrecEvalMeasure(ExtMeasure):
         super().__init_subclass__(**kwargs)
         cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, 'judged_only': TREC_JUDGED_ONLY_PARAM}
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'gains':
-            gains = check_gains(self.NAME, value)
-            if any(label < 1 for label in gains):
-                raise MeasureParamError(f'{self.NAME}: gains keys must be labels >= 1 (label 0 and a negative label, '
-                                        f'which marks a doc not judged, have gain 0), got {sorted(gains)}')
-            return gains
-        return super()._check_param(name, value)
 
 
 def check_finite(measure_name: str, name: str, value: Any) -> float:
@@ -204,21 +207,15 @@ class _utility(TrecEvalMeasure):
     PRETTY_NAME = 'Set utility (trec_eval utility)'
     SHORT_DESC = 'Weighted sum of the contingency table of the retrieved set.'
     SUPPORTED_PARAMS = {
-        'rel_ret': irm.ParamInfo(dtype=float, default=1.0, desc='weight of each relevant doc retrieved'),
-        'nonrel_ret': irm.ParamInfo(dtype=float, default=-1.0, desc='weight of each other doc retrieved'),
-        'rel_missed': irm.ParamInfo(dtype=float, default=0.0, desc='weight of each relevant doc not retrieved'),
-        'nonrel_missed': irm.ParamInfo(dtype=float, default=0.0,
-                                       desc='weight of each other doc of the collection not retrieved'),
-        'num_docs': irm.ParamInfo(dtype=int, default=0, desc="docs in the collection (trec_eval's -N)"),
+        'rel_ret': Param(check_finite, dtype=float, default=1.0, desc='weight of each relevant doc retrieved'),
+        'nonrel_ret': Param(check_finite, dtype=float, default=-1.0, desc='weight of each other doc retrieved'),
+        'rel_missed': Param(check_finite, dtype=float, default=0.0, desc='weight of each relevant doc not retrieved'),
+        'nonrel_missed': Param(check_finite, dtype=float, default=0.0,
+                               desc='weight of each other doc of the collection not retrieved'),
+        'num_docs': Param(integer_from(0), dtype=int, default=0, desc="docs in the collection (trec_eval's -N)"),
         'rel': REL_PARAM,
     }
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'num_docs':
-            return check_integer(self.NAME, name, value, minimum=0)
-        if name in ('rel_ret', 'nonrel_ret', 'rel_missed', 'nonrel_missed'):
-            return check_finite(self.NAME, name, value)
-        return super()._check_param(name, value)
 
 
 class _Rprec_mult(TrecEvalMeasure):
@@ -235,14 +232,11 @@ class _Rprec_mult(TrecEvalMeasure):
     SHORT_DESC = 'Precision at rank int(m·R + 0.9).'
     AT_PARAM = 'mult'
     SUPPORTED_PARAMS = {
-        'mult': irm.ParamInfo(dtype=float, required=True, desc='multiple m >= 0 of R giving the rank (required)'),
+        'mult': Param(check_non_negative, dtype=float, required=True,
+                      desc='multiple m >= 0 of R giving the rank (required)'),
         'rel': REL_PARAM,
     }
 
-    def _check_param(self, name: str, value: Any) -> Any:
-        if name == 'mult':
-            return check_non_negative(self.NAME, name, value)
-        return super()._check_param(name, value)
 
 
 class _ndcg_rel(TrecEvalMeasure):
