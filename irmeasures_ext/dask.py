@@ -52,7 +52,7 @@ from irmeasures_ext.frames import long_frame
 from irmeasures_ext.plugin import IrMeasuresExtProvider
 from irmeasures_ext.plugin import provider as default_provider
 from irmeasures_ext.readers.columnar import ColumnarSource, hive_partitioning_as_text
-from irmeasures_ext.readers.columns import read_columns
+from irmeasures_ext.readers.conversion import read_columns
 
 
 def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,

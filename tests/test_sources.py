@@ -16,7 +16,7 @@ from irmeasures_ext.cli import main
 from irmeasures_ext.engine import stream
 from irmeasures_ext.errors import InputError, RowError
 from irmeasures_ext.readers import FORMATS, Format, pieces
-from irmeasures_ext.readers.columns import from_lists
+from irmeasures_ext.readers.conversion import from_lists
 from irmeasures_ext.readers.schemas import Layout
 from irmeasures_ext.readers.source import Source, format_of
 

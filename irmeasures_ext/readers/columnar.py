@@ -2,7 +2,7 @@
 the ``parquet`` and ``arrow`` formats of :data:`~irmeasures_ext.readers.FORMATS`.
 
 A :class:`ColumnarSource` knows its column names from the schema and reads only the columns a layout
-needs, checked and converted as an Arrow table's are (:mod:`.columns`), whole or in batches of rows. An
+needs, checked and converted as an Arrow table's are (:mod:`.conversion`), whole or in batches of rows. An
 Arrow file may be in the IPC file format (Feather v2) or the IPC stream format. Standard input and pipes
 are read once, into memory. ``pyarrow.dataset`` is imported only when such a source is opened (it adds a
 tenth of a second to the command's start).
@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from irmeasures_ext.errors import InputError
 from irmeasures_ext.readers import FORMATS
-from irmeasures_ext.readers.columns import from_columns, named_columns, needed_columns
+from irmeasures_ext.readers.conversion import from_columns, named_columns, needed_columns
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, Layout
 from irmeasures_ext.readers.source import Source
 

@@ -10,7 +10,7 @@ pandas DataFrames (ir_measures or PyTerrier column names), dict-of-dict, iterabl
 namedtuples (``ir_measures.ScoredDoc``/``Qrel``, ir_datasets records), file paths (TREC, Parquet
 or Arrow IPC files, folders of Parquet files: :func:`~irmeasures_ext.readers.source.open_file`),
 ``pyarrow.dataset.Dataset`` objects and every :class:`~.source.Source`; data in memory is read through a
-:class:`TableSource`. Every table-like form is checked and converted by :mod:`.columns`: an id is a string
+:class:`TableSource`. Every table-like form is checked and converted by :mod:`.conversion`: an id is a string
 or an integer (bools too), read as ``str()`` writes it; any other type is an InputError.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar
-from irmeasures_ext.readers.columns import cast_column, from_columns, from_lists, no_ranks, to_array
+from irmeasures_ext.readers.conversion import cast_column, from_columns, from_lists, no_ranks, to_array
 from irmeasures_ext.readers.schemas import CLASS_COLUMN, Layout, layout_of
 from irmeasures_ext.readers.source import Source, open_file
 
