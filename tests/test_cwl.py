@@ -323,6 +323,8 @@ def test_equivalence_classes_count_the_first_retrieved_member_of_each_class(data
     (SDCG(min_rel=2, max_rel=2) @ 10, 'SDCG: min_rel must be below max_rel, got min_rel=2, max_rel=2'),
     (NERR8(min_rel=3, max_rel=1) @ 10, 'NERR8: min_rel must be below max_rel, got min_rel=3, max_rel=1'),
     (INST(max_rel=2 ** 63), 'INST: max_rel must be an integer from'),
+    (SDCG(min_rel=-2 ** 63 - 1, max_rel=3) @ 10,
+     f'SDCG: min_rel must be an integer from {-2 ** 63} to {2 ** 63 - 1}, got {-2 ** 63 - 1}'),
     (RBP(p=0.5, rel=1) @ 10, 'provider irmeasures_ext does not support measure RBP'),  # neither tool's
     (BPM(max_rel=3), "BPM: parameter 'cutoff' is required, e.g. BPM@10"),
     (INST(T=1.0), "INST: parameter 'max_rel' is required, e.g. INST(max_rel=...)"),
@@ -330,6 +332,17 @@ def test_equivalence_classes_count_the_first_retrieved_member_of_each_class(data
 def test_bad_parameters_are_refused_by_name(measure, message):
     with pytest.raises(MeasureParamError, match=re.escape(message)):
         irmeasures_ext.provider.calc_aggregate([measure], {'q': {'a': 1}}, {'q': {'a': 1.0}})
+
+
+def test_the_lowest_int64_is_a_min_rel():
+    """min_rel = -2**63 (the int64 range's lowest) is taken: with max_rel=0 every judged label clips to 0 and gains
+    (0 + 2**63)/2**63 = 1 (reference.sdcg), so SDCG@2 of two judged docs is 1."""
+    measure = SDCG(min_rel=-2 ** 63, max_rel=0) @ 2
+    judged = {'a': 1, 'b': 0}
+    want = reference.sdcg(['a', 'b'], judged, 2, -2 ** 63, 0)
+    assert want == pytest.approx(1.0, abs=1e-15)
+    got = irmeasures_ext.provider.calc_aggregate([measure], {'q': judged}, {'q': {'a': 2.0, 'b': 1.0}})
+    assert got[measure] == pytest.approx(want, abs=1e-15)
 
 
 @st.composite

@@ -164,6 +164,15 @@ def test_a_label_above_gdevals_maximum_grade_is_refused_by_name(measure):
         irmeasures_ext.provider.calc_aggregate([measure], {'q': {'a': 5, 'b': 1}}, {'q': {'a': 1.0}})
 
 
+@pytest.mark.parametrize('measure', [ERR @ 5, nDCG @ 5])
+def test_the_refusal_names_the_label_above_the_maximum_grade_where_it_is(measure):
+    """The label above 4 on a later row of a later query: the refusal names it and its doc, not the first row."""
+    qrels = {'p': {'x': 2}, 'q': {'b': 1, 'a': 5}}
+    with pytest.raises(InputError, match=re.escape(f"{measure}: qrels label 5 exceeds gdeval's maximum grade 4 "
+                                                   "(doc 'a' in query 'q')")):
+        irmeasures_ext.provider.calc_aggregate([measure], qrels, {'q': {'a': 1.0}})
+
+
 def test_err_refuses_the_expected_policy_by_name():
     with pytest.raises(MeasureParamError, match=r'^ERR@5 is not supported under ties=expected \(no closed form'):
         irmeasures_ext.provider.configured(ties='expected').calc_aggregate([ERR @ 5], {'q': {'a': 1}},

@@ -282,3 +282,26 @@ def test_a_real_valued_label_is_a_level_of_its_own():
     qrels = {'q': {'a': 2.5, 'b': 1, 'c': 3}}
     measure = rbp(gains={3: 1})
     assert ours([measure], qrels, {'q': {'a': 1.0}}) == {(str(measure), 'q'): pytest.approx(0.1, abs=1e-15)}
+
+
+def test_rbp_with_other_gains_in_one_evaluation_keeps_its_own_scale():
+    """rbp, rbp(gains={1: 4}) and rbp(gains={2: 8}) on the same qrels in one evaluation, each its reference: the
+    gains are divided by 2, 4 and 8 (the largest gain of levels 0 .. 2), so no measure may take another's scale."""
+    judged, ranking = {'a': 2, 'b': 1, 'c': 0}, ['a', 'b', 'c']
+    qrels, run = {'q': judged}, {'q': {'a': 3.0, 'b': 2.0, 'c': 1.0}}
+    measures = {rbp: None, rbp(gains={1: 4}): {1: 4}, rbp(gains={2: 8}): {2: 8}}
+    for order in (list(measures), list(reversed(measures))):
+        got = ours(order, qrels, run)
+        for measure, gains in measures.items():
+            assert got[str(measure), 'q'] == pytest.approx(reference.trec_rbp(ranking, judged, 0.9, gains), abs=1e-15)
+    assert reference.trec_rbp(ranking, judged, 0.9, None) == pytest.approx(0.1 * (1 + 0.9 / 2), abs=1e-15)
+
+
+def test_the_scale_is_the_highest_level_below_a_named_top_gaining_itself():
+    """Labels 3 and 0 with gains {3: 0.5}: levels 0 .. 3 gain 0, 1, 2, 0.5, so the scale is level 2's gain, 2 (no
+    doc is labelled 2): a (label 3) at rank 1, rbp = 0.1·0.5/2."""
+    judged = {'a': 3, 'c': 0}
+    measure = rbp(gains={3: 0.5})
+    want = reference.trec_rbp(['a'], judged, 0.9, {3: 0.5})
+    assert want == pytest.approx(0.1 * 0.5 / 2, abs=1e-15)
+    assert ours([measure], {'q': judged}, {'q': {'a': 1.0}}) == {(str(measure), 'q'): pytest.approx(want, abs=1e-15)}

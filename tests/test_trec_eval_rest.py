@@ -368,6 +368,31 @@ def test_num_q_counts_every_qrels_query_as_trec_eval_c():
     assert ir_measures.pytrec_eval.calc_aggregate([ir_measures.NumQ], qrels, run)[ir_measures.NumQ] == 2
 
 
+def test_counts_are_integers_per_query():
+    """NumQ and num_nonrel_judged_ret are counts, integers per query as trec_eval prints them (m_num_q.c,
+    m_num_nonrel_judged_ret.c: "%ld"), like NumRet: q retrieves one judged non-relevant doc (b), r none."""
+    qrels, run = {'q': {'a': 1, 'b': 0}, 'r': {'c': 1}}, {'q': {'a': 2.0, 'b': 1.0}}
+    values = [(str(m.measure), m.query_id, m.value) for m in
+              irmeasures_ext.provider.iter_calc([ir_measures.NumQ, num_nonrel_judged_ret], qrels, run)]
+    assert sorted(values) == [('NumQ', 'q', 1), ('NumQ', 'r', 1), ('num_nonrel_judged_ret', 'q', 1),
+                              ('num_nonrel_judged_ret', 'r', 0)]
+    assert all(type(value) is int for _, _, value in values)
+
+
+def test_bpref_at_two_relevance_levels_in_one_evaluation():
+    """Bpref(rel=1) and Bpref(rel=2) in one evaluation, each its reference value: N, the judged non-relevant docs,
+    is 1 (c) at rel=1 and 3 (c, a, x) at rel=2, so neither may take the other's. rel=1: only x has c above, 1 − 1/1:
+    (1 + 1 + 1 + 0)/4; rel=2: z has a above, 1 − 1/min(3, 2): (1 + 1/2)/2."""
+    judged, ranking = {'c': 0, 'a': 1, 'b': 2, 'x': 1, 'z': 2}, ['b', 'a', 'z', 'c', 'x']
+    qrels, run = {'q': judged}, {'q': {doc: 5.0 - rank for rank, doc in enumerate(ranking)}}
+    measures = [ir_measures.Bpref(rel=1), ir_measures.Bpref(rel=2)]
+    for order in (measures, measures[::-1]):
+        values = irmeasures_ext.provider.calc_aggregate(order, qrels, run)
+        assert values[measures[0]] == pytest.approx(reference.bpref(ranking, judged, 1), rel=1e-12)
+        assert values[measures[1]] == pytest.approx(reference.bpref(ranking, judged, 2), rel=1e-12)
+        assert (values[measures[0]], values[measures[1]]) == (0.75, 0.75)
+
+
 def test_negative_labels_are_in_the_pool_but_not_judged():
     """bpref skips a doc labelled −1 (no judged non-relevant above b: 1), infAP counts it above the relevant doc
     (1/2 + (1/2)·(1/1)·(ε/(0 + 0 + 2ε)) = 3/4), num_nonrel_judged_ret does not count it, and judged_only drops it
@@ -379,6 +404,37 @@ def test_negative_labels_are_in_the_pool_but_not_judged():
     assert values[ir_measures.infAP] == pytest.approx(0.75, abs=1e-5)
     assert values[num_nonrel_judged_ret] == 0
     assert values[binG] == pytest.approx(1 / math.log2(3)) and values[binG(judged_only=True)] == 1.0
+
+
+def test_g_of_a_query_whose_ideal_list_is_empty_is_0_beside_others():
+    """G under classes with gains that do not grow with the label: query 2's class of labels 2 and 1 has the
+    highest label 2, of gain 0, so its ideal list is empty (total ideal gain 0: G is 0, reference.normalised_gain),
+    though its retrieved member y keeps its own label 1 (gain 1). Query 1 (ideal gain 1) must not lend it its
+    ideal list: neither its total ideal gain as the denominator nor its ideal cost to y's rank."""
+    qrels = {'1': {'a': (1, 0)}, '2': {'x': (2, 0), 'y': (1, 0)}}
+    run = {'1': {'a': 1.0}, '2': {'y': 2.0, 'x': 1.0}}
+    provider = irmeasures_ext.provider.configured(classes=True)
+    measure = G(gains={2: 0}, classes=True)
+    per_query = {m.query_id: m.value for m in provider.iter_calc([measure], qrels, run)}
+    assert per_query == {'1': 1.0, '2': 0.0}
+
+
+def test_gain_measures_with_other_gains_in_one_evaluation_keep_their_own_ideal_list():
+    """G, ndcg_rel and Rndcg with and without gains in one evaluation of the same qrels: each its reference value
+    (the ideal lists, [2, 1] by the labels and [3, 2] with gains={1: 3}, are not shared)."""
+    judged, ranking = {'a': 1, 'b': 2, 'c': 0}, ['c', 'a', 'b']
+    qrels, run = {'q': judged}, {'q': {'c': 3.0, 'a': 2.0, 'b': 1.0}}
+    functions = {}
+    for gains in (None, {1: 3}):
+        graded = {} if gains is None else {'gains': gains}
+        functions[G(**graded)] = reference.normalised_gain(ranking, judged, gains)
+        functions[ndcg_rel(**graded)] = reference.ndcg_rel(ranking, judged, gains)
+        functions[Rndcg(**graded)] = reference.rndcg(ranking, judged, gains)
+    for order in (list(functions), list(reversed(functions))):
+        values = irmeasures_ext.provider.calc_aggregate(order, qrels, run)
+        for measure, want in functions.items():
+            assert values[measure] == pytest.approx(want, rel=1e-12), str(measure)
+    assert functions[G()] != functions[G(gains={1: 3})]
 
 
 @pytest.mark.parametrize('make, message', [
