@@ -54,9 +54,12 @@ TOOLS = {
     'frame_ours': 'DataFrames (qrels, run) -> irmeasures_ext provider by name, [nDCG@5, RR, R@100, AP]',
     'frame_pytrec': 'DataFrames (qrels, run) -> ir_measures.pytrec_eval provider, [nDCG@5, RR, R@100, AP]',
     'baseline': '"ours" run by the Python given as --baseline (another install of irmeasures_ext)',
+    'baseline_cli': '"cli" run by the Python given as --baseline (whole process)',
 }
+#: The tools that run the --baseline install.
+BASELINE_TOOLS = ('baseline', 'baseline_cli')
 #: The tools measured unless --tools says otherwise.
-DEFAULT_TOOLS = [tool for tool in TOOLS if tool != 'baseline']
+DEFAULT_TOOLS = [tool for tool in TOOLS if tool not in BASELINE_TOOLS]
 
 
 # ---------------------------------------------------------------- children (one tool per process)
@@ -174,9 +177,9 @@ def _measure(tool: str, qrels: Path, run: Path, baseline: str | None = None) -> 
     env = child_environment()
     if tool == 'baseline':
         command = [baseline, str(Path(__file__).resolve()), '--child', 'ours', str(qrels), str(run)]
-    elif tool == 'cli':
-        command = [sys.executable, '-m', 'irmeasures_ext', str(qrels), str(run), '--suite', 'quoter',
-                   'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
+    elif tool in ('cli', 'baseline_cli'):
+        command = [baseline if tool == 'baseline_cli' else sys.executable, '-m', 'irmeasures_ext', str(qrels),
+                   str(run), '--suite', 'quoter', 'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
     elif tool == 'ir_measures_cli':
         command = [sys.executable, '-m', 'ir_measures', str(qrels), str(run), ' '.join(DEFAULT_MEASURES)]
         env['IRMEASURES_EXT_NO_AUTOLOAD'] = '1'
@@ -187,7 +190,7 @@ def _measure(tool: str, qrels: Path, run: Path, baseline: str | None = None) -> 
         out.seek(0)
         output = out.read().decode()
     result = {'tool': tool, 'process_seconds': process_seconds, 'peak_rss_mb': peak_rss_mb}
-    if tool in ('cli', 'ir_measures_cli'):
+    if tool in ('cli', 'baseline_cli', 'ir_measures_cli'):
         result.update(seconds=None, values=_cli_values(output))
     else:
         result.update(json.loads(output.strip().splitlines()[-1]))
@@ -224,7 +227,8 @@ def benchmark(size: str, repeat: int, tools: list[str], baseline: dict[str, str]
                  'qrels_lines': sum(1 for _ in open(qrels, 'rb')), 'run': str(run.relative_to(HERE.parent)),
                  'qrels': str(qrels.relative_to(HERE.parent))},
         'machine': machine(), 'load_average_before': load_before, 'load_average_after': os.getloadavg(),
-        'tools': {tool: TOOLS[tool] for tool in tools}, 'baseline': baseline if 'baseline' in tools else None,
+        'tools': {tool: TOOLS[tool] for tool in tools},
+        'baseline': baseline if any(tool in BASELINE_TOOLS for tool in tools) else None,
         'runs': runs,
         'summary': _summary(runs),
     }
@@ -253,7 +257,8 @@ def _agreement(runs: dict[str, list[dict]]) -> list[str]:
     values = {tool: r[0]['values'] for tool, r in runs.items() if r}
     pairs = [('ours', 'pytrec_eval', ['AP', 'nDCG@5', 'R@100', 'RR']), ('ours', 'default', DEFAULT_MEASURES),
              ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES),
-             ('default', 'ir_measures_cli', DEFAULT_MEASURES), ('ours', 'baseline', OURS_MEASURES)]
+             ('default', 'ir_measures_cli', DEFAULT_MEASURES), ('ours', 'baseline', OURS_MEASURES),
+             ('cli', 'baseline_cli', OURS_MEASURES)]
     lines = []
     for left, right, measures in pairs:
         if left in values and right in values:
@@ -300,10 +305,10 @@ def _markdown(result: dict) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def _paired(runs: dict[str, list[dict]], tool: str, key: str) -> str:
-    """The ratio of ``tool`` to the floor within each round (measured minutes apart at most, so slow
-    drifts of a shared machine cancel): median and range."""
-    ratios = sorted(mine[key] / floor[key] for mine, floor in zip(runs[tool], runs['floor'], strict=True))
+def _paired(runs: dict[str, list[dict]], tool: str, key: str, against: str = 'floor') -> str:
+    """The ratio of ``tool`` to ``against`` (the floor) within each round (measured minutes apart at most, so
+    slow drifts of a shared machine cancel): median and range."""
+    ratios = sorted(mine[key] / theirs[key] for mine, theirs in zip(runs[tool], runs[against], strict=True))
     return f'within each round: median {statistics.median(ratios):.2f}×, {ratios[0]:.2f}–{ratios[-1]:.2f}×'
 
 
@@ -327,7 +332,12 @@ def _targets(s: dict, runs: dict[str, list[dict]]) -> list[str]:
         lines.append(f"- baseline (not a target): {baseline['time_vs_floor']:.2f}× the floor on medians, "
                      f"{_paired(runs, 'baseline', 'seconds')}; ours {baseline['seconds'] / ours['seconds']:.2f}× "
                      "faster than the baseline on medians")
-    cli, plain = s.get('cli'), s.get('ir_measures_cli')
+    cli, plain, baseline_cli = s.get('cli'), s.get('ir_measures_cli'), s.get('baseline_cli')
+    if cli and baseline_cli:
+        ratio = cli['process_seconds'] / baseline_cli['process_seconds']
+        lines.append(f"- the command against the baseline's (not a target): {ratio:.2f}× its whole-process time on "
+                     f"medians, {_paired(runs, 'cli', 'process_seconds', 'baseline_cli')}; peak RSS "
+                     f"{cli['peak_rss_mb'] / baseline_cli['peak_rss_mb']:.2f}×")
     if cli and plain:
         speedup = plain['process_seconds'] / cli['process_seconds']
         check('whole command ≥ 8× faster than the plain ir_measures command', speedup >= 8, f'{speedup:.1f}×')
@@ -365,8 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(tools) - set(TOOLS))
     if unknown:
         parser.error(f'unknown tool(s) {unknown}')
-    if ('baseline' in tools) != bool(args.baseline):
-        parser.error('the baseline tool and --baseline go together')
+    if any(tool in BASELINE_TOOLS for tool in tools) != bool(args.baseline):
+        parser.error('the baseline tools and --baseline go together')
     sys.path.insert(0, str(HERE))
     RESULTS_DIR.mkdir(exist_ok=True)
     for size in SIZES if args.size == 'all' else [args.size]:

@@ -74,6 +74,8 @@ def test_run_starts_and_expand_by_hand():
     assert run_starts(np.array([1, 1, 1, 2, 2]), np.array([7, 7, 8, 8, 8])).tolist() == [True, False, True, True, False]
     owner, offset = expand(np.array([2, 0, 3, -1]))  # a negative count: no items
     assert owner.tolist() == [0, 0, 2, 2, 2] and offset.tolist() == [0, 1, 0, 1, 2]
+    owner, index = expand(np.array([2, 0, 3]), np.array([5, 9, 1]))  # from each start
+    assert owner.tolist() == [0, 0, 2, 2, 2] and index.tolist() == [5, 6, 1, 2, 3]
 
 
 @pytest.mark.parametrize('values', [[1.0, 2.0, 3.0, 0.0, 7.0, -2.0, 5.0],  # whole numbers: summed as integers

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import ir_measures
 from ir_measures.measures import Measure
@@ -33,12 +32,12 @@ CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 NUMBER = r'[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?'
-NUMBERS = re.compile(rf'{NUMBER}(?:,{NUMBER})*')
-PAIRS = re.compile(rf'\d+={NUMBER}(?:,\d+={NUMBER})*')
+#: (Patterns, compiled by ``re`` on first use: most commands name no trec_eval measure with parameters.)
+NUMBERS = rf'{NUMBER}(?:,{NUMBER})*'
+PAIRS = rf'\d+={NUMBER}(?:,\d+={NUMBER})*'
 
 
-@dataclass(frozen=True)
-class TrecName:
+class TrecName(NamedTuple):
     """One trec_eval measure: how its parameters (the text after ``name.``) make our measures.
 
     ``kind``: ``None`` (no parameters), ``'cutoffs'`` (integers), ``'values'`` (numbers, one measure each),
@@ -54,11 +53,11 @@ class TrecName:
         if self.kind is None:
             raise CliError(f'trec_eval measure {name!r} takes no parameters, got {params!r}')
         if self.kind == 'gains':
-            if not PAIRS.fullmatch(params):
+            if not re.fullmatch(PAIRS, params):
                 raise CliError(f'{name}: parameters must be label=gain pairs such as {name}.1=3,2=9; got {params!r}')
             return [self.make({int(label): float(gain) for label, gain in
                                (pair.split('=') for pair in params.split(','))})]
-        if not NUMBERS.fullmatch(params):
+        if not re.fullmatch(NUMBERS, params):
             raise CliError(f'{name}: parameters must be comma-separated numbers, got {params!r}')
         values = params.split(',')
         if self.kind == 'cutoffs':
@@ -128,8 +127,8 @@ TREC_EVAL_SETS: dict[str, tuple[str, ...]] = {
 }
 #: A trec_eval name, then its parameters after ``.`` or ``_`` (numbers, ``,`` and ``=`` only: ``Rprec_mult@0.5``
 #: is ir_measures' syntax, not ``Rprec`` with parameters).
-_NAME = re.compile('({})(?:[._]([-+0-9.,=eE]+))?'.format('|'.join(re.escape(name) for name in
-                                                                  sorted(TREC_EVAL_NAMES, key=len, reverse=True))))
+_NAME = '({})(?:[._]([-+0-9.,=eE]+))?'.format('|'.join(re.escape(name) for name in
+                                                       sorted(TREC_EVAL_NAMES, key=len, reverse=True)))
 
 
 def trec_eval_measures(text: str) -> list[Measure] | None:
@@ -137,7 +136,7 @@ def trec_eval_measures(text: str) -> list[Measure] | None:
     trec_eval name with parameters it cannot take."""
     if text in TREC_EVAL_SETS:
         return [measure for name in TREC_EVAL_SETS[text] for measure in TREC_EVAL_NAMES[name].measures(name, None)]
-    match = _NAME.fullmatch(text)
+    match = re.fullmatch(_NAME, text)
     if match is None:
         return None
     name, params = match.groups()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from itertools import repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from ir_measures import CalcResults, Metric, providers
@@ -34,8 +33,7 @@ from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 from irmeasures_ext.readers.schemas import layout_of
 
 
-@dataclass(frozen=True)
-class Partial:
+class Partial(NamedTuple):
     """The evaluation of pieces of a run that each hold whole queries (:meth:`ExtEvaluator.partial`, joined by
     :meth:`ExtEvaluator.merge`), in the evaluator's orders; only the queries answered are kept (plain arrays, to
     travel between processes: Dask's workers)."""

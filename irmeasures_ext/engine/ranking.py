@@ -379,8 +379,7 @@ def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray
     if tie_size[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
         return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first), tie_start, tie_size
     rank = tie_start.copy()
-    owner, offset = expand(hi[tied] - lo[tied])  # each tied row against its whole tie run, itself included
-    others = lo[tied][owner] + offset
+    owner, others = expand(hi[tied] - lo[tied], lo[tied])  # each tied row against its whole tie run, itself included
     if order is not None:
         others = order[others]
     rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))

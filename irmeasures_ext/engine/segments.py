@@ -16,11 +16,17 @@ def run_starts(*keys: np.ndarray) -> np.ndarray:
     return starts
 
 
-def expand(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, offset) for ``count[i]`` items per owner i: offsets 0 .. count[i] - 1."""
-    count = np.maximum(count, 0).astype(np.int64)
+def expand(count: np.ndarray, start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, index) for ``count[i]`` items per owner i (none for a count below 1): indices 0 .. count[i] - 1,
+    or ``start[i]`` .. ``start[i] + count[i] - 1`` (one pass: no offsets gathered and added afterwards)."""
+    count = count.astype(np.int64, copy=False)
+    if len(count) and count.min() < 0:
+        count = np.maximum(count, 0)
     owner = np.repeat(np.arange(len(count)), count)
-    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+    first = np.cumsum(count) - count
+    if start is not None:
+        first -= start
+    return owner, np.arange(len(owner)) - np.repeat(first, count)
 
 
 def segment_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:

@@ -6,11 +6,10 @@ whole or in pieces is decided in :mod:`.pieces`. A new file format is a module w
 "Adding a format")."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """A file format: the module that reads it (its ``open_path``), the suffixes that name it (a folder holding
     files of those suffixes, at any depth, is in it too), and how messages name a file of it."""
 

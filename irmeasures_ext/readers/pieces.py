@@ -10,8 +10,7 @@ import queue
 import stat
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pyarrow as pa
 
@@ -30,8 +29,7 @@ BLOCK_BYTES = 1 << 23
 BUCKET_BYTES = 1 << 26
 
 
-@dataclass(frozen=True)
-class RunStream:
+class RunStream(NamedTuple):
     """A run to evaluate as it is read, in blocks of ``block_bytes`` (buckets of ``bucket_bytes`` for
     interleaved queries)."""
 

@@ -1,7 +1,7 @@
 """The fixed columns every run and qrels input becomes, whatever its form."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -23,8 +23,7 @@ REAL_LABEL = pa.float64()
 _WHOLE_LIMIT = 2.0 ** 63
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """What is read for one kind of input: its ``schema`` (the fixed columns), and the fields of its TREC lines."""
 
     kind: str                  # 'run' or 'qrels'
