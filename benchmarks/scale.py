@@ -1,7 +1,7 @@
 """Memory and time in the run's length (issue 30): the whole command on generated runs of 1,000 docs a query,
 queries contiguous (the usual TREC layout) and interleaved, and 1M queries × 1 doc against one query × 1M docs.
 
-    python benchmarks/scale.py [--sizes 7,35,100] [--repeat 3]
+    python benchmarks/scale.py [--sizes 7,35,100] [--repeat 3] [--baseline OTHER_VENV/bin/python]
 
 Data (seeded, written once to benchmarks/data/scale/, gitignored): per size N (millions of lines), N × 1,000
 queries of 1,000 docs each (an 8.8M-passage pool, MS MARCO-dev-shaped: one relevant doc a query, in the
@@ -11,7 +11,8 @@ about 38 MB of the file). The two query shapes are those of queries.py. Each mea
 ``python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP`` process (whole-process
 wall time and peak RSS, common.run_measured), interleaved in rotating order. ``--in-memory-too`` adds the
 contiguous runs evaluated in memory (streaming threshold raised), to choose
-``irmeasures_ext.readers.pieces.STREAM_FROM_BYTES``; ``--parquet`` adds Parquet runs of the same sizes
+``irmeasures_ext.readers.pieces.STREAM_FROM_BYTES``; ``--baseline`` adds the TREC runs evaluated by another
+install's command (an earlier commit), in the same rounds, with paired ratios; ``--parquet`` adds Parquet runs of the same sizes
 (dask_scale.py's: folders of 16 files, query by query, in row groups of 262,144 rows), streamed at every
 size and read whole. Writes
 benchmarks/results/scale-<date>.md/.json.
@@ -100,6 +101,8 @@ def _command(stream_from_bytes: int | None = None) -> list[str]:
 
 
 IN_MEMORY, STREAMED = 1 << 62, 1
+#: The name suffix of the variants run by the --baseline install.
+BASELINE = ', baseline'
 #: The Parquet runs' row groups (a streamed run's peak memory follows its largest row group, which pyarrow's
 #: writer makes up to 1M rows by default): the same at every size.
 PARQUET_ROW_GROUP_ROWS = 1 << 18
@@ -111,6 +114,9 @@ def main() -> int:
                                                         'ratios compare each with the first')
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--in-memory-too', action='store_true')
+    parser.add_argument('--baseline', metavar='PYTHON',
+                        help="also the TREC runs of each size evaluated by another install's command (e.g. an "
+                             'earlier commit installed in another environment), in the same rounds')
     parser.add_argument('--parquet', action='store_true',
                         help="also the runs of dask_scale.py (folders of 16 Parquet files) of each size, streamed "
                              "(at every size) and read whole")
@@ -124,6 +130,8 @@ def main() -> int:
         qrels, runs = data(size)
         for layout, run in runs.items():
             variants[f'{size}M {layout}'] = (_command(), qrels, run)
+            if args.baseline:
+                variants[f'{size}M {layout}{BASELINE}'] = ([args.baseline, '-m', 'irmeasures_ext'], qrels, run)
         if args.in_memory_too:
             variants[f'{size}M contiguous, in memory'] = (_command(IN_MEMORY), qrels, runs['contiguous'])
         if args.parquet:
@@ -147,7 +155,7 @@ def main() -> int:
                       'peak_rss_mb': statistics.median(m for _, m in values),
                       'run_bytes': _bytes(variants[name][2])} for name, values in runs_of.items()}
     write_results('scale', {'machine': machine(), 'runs': runs_of, 'summary': summary},
-                  _report(summary, sizes, args.repeat, load_before))
+                  _report(summary, sizes, args.repeat, load_before) + _against_baseline(runs_of, args.baseline))
     return 0
 
 
@@ -185,6 +193,23 @@ def _report(summary: dict, sizes: list[int], repeat: int, load_before: tuple[flo
                    parquet['seconds'] / parquet_base['seconds'], round(1.1 * size / sizes[0], 2))
     target('time 1M queries x 1 doc / 1 query x 1M docs',
            summary['1M queries x 1 doc']['seconds'] / summary['1 query x 1M docs']['seconds'], 3)
+    return '\n'.join(lines) + '\n'
+
+
+def _against_baseline(runs_of: dict[str, list[tuple[float, float]]], baseline: str | None) -> str:
+    """Each variant beside the baseline install's, paired within rounds (not a target)."""
+    if not baseline:
+        return ''
+    lines = ['', f'## Against the baseline (`{baseline}`), paired within each round', '']
+    for name, theirs in runs_of.items():
+        if not name.endswith(BASELINE):
+            continue
+        ours = runs_of[name.removesuffix(BASELINE)]
+        times = sorted(mine[0] / other[0] for mine, other in zip(ours, theirs, strict=True))
+        memory = sorted(mine[1] / other[1] for mine, other in zip(ours, theirs, strict=True))
+        lines.append(f'- {name.removesuffix(BASELINE)}: time {statistics.median(times):.2f}× '
+                     f'({times[0]:.2f}–{times[-1]:.2f}×), peak RSS {statistics.median(memory):.2f}× '
+                     f'({memory[0]:.2f}–{memory[-1]:.2f}×)')
     return '\n'.join(lines) + '\n'
 
 
