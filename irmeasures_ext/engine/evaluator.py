@@ -103,11 +103,16 @@ class ExtEvaluator(providers.Evaluator):
             return self.finished(stream.in_whole_queries(
                 run, lambda tables: self.merge(self.partial(Input(table, run.source)) for table in tables)))
         rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
-        values = self.computed(rankings)
         ranked = next(iter(rankings.values()), None)
+        return self._checked(self.computed(rankings), 0 if ranked is None else int(ranked.n_retrieved.sum()),
+                             0 if ranked is None else ranked.run_queries)
+
+    def _checked(self, values: dict[Measure, np.ndarray], retrieved_docs: int,
+                 run_queries: int) -> dict[Measure, np.ndarray]:
+        """``values`` of a whole run that retrieves ``retrieved_docs`` for qrels queries among ``run_queries``,
+        after the no-overlap warning and the overflow check."""
         if self.rankings:
-            warn_if_no_overlap(self.judgments.n_queries, 0 if ranked is None else int(ranked.n_retrieved.sum()),
-                               0 if ranked is None else ranked.run_queries)
+            warn_if_no_overlap(self.judgments.n_queries, retrieved_docs, run_queries)
         self.check_overflow(values)
         return values
 
@@ -165,10 +170,7 @@ class ExtEvaluator(providers.Evaluator):
         values = self.kernel_values(lists)
         for measure, (queries, their_values) in self.answered(partial).items():
             values[measure][queries] = their_values
-        if self.rankings:
-            warn_if_no_overlap(self.judgments.n_queries, partial.retrieved_docs, partial.run_queries)
-        self.check_overflow(values)
-        return values
+        return self._checked(values, partial.retrieved_docs, partial.run_queries)
 
     def ranked(self, run: Input) -> dict[Ranking, RankedRun]:
         """``run`` ranked by each distinct ranking of the measures (without measures of ours, it is

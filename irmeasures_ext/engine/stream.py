@@ -77,17 +77,18 @@ def _ordered(run: RunStream, evaluate: Callable[[Iterator[pa.Table]], T], tables
     """``evaluate(tables)``, each table's order checked on its way (where ``run.checks_order``)."""
     if not run.checks_order:
         return evaluate(tables)
-    ascending: list[int | None] = [0]
+    ascending: int | None = 0  # queries listed by ascending score so far (None: one is not)
 
     def checked() -> Iterator[pa.Table]:
+        nonlocal ascending
         for table in tables:
-            if ascending[0] is not None:
+            if ascending is not None:
                 found = queries_listed_by_ascending_score(table)
-                ascending[0] = None if found is None else ascending[0] + found
+                ascending = None if found is None else ascending + found
             yield table
 
     evaluated = evaluate(checked())
-    warn_if_listed_by_ascending_score(ascending[0], run.name)
+    warn_if_listed_by_ascending_score(ascending, run.name)
     return evaluated
 
 
