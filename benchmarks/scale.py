@@ -12,9 +12,9 @@ about 38 MB of the file). The two query shapes are those of queries.py. Each mea
 wall time and peak RSS, common.run_measured), interleaved in rotating order. ``--in-memory-too`` adds the
 contiguous runs evaluated in memory (streaming threshold raised), to choose
 ``irmeasures_ext.readers.pieces.STREAM_FROM_BYTES``; ``--baseline`` adds the TREC runs evaluated by another
-install's command (an earlier commit), in the same rounds, with paired ratios; ``--parquet`` adds Parquet runs of the same sizes
-(dask_scale.py's: folders of 16 files, query by query, in row groups of 262,144 rows), streamed at every
-size and read whole. Writes
+install's command (an earlier commit), in the same rounds, with paired ratios; ``--parquet`` adds Parquet runs
+of the same sizes (dask_scale.py's: folders of 16 files, query by query, in row groups of 262,144 rows),
+streamed at every size and read whole. Writes
 benchmarks/results/scale-<date>.md/.json.
 """
 from __future__ import annotations

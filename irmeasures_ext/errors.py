@@ -33,7 +33,12 @@ class InputError(IrMeasuresExtError):
 
 
 class RowError(InputError):
-    """A problem with the row(s) of one (query, doc) pair; ``kind`` is 'run' or 'qrels'."""
+    """A problem with the row(s) of one (query, doc) pair; ``kind`` is 'run' or 'qrels'; ``intent``: the intent
+    of the qrels lines concerned, for qrels of intents (set after construction, else None), and ``hint``."""
+
+    intent: str | None = None
+    #: What to do about it, said after the located message too (set after construction, else None).
+    hint: str | None = None
 
     def __init__(self, message: str, kind: str, query_id: str, doc_id: str) -> None:
         super().__init__(f'{kind}: {message}')

@@ -87,6 +87,8 @@ def workspace(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     QuoteR English file and NQ's sources (as tests/test_datasets_*.py write them)."""
     folder = tmp_path_factory.mktemp('readme')
     shutil.copy(QRELS, folder / 'qrels.txt')
+    for name in ('qrels', 'run'):  # (section "Diversity": TREC diversity qrels and a run of their topics)
+        shutil.copy(ROOT / 'tests' / 'data' / 'diversity' / f'{name}.txt', folder / f'{name}.diversity.txt')
     sample_run = Path(RUN).read_text(encoding='utf-8')
     # One run for every command: the sample's queries, and some of QuoteR English's and NQ dev's test queries.
     (folder / 'run.txt').write_text(sample_run + '113942 Q0 0 1 2.0 r\n113942 Q0 1 2 1.0 r\n'

@@ -14,6 +14,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
+from irmeasures_ext.engine.intents import judgments_of_intents
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.kernels.common import KernelFunction
@@ -274,9 +275,12 @@ def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RA
 def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -> ExtEvaluator:
     """:func:`evaluator` without its warnings, which must be given on the caller's thread."""
     rankings = {measure: ranking_of(measure, ranking) for measure in measures}  # (checked before reading)
-    qrels = read_input(qrels, 'qrels')
+    with_intents = any(kernel_of(measure).needs_intents for measure in measures)
+    qrels = read_input(qrels, 'qrels', with_intents=with_intents)
     with qrels.located():
-        return ExtEvaluator(list(rankings), Judgments(qrels.table), qrels, ranking)
+        without_intents = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
+        judgments = judgments_of_intents(qrels.table, without_intents) if with_intents else Judgments(qrels.table)
+        return ExtEvaluator(list(rankings), judgments, qrels, ranking)
 
 
 def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,

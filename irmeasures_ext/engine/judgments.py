@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -22,13 +22,17 @@ from irmeasures_ext.errors import (
     RepeatedJudgment,
     RowError,
 )
-from irmeasures_ext.readers.schemas import CLASS_COLUMN
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, INTENT_COLUMN
 
 #: Label given to retrieved documents that have no qrels entry (below every ``rel`` threshold).
 UNJUDGED = np.iinfo(np.int64).min
 
 GainFunction = Callable[[np.ndarray], np.ndarray]
 T = TypeVar('T')
+E = TypeVar('E', bound=RowError)
+
+if TYPE_CHECKING:
+    from irmeasures_ext.engine.intents import Intents
 
 
 @dataclass(frozen=True)
@@ -68,8 +72,10 @@ class Judgments:
             _check_class_ids(qrels)
         #: The first (query, doc) pair judged on identical lines (counted once), if any.
         self.repeated: RepeatedJudgment | None = None
+        #: The intents of each entry, for qrels of intents (:func:`.intents.judgments_of_intents`), else None.
+        self.intents: Intents | None = None
         if self._index(qrels):
-            deduplicated, self.repeated = _deduplicate_qrels(qrels)
+            deduplicated, self.repeated = deduplicated_qrels(qrels)
             self._index(deduplicated)
 
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -196,12 +202,26 @@ class Judgments:
         return rows[same], entry[same]
 
 
-def _deduplicate_qrels(qrels: pa.Table) -> tuple[pa.Table, RepeatedJudgment]:
-    """Drops repeated identical qrels lines, returning the first such pair; raises InputError on conflicting
-    labels or classes."""
+def deduplicated_qrels(qrels: pa.Table) -> tuple[pa.Table, RepeatedJudgment | None]:
+    """``qrels`` without repeated identical lines (of a (query, doc) pair, or of a (query, intent, doc) in qrels
+    of intents) and the first such pair (None if no line repeats); InputError on conflicting labels or
+    classes."""
+    keys = [name for name in ('query_id', 'doc_id', INTENT_COLUMN) if name in qrels.column_names]
     columns = [name for name in ('relevance', CLASS_COLUMN) if name in qrels.column_names]
-    pairs = qrels.group_by(['query_id', 'doc_id']).aggregate([(name, how) for name in columns
-                                                              for how in ('min', 'max')] + [([], 'count_all')])
+    pairs = qrels.group_by(keys).aggregate([(name, how) for name in columns for how in ('min', 'max')]
+                                           + [([], 'count_all')])
+
+    def row_error(error: type[E], first: dict, problem: str) -> E:
+        """``error`` of ``problem`` about the pair ``first`` (and its intent, in qrels of intents)."""
+        located = error(problem, 'qrels', first['query_id'], first['doc_id'])
+        located.intent = first.get(INTENT_COLUMN)
+        return located
+
+    def pair(first: dict) -> str:
+        intent = first.get(INTENT_COLUMN)
+        return f'doc {first["doc_id"]!r} in query {first["query_id"]!r}' + (
+            '' if intent is None else f' for intent {intent!r}')
+
     if pairs.num_rows != qrels.num_rows:
         for name, error, what in (('relevance', ConflictingLabelsError, 'labels'),
                                   (CLASS_COLUMN, ConflictingClassesError, 'classes')):
@@ -210,17 +230,16 @@ def _deduplicate_qrels(qrels: pa.Table) -> tuple[pa.Table, RepeatedJudgment]:
             conflicts = pairs.filter(ac.not_equal(pairs[f'{name}_min'], pairs[f'{name}_max']))
             if conflicts.num_rows:
                 first = conflicts.slice(0, 1).to_pylist()[0]
-                raise error(f'conflicting {what} for doc {first["doc_id"]!r} in query {first["query_id"]!r} '
-                            f'({what} {first[f"{name}_min"]} and {first[f"{name}_max"]}); {conflicts.num_rows} such '
-                            'pair(s)', 'qrels', first['query_id'], first['doc_id'])
+                raise row_error(error, first, f'conflicting {what} for {pair(first)} ({what} {first[f"{name}_min"]} '
+                                              f'and {first[f"{name}_max"]}); {conflicts.num_rows} such pair(s)')
+    if pairs.num_rows == qrels.num_rows:
+        return qrels, None
     repeated = pairs.filter(ac.greater(pairs['count_all'], 1))
     first = repeated.slice(0, 1).to_pylist()[0]
     more = f' ({repeated.num_rows - 1} more such pair(s))' if repeated.num_rows > 1 else ''
-    judgment = RepeatedJudgment(f'doc {first["doc_id"]!r} in query {first["query_id"]!r} is judged on '
-                                f'{first["count_all"]} lines with the same label: counted once{more}', 'qrels',
-                                first['query_id'], first['doc_id'])
-    return pa.table({'query_id': pairs['query_id'], 'doc_id': pairs['doc_id'],
-                     **{name: pairs[f'{name}_min'] for name in columns}}), judgment
+    judgment = row_error(RepeatedJudgment, first, f'{pair(first)} is judged on {first["count_all"]} lines with the '
+                                                  f'same label: counted once{more}')
+    return pa.table({name: pairs[name] for name in keys} | {name: pairs[f'{name}_min'] for name in columns}), judgment
 
 
 def _check_class_ids(qrels: pa.Table) -> None:

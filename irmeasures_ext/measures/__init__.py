@@ -6,6 +6,7 @@ but ir_measures. A new declaration module is imported here (a test checks that n
 from irmeasures_ext.measures import (  # noqa: F401  (ir_measures' measures our provider computes)
     compat,
     cwl_family,
+    diversity,
     gdeval,
     judged,
     trec_family,

@@ -13,8 +13,9 @@ from irmeasures_ext._arrow.arrays import first_null, numbers_of, strings_of, to_
 from irmeasures_ext.errors import InputError
 from irmeasures_ext.readers.schemas import labels_of, layout_of, with_labels_of
 
-# PyTerrier's column names, and the names ir_measures uses for the same data.
-_COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}
+# PyTerrier's column names, and the names ir_measures uses for the same data (its ``iteration``: the intent of a
+# diversity qrels line).
+_COLUMN_ALIASES = {'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance', 'iteration': 'intent'}
 _PYTERRIER_NAME = {ours: theirs for theirs, ours in _COLUMN_ALIASES.items()}
 
 

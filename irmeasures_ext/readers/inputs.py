@@ -31,7 +31,7 @@ from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar
 from irmeasures_ext.readers.conversion import cast_column, from_columns, from_lists, no_ranks, to_array
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, Layout, layout_of
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, INTENT_COLUMN, Layout, layout_of
 from irmeasures_ext.readers.source import Source, open_file
 
 
@@ -70,18 +70,20 @@ class InputDict(dict):
         self.input = read
 
 
-def read_input(data: Any, kind: str, with_rank: bool = False) -> Input:
+def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool = False) -> Input:
     """``data``, a run or qrels (``kind``) in any accepted form, read into a table; ``with_rank`` keeps a
-    run's rank column (tie policy ``rank``)."""
+    run's rank column (tie policy ``rank``), ``with_intents`` the intent of each qrels line (the diversity
+    measures)."""
     if isinstance(data, InputDict):
         data = data.input
-    if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names):
+    if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names) and (
+            not with_intents or INTENT_COLUMN in data.table.column_names):
         return data
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table
     source = as_source(data)
-    read = Input(source.read(layout_of(kind, with_rank, kind == 'qrels' and source.has_classes())), source,
-                 source.query_starts())
+    layout = layout_of(kind, with_rank, kind == 'qrels' and not with_intents and source.has_classes(), with_intents)
+    read = Input(source.read(layout), source, source.query_starts())
     name = kind if source.name is None else source.name
     if kind == 'run' and not with_rank and source.lists_ranks():
         warn_if_listed_by_ascending_score(queries_listed_by_ascending_score(read.table), name)
@@ -222,6 +224,11 @@ def _as_table(data: Any, schema: pa.Schema, what: str) -> pa.Table:
     if isinstance(data, Mapping):
         if 'rank' in schema.names:
             raise no_ranks('a dict-of-dict')
+        if INTENT_COLUMN in schema.names:
+            raise InputError(f'the diversity measures need the intent (subtopic) of each judgment, which a '
+                             f'dict-of-dict {what} does not carry: give the qrels as a TREC file (qid intent docid '
+                             f'relevance), a table with an {INTENT_COLUMN} (or iteration) column, or records with an '
+                             'iteration field (ir_measures.Qrel)')
         return _from_dict_of_dict(data, schema, what)
     if isinstance(data, Iterable):
         return _from_records(data, schema, what)
@@ -265,16 +272,21 @@ def _class_pairs(data: Mapping, values: list[Any], what: str) -> tuple[list[Any]
     return [value[0] for value in values], [value[1] for value in values]
 
 
+#: The fields of records (ir_measures' Qrel, ir_datasets' qrels) holding a column of ours by another name.
+_RECORD_FIELDS = {INTENT_COLUMN: 'iteration'}
+
+
 def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
     columns: tuple[list, ...] = tuple([] for _ in schema)
+    fields = [_RECORD_FIELDS.get(name, name) for name in schema.names]
     try:
         for record in records:
-            for column, name in zip(columns, schema.names, strict=True):
+            for column, name in zip(columns, fields, strict=True):
                 column.append(getattr(record, name))
     except AttributeError as error:
         if error.name == 'rank':
             raise no_ranks(f'{type(error.obj).__name__} records (no rank field)') from None
-        raise InputError(f'{what} records must have fields {", ".join(schema.names)}: {error}') from None
+        raise InputError(f'{what} records must have fields {", ".join(fields)}: {error}') from None
     return from_lists(*columns, schema=schema, what=what)
 
 

@@ -16,6 +16,10 @@ RANKED_RUN_SCHEMA = RUN_SCHEMA.append(pa.field('rank', pa.int64()))
 #: Qrels with equivalence classes: a class id per judged doc (NTCIREVAL's ``label -ec``/``compute -ec``).
 CLASS_COLUMN = 'equivalence_class'
 QRELS_EC_SCHEMA = QRELS_SCHEMA.append(pa.field(CLASS_COLUMN, pa.int64()))
+#: Qrels of intents (subtopics) for the diversity measures: the intent each line judges the doc for, in a TREC
+#: file's second field (TREC's diversity qrels; ir_measures' ``iteration``), and a table's ``intent`` column.
+INTENT_COLUMN = 'intent'
+QRELS_INTENTS_SCHEMA = QRELS_SCHEMA.append(pa.field(INTENT_COLUMN, pa.string()))
 #: The type of real-valued relevance labels (e.g. an LLM's 0.35 or 2.5): the ``relevance`` column is float64
 #: when some label is not a whole number, int64 otherwise (:func:`labels_of`).
 REAL_LABEL = pa.float64()
@@ -46,11 +50,17 @@ QRELS = Layout('qrels', ('query_id', 'iteration', 'doc_id', 'relevance'), 'relev
 QRELS_EC = Layout('qrels', (*QRELS.fields, CLASS_COLUMN), 'relevance', False, QRELS_EC_SCHEMA)
 
 
-def layout_of(kind: str, with_rank: bool = False, has_classes: bool = False) -> Layout:
+#: Qrels of intents (``qid intent docid relevance``).
+QRELS_INTENTS = Layout('qrels', ('query_id', INTENT_COLUMN, 'doc_id', 'relevance'), 'relevance', False,
+                       QRELS_INTENTS_SCHEMA)
+
+
+def layout_of(kind: str, with_rank: bool = False, has_classes: bool = False, with_intents: bool = False) -> Layout:
     """The layout of a ``kind`` of input ('run' or 'qrels'): a run with its ranks (``with_rank``: tie policy
-    ``rank``), qrels with equivalence classes (``has_classes``)."""
+    ``rank``), qrels with equivalence classes (``has_classes``) or with the intent of each line
+    (``with_intents``: the diversity measures)."""
     if kind == 'qrels':
-        return QRELS_EC if has_classes else QRELS
+        return QRELS_INTENTS if with_intents else QRELS_EC if has_classes else QRELS
     return RANKED_RUN if with_rank else RUN
 
 

@@ -349,6 +349,7 @@ class TrecSource(Source):
     def locate(self, error: RowError) -> TrecFileError:
         """The error of a check on the table, naming the line(s) of its query and doc in this file."""
         query_id, doc_id = error.query_id.encode('utf-8'), error.doc_id.encode('utf-8')
+        intent = None if error.intent is None else error.intent.encode('utf-8')
         doc_field = 2
         layout = RUN if error.kind == 'run' else QRELS
         value_field = layout.fields.index(layout.value)
@@ -356,7 +357,7 @@ class TrecSource(Source):
             value_field = QRELS_EC.fields.index(CLASS_COLUMN)
         first: tuple[int, bytes] | None = None
         for line_no, fields in self.lines(containing=doc_id):
-            if fields[0] != query_id or fields[doc_field] != doc_id:
+            if fields[0] != query_id or fields[doc_field] != doc_id or intent not in (None, fields[1]):
                 continue
             where, value = f'{self.name}:{line_no}', _text(fields[value_field])
             if isinstance(error, NonFiniteScoreError):
@@ -377,8 +378,9 @@ class TrecSource(Source):
                                      f'(first at line {first[0]})')
             elif _number(fields[value_field]) != _number(first[1]):
                 what = 'classes' if isinstance(error, ConflictingClassesError) else 'labels'
+                hint = '' if error.hint is None else f'; {error.hint}'
                 return TrecFileError(f'{where}: conflicting {what} for doc {error.doc_id!r} in query '
-                                     f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}')
+                                     f'{error.query_id!r}: {value} here, {_text(first[1])} at line {first[0]}{hint}')
         return TrecFileError(f'{self.name}: {error}')
 
 

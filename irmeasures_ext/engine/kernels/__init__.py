@@ -7,6 +7,7 @@ has a kernel and that no module is left out).
 from irmeasures_ext.engine.kernels import (  # noqa: F401
     compat,
     cwl,
+    diversity,
     gdeval,
     judged,
     ndcg_z1,

@@ -44,6 +44,9 @@ class Kernel:
     #: Whether the measure is defined with equivalence classes (``classes=True``); where not, they are refused
     #: naming the measure (:func:`irmeasures_ext.engine.transforms.transforms_of`).
     takes_classes: bool = True
+    #: Whether the measure reads the intent of each judgment (the diversity measures): the qrels are then read
+    #: with their intents (:func:`irmeasures_ext.engine.intents.judgments_of_intents`).
+    needs_intents: bool = False
 
     def function(self, measure: irm.Measure, ties: str) -> KernelFunction:
         """The function computing ``measure`` under tie policy ``ties``: MeasureParamError for ``expected``
@@ -85,11 +88,13 @@ def kernel_of(measure: irm.Measure) -> Kernel:
 def kernel(name: str, prepare: PrepareFunction | None = None, may_be_nan: bool = False,
            expected: KernelFunction | None = None, credit: CreditFunction | None = None,
            bounded_by_credit: Callable[[irm.Measure], bool] | None = None, takes_classes: bool = True,
-           variant: tuple[str, Any] | None = None) -> Callable[[KernelFunction], KernelFunction]:
+           variant: tuple[str, Any] | None = None,
+           needs_intents: bool = False) -> Callable[[KernelFunction], KernelFunction]:
     """Registers the decorated function as the kernel of the measures called ``name`` or, given ``variant``
     (parameter, value), of those among them whose parameter has that value."""
     def register(compute: KernelFunction) -> KernelFunction:
-        built = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit, takes_classes)
+        built = Kernel(compute, prepare, may_be_nan, expected, credit, bounded_by_credit, takes_classes,
+                       needs_intents)
         if variant is None:
             KERNELS[name] = built
         else:

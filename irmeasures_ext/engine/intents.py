@@ -1,0 +1,106 @@
+"""Qrels of intents (subtopics), converted once for the diversity measures.
+
+A diversity qrels line judges a doc for one intent of its query (``qid intent docid relevance``); a doc may be
+judged for several intents. The judgments keep one entry per (query, doc), labelled with its highest label
+over its intents (what a measure that ignores intents sees), and :class:`Intents` beside: per entry, its
+(intent, label) pairs. Each entry also carries its own index as the judgment column :data:`JUDGMENT_COLUMN`,
+so that every row of a ranked run (after any transform) finds its pairs.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
+from irmeasures_ext.engine.judgments import Judgments, deduplicated_qrels
+from irmeasures_ext.engine.segments import expand, run_starts
+from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext.readers.schemas import INTENT_COLUMN
+
+#: The judgment column holding each (query, doc) entry's own index (:attr:`.RankedRun.judged`).
+JUDGMENT_COLUMN = 'judgment'
+
+
+class Intents(NamedTuple):
+    """The (intent, label) pairs of each judgment entry: entry e's pairs are ``start[e]:start[e + 1]``.
+    Intents are numbered across queries (``query`` gives each one's query index); within a query, entries are
+    in doc id order (byte-wise), which breaks the ties of the greedy ideal ranking."""
+
+    start: np.ndarray   # per entry, its first pair (one more item: the number of pairs)
+    intent: np.ndarray  # per pair, its intent
+    label: np.ndarray   # per pair, its label
+    query: np.ndarray   # per intent, its query index
+
+    def relevant_pairs(self, rel: int | float) -> tuple[np.ndarray, np.ndarray]:
+        """(entry, intent) of each pair with label >= ``rel``, by entry."""
+        relevant = self.label >= rel
+        entry = np.repeat(np.arange(len(self.start) - 1), np.diff(self.start))
+        return entry[relevant], self.intent[relevant]
+
+    def of_rows(self, entry: np.ndarray, rel: int | float) -> tuple[np.ndarray, np.ndarray]:
+        """(row, intent) of each pair with label >= ``rel`` of rows judged by ``entry``, in row order."""
+        row, pair = expand(self.start[entry + 1] - self.start[entry], self.start[entry])
+        relevant = self.label[pair] >= rel
+        return row[relevant], self.intent[pair[relevant]]
+
+    def covered(self, rel: int | float, n_queries: int) -> np.ndarray:
+        """S per query: its intents with a doc judged >= ``rel``."""
+        intents = np.zeros(len(self.query), dtype=bool)
+        intents[self.intent[self.label >= rel]] = True
+        return np.bincount(self.query[intents], minlength=n_queries)
+
+
+def judgments_of_intents(qrels: pa.Table, one_label_for: list[str]) -> Judgments:
+    """The judgments of qrels with an ``intent`` column (:data:`~irmeasures_ext.readers.schemas.QRELS_INTENTS`):
+    one entry per (query, doc), with its highest label, and :class:`Intents` as ``judgments.intents``. Lines
+    repeated alike are counted once (``judgments.repeated``); conflicting labels of a (query, intent, doc)
+    raise ConflictingLabelsError, and so do a doc's different labels for two intents where measures that
+    ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc."""
+    qrels, repeated = deduplicated_qrels(qrels)
+    qrels = qrels.take(ac.sort_indices(qrels, [('query_id', 'ascending'), ('doc_id', 'ascending')]))
+    query, doc, intent = (_codes(qrels[name]) for name in ('query_id', 'doc_id', INTENT_COLUMN))
+    first = np.flatnonzero(run_starts(query, doc))
+    label = to_numpy(qrels['relevance'])
+    if one_label_for:
+        _check_one_label(qrels, first, label, one_label_for)
+    entries = qrels.select(['query_id', 'doc_id']).take(from_numpy(first))
+    judgments = Judgments(entries.append_column('relevance', from_numpy(np.maximum.reduceat(label, first)))
+                          .append_column(JUDGMENT_COLUMN, from_numpy(np.arange(len(first)))))
+    judgments.repeated = repeated
+    intent = _dense(query * (int(intent.max(initial=0)) + 1) + intent)  # (query, intent) pairs, numbered
+    intent_query = np.zeros(int(intent.max(initial=-1)) + 1, dtype=np.int64)
+    intent_query[intent] = query
+    judgments.intents = Intents(np.append(first, len(label)), intent, label, intent_query)
+    return judgments
+
+
+def _check_one_label(qrels: pa.Table, first: np.ndarray, label: np.ndarray, measures: list[str]) -> None:
+    """ConflictingLabelsError for the first doc (of entries starting at rows ``first``) judged with two labels."""
+    lowest, highest = np.minimum.reduceat(label, first), np.maximum.reduceat(label, first)
+    if np.array_equal(lowest, highest):
+        return
+    entry = int(np.argmax(lowest != highest))
+    query_id, doc_id = (qrels[name][int(first[entry])].as_py() for name in ('query_id', 'doc_id'))
+    hint = (f'the measures that ignore intents ({", ".join(measures)}) need one label per doc: evaluate them apart '
+            'from the diversity measures, with qrels of one label per doc')
+    error = ConflictingLabelsError(f'conflicting labels for doc {doc_id!r} in query {query_id!r} (labels '
+                                   f'{lowest[entry]} and {highest[entry]}, for two intents); {hint}', 'qrels',
+                                   query_id, doc_id)
+    error.hint = hint
+    raise error
+
+
+def _codes(values: pa.ChunkedArray) -> np.ndarray:
+    """Each value's position among the distinct values, ascending (a sorted column's codes ascend too)."""
+    return to_numpy(ac.index_in(values, ac.sorted_unique(values))).astype(np.int64)
+
+
+def _dense(keys: np.ndarray) -> np.ndarray:
+    """The keys numbered 0, 1, ... in ascending order of their distinct values."""
+    order = np.argsort(keys, kind='stable')
+    numbers = np.empty(len(keys), dtype=np.int64)
+    numbers[order] = np.cumsum(run_starts(keys[order])) - 1
+    return numbers
