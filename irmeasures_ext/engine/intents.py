@@ -59,14 +59,17 @@ def judgments_of_intents(qrels: pa.Table, one_label_for: list[str]) -> Judgments
     repeated alike are counted once (``judgments.repeated``); conflicting labels of a (query, intent, doc)
     raise ConflictingLabelsError, and so do a doc's different labels for two intents where measures that
     ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc."""
-    qrels, repeated = deduplicated_qrels(qrels)
-    qrels = qrels.take(ac.sort_indices(qrels, [('query_id', 'ascending'), ('doc_id', 'ascending')]))
-    query, doc, intent = (_codes(qrels[name]) for name in ('query_id', 'doc_id', INTENT_COLUMN))
-    first = np.flatnonzero(run_starts(query, doc))
+    qrels, (query, doc, intent) = _sorted(qrels)
+    repeated = None
+    if not np.all(query | doc | intent):  # (a (query, doc, intent) on two lines: the slow path, for its messages)
+        deduplicated, repeated = deduplicated_qrels(qrels)
+        qrels, (query, doc, intent) = _sorted(deduplicated)
+    first = np.flatnonzero(query | doc)  # (each (query, doc) entry's first row)
+    query, intent = np.cumsum(query) - 1, _codes(qrels[INTENT_COLUMN])
     label = to_numpy(qrels['relevance'])
     if one_label_for:
         _check_one_label(qrels, first, label, one_label_for)
-    entries = qrels.select(['query_id', 'doc_id']).take(from_numpy(first))
+    entries = ac.take(qrels.select(['query_id', 'doc_id']), from_numpy(first))
     judgments = Judgments(entries.append_column('relevance', from_numpy(np.maximum.reduceat(label, first)))
                           .append_column(JUDGMENT_COLUMN, from_numpy(np.arange(len(first)))))
     judgments.repeated = repeated
@@ -91,6 +94,22 @@ def _check_one_label(qrels: pa.Table, first: np.ndarray, label: np.ndarray, meas
                                    query_id, doc_id)
     error.hint = hint
     raise error
+
+
+def _sorted(qrels: pa.Table) -> tuple[pa.Table, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``qrels`` sorted by query, doc and intent (byte-wise), and where each of the three columns starts a new
+    value."""
+    qrels = ac.take(qrels, ac.sort_indices(qrels, [(name, 'ascending') for name in ('query_id', 'doc_id',
+                                                                                     INTENT_COLUMN)]))
+    return qrels, (_changes(qrels['query_id']), _changes(qrels['doc_id']), _changes(qrels[INTENT_COLUMN]))
+
+
+def _changes(values: pa.ChunkedArray) -> np.ndarray:
+    """Per row, whether its value differs from the row before's (the first row: True)."""
+    changes = np.ones(len(values), dtype=bool)
+    if len(values) > 1:
+        changes[1:] = to_numpy(ac.not_equal(values[1:], values[:-1]))
+    return changes
 
 
 def _codes(values: pa.ChunkedArray) -> np.ndarray:

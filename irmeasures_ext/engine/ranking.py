@@ -21,11 +21,11 @@ on the calling thread and a small thread pool (numpy releases the GIL for most o
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -84,10 +84,17 @@ class RankedRun:
     judged: dict[str, np.ndarray] = field(default_factory=dict)  # each row's judgment columns beside the label
     _first_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tops: dict[int, RankedRun] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _cache: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
         return self.judgments.n_queries
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per ``key`` for this run (e.g. what several measures of a family share)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def judged_of(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """The judgment columns of ``rows`` (a mask or indices)."""

@@ -83,11 +83,12 @@ def _prepare_ideal(measure: irm.Measure, judgments: Judgments) -> None:
 
 def novelty_gains(ranked: RankedRun, rel: int, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(row, intent, c_j) of each (row, relevant intent) pair of ``ranked`` in rank order (c_j: the docs above
-    the row relevant to the intent), and gain(r) per row."""
-    row, intent = _intents(ranked.judgments).of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
-    seen = _earlier_of_same(intent)
-    gain = np.bincount(row, (1 - alpha) ** seen, minlength=len(ranked.rank))
-    return row, intent, seen, gain
+    the row relevant to the intent), and gain(r) per row (computed once per run, ``rel`` and ``alpha``)."""
+    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        row, intent = _intents(ranked.judgments).of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+        seen = _earlier_of_same(intent)
+        return row, intent, seen, np.bincount(row, (1 - alpha) ** seen, minlength=len(ranked.rank))
+    return ranked.cached(('novelty gains', rel, alpha), compute)
 
 
 def _earlier_of_same(keys: np.ndarray) -> np.ndarray:

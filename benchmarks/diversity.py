@@ -1,0 +1,126 @@
+"""ndeval's diversity measures on our command, against our five-measure command and pyndeval (issue 37, §5).
+
+    python benchmarks/diversity.py [--repeat 5]
+
+On the 1M-line benchmark run (benchmarks/data/1m, see datagen.py) and diversity qrels made from its qrels
+(``qrels.diversity.txt`` beside them, written on first use: each judged doc of the 1m qrels judged for 1 to 3 of
+its query's 5 intents, with its label or one less; seeded), each round runs, in a rotating order, each in a fresh
+process (common.run_measured):
+
+- ``five``: ``python -m irmeasures_ext QRELS RUN --suite quoter Q@1000 nDCG@5 RR@100 R@100 AP`` (the 1m qrels);
+- ``diversity``: ``python -m irmeasures_ext QRELS.diversity RUN`` with ndeval's 21 measures (``MEASURES``:
+  alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, P_IA and StRecall at 5, 10 and 20, NRBP, nNRBP and AP_IA);
+- ``pyndeval``: a Python process reading the same files with ``ir_measures.read_trec_qrels``/``read_trec_run``
+  and computing the same 21 measures with ir_measures' pyndeval provider (one setting: one pyndeval pass).
+
+A warm-up round is not counted. Reports medians and the issue's targets: ``diversity`` ≤ 3× ``five``, and
+faster than ``pyndeval``; as ratios of the medians and per round. Writes benchmarks/results/diversity-<date>.md
+and .json.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from common import child_environment, drop_cached_libraries, install_kind, machine, rotated, run_measured, write_results
+from datagen import paths
+
+MEASURES = [f'{name}@{k}' for k in (5, 10, 20) for name in ('alpha_nDCG', 'alpha_DCG', 'ERR_IA', 'nERR_IA', 'P_IA',
+                                                          'StRecall')] + ['NRBP', 'nNRBP', 'AP_IA']
+INTENTS = 5
+#: The issue's targets: (command, the command it is compared with, the largest ratio allowed).
+TARGETS = [('diversity', 'five', 3.0), ('diversity', 'pyndeval', 1.0)]
+PYNDEVAL = '''
+import sys, ir_measures
+qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
+run = list(ir_measures.read_trec_run(sys.argv[2]))
+measures = [ir_measures.parse_measure(m) for m in sys.argv[3:]]
+values = list(ir_measures.providers.registry['pyndeval'].evaluator(measures, qrels).iter_calc(run))
+print(len(values))
+'''
+
+
+def diversity_qrels(qrels: Path) -> Path:
+    """``qrels.diversity.txt`` beside ``qrels``: each judged doc judged for 1 to 3 of ``INTENTS`` intents, with
+    its label or one less (not below 0); written once, seeded."""
+    target = qrels.with_name('qrels.diversity.txt')
+    if not target.exists():
+        rng = np.random.default_rng(20261204)
+        with open(qrels) as lines, open(f'{target}.part', 'w') as out:
+            for line in lines:
+                query_id, _, doc_id, label = line.split()
+                for intent in rng.choice(INTENTS, rng.integers(1, 4), replace=False) + 1:
+                    out.write(f'{query_id} {intent} {doc_id} {max(0, int(label) - int(rng.integers(0, 2)))}\n')
+        os.replace(f'{target}.part', target)
+    return target
+
+
+def commands(qrels: Path, run: Path, dqrels: Path) -> dict[str, tuple[list[str], tuple[Path, ...]]]:
+    """name -> (the command, its input files)."""
+    ours = [sys.executable, '-m', 'irmeasures_ext']
+    return {
+        'five': ([*ours, str(qrels), str(run), '--suite', 'quoter', 'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP'],
+                 (qrels, run)),
+        'diversity': ([*ours, str(dqrels), str(run), *MEASURES], (dqrels, run)),
+        'pyndeval': ([sys.executable, '-c', PYNDEVAL, str(dqrels), str(run), *MEASURES], (dqrels, run)),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--repeat', type=int, default=5)
+    args = parser.parse_args()
+    if install_kind() != 'regular':
+        sys.exit(f'irmeasures_ext is {install_kind()} here: benchmark a regular install (benchmarks/README.md)')
+    qrels, run = paths('1m')
+    measured = commands(qrels, run, diversity_qrels(qrels))
+    drop_cached_libraries()
+    names = list(measured)
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    peak_mb: dict[str, list[float]] = {name: [] for name in names}
+    load_before = os.getloadavg()
+    for round_no in range(args.repeat + 1):  # round 0 warms up, not counted
+        for name in rotated(names, round_no):
+            command, inputs = measured[name]
+            wall, peak = run_measured(command, child_environment(), inputs=inputs)
+            if round_no:
+                seconds[name].append(wall)
+                peak_mb[name].append(peak)
+                print(f'  [round {round_no}/{args.repeat}] {name:10s} {wall:.3f} s, {peak:.0f} MB', flush=True)
+    load_after = os.getloadavg()
+    median = {name: statistics.median(values) for name, values in seconds.items()}
+    ratios = {f'{name} / {base}': {
+        'of_medians': median[name] / median[base],
+        'per_round': sorted(mine / theirs for mine, theirs in zip(seconds[name], seconds[base], strict=True)),
+        'target': target} for name, base, target in TARGETS}
+    lines = [f'# ndeval\'s measures: our command against the five-measure command and pyndeval — '
+             f'{time.strftime("%Y-%m-%d %H:%M")}', '',
+             f'Whole processes on `benchmarks/data/1m` (1,000 queries, 1M run lines; diversity qrels of {INTENTS} '
+             f'intents a query); medians of {args.repeat} interleaved rounds after a warm-up round. Machine: '
+             f'{machine()}.', f'Load average before/after: {load_before[0]:.2f} / {load_after[0]:.2f}.', '',
+             f'Measures (diversity, pyndeval): {" ".join(MEASURES)}.', '',
+             '| command | process s (median) | min–max | peak RSS MB |', '| --- | --- | --- | --- |']
+    for name in names:
+        lines.append(f'| {name} | {median[name]:.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
+                     f'| {statistics.median(peak_mb[name]):.0f} |')
+    lines += ['', '## Targets (issue 37, §5)', '']
+    for label, ratio in ratios.items():
+        per_round = ratio['per_round']
+        met = 'met' if ratio['of_medians'] <= ratio['target'] else 'MISSED'
+        lines.append(f'- {label} ≤ {ratio["target"]:g}×: {met} ({ratio["of_medians"]:.2f}× on medians; within '
+                     f'each round: median {statistics.median(per_round):.2f}×, '
+                     f'{per_round[0]:.2f}–{per_round[-1]:.2f}×)')
+    write_results('diversity', {'commands': {name: command for name, (command, _) in measured.items()},
+                                'seconds': seconds, 'peak_rss_mb': peak_mb, 'median_seconds': median,
+                                'ratios': ratios, 'machine': machine(),
+                                'load_average': [load_before, load_after]}, '\n'.join(lines) + '\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
