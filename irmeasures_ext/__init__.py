@@ -17,6 +17,7 @@ when first used.
 """
 import importlib
 from types import ModuleType
+from typing import Any
 
 from irmeasures_ext import suites
 from irmeasures_ext.comparison import compare
@@ -30,19 +31,34 @@ from irmeasures_ext.errors import (
     ReversedScoresWarning,
 )
 from irmeasures_ext.measures import (
+    D_Q,
     DECLARED,
+    DIN_Q,
     EBR,
     ERR_NTCIR,
     GAP,
+    IA_Q,
     NCU,
     RBP_NTCIR,
+    D_nDCG,
+    D_nERR,
+    D_sharp_nDCG,
+    D_sharp_Q,
+    DIN_nDCG,
+    DIN_sharp_nDCG,
+    DIN_sharp_Q,
     G,
+    I_rec,
+    IA_MSnDCG,
+    IA_nERR,
     MeanRank,
     MedianRank,
     MSnDCG,
     O_measure,
     P_measure,
     P_plus,
+    PplusQ,
+    PplusQ_sharp,
     Q,
     RankVariance,
     Rndcg,
@@ -81,6 +97,14 @@ register()
 _LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'sample')
 
 
+def intent_qrels(qrels: Any, probabilities: Any) -> Any:
+    """``qrels`` with the intent of each judgment (e.g. NTCIREVAL's Dqrels file, TREC diversity qrels) and their
+    intents' ``probabilities`` P(i|q) and types (an Iprob or DINprob file, a table or a dict): the qrels of
+    NTCIREVAL's diversity measures (``D_nDCG``, ``IA_nERR``, ...), given wherever qrels are."""
+    from irmeasures_ext.readers.intent_probabilities import IntentQrels  # (reading loads on first use)
+    return IntentQrels(qrels, probabilities)
+
+
 def __getattr__(name: str) -> ModuleType:
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f'{__name__}.{name}')
@@ -98,4 +122,6 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            '__version__',
            'rbp', 'rbp_resid', 'unj',
            'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
-           'relative_P', 'num_nonrel_judged_ret']
+           'relative_P', 'num_nonrel_judged_ret',
+           'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
+           'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'intent_qrels']

@@ -113,6 +113,10 @@ class ReversedScoresWarning(IrMeasuresExtWarning):
     where lower is better)."""
 
 
+class UnjudgedIntentWarning(IrMeasuresExtWarning):
+    """Intent probabilities list an intent that no qrels line judges: NTCIREVAL's diversity measures skip it."""
+
+
 class RepeatedJudgmentWarning(IrMeasuresExtWarning):
     """A (query, doc) pair of the qrels is judged twice with the same label: counted once. (trec_eval stops with
     "duplicate docs" on such qrels; NTCIREVAL counts the doc twice.)"""

@@ -89,6 +89,10 @@ def workspace(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     shutil.copy(QRELS, folder / 'qrels.txt')
     for name in ('qrels', 'run'):  # (section "Diversity": TREC diversity qrels and a run of their topics)
         shutil.copy(ROOT / 'tests' / 'data' / 'diversity' / f'{name}.txt', folder / f'{name}.diversity.txt')
+    for name in ('Dqrels', 'DINprob'):  # (and NTCIREVAL's forms, without q017, whose probabilities sum to 0.9)
+        lines = (ROOT / 'tests' / 'data' / 'diversity' / f'{name}.txt').read_text(encoding='utf-8').splitlines(True)
+        (folder / f'{name}.diversity.txt').write_text(''.join(line for line in lines if not line.startswith('q017 ')),
+                                                      encoding='utf-8')
     sample_run = Path(RUN).read_text(encoding='utf-8')
     # One run for every command: the sample's queries, and some of QuoteR English's and NQ dev's test queries.
     (folder / 'run.txt').write_text(sample_run + '113942 Q0 0 1 2.0 r\n113942 Q0 1 2 1.0 r\n'

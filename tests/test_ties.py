@@ -448,7 +448,18 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'num_nonrel_judged_ret': lambda p: 0.0,
             # trec_eval 10.0's: levels 0 and 1 (gains not divided), p = 0.9; b and c unjudged, 3 docs retrieved
             'rbp': lambda p: 0.1 * 0.9 ** (p - 1), 'rbp_resid': lambda p: 1 - 0.1 * 0.9 ** (p - 1),
-            'unj': lambda p: 2 / 3}
+            'unj': lambda p: 2 / 3,
+            # NTCIREVAL's intent-aware measures: a relevant (level 1) to the query's one intent, of probability 1
+            'I_rec': lambda p: 1.0, 'D_nDCG': lambda p: 1 / math.log2(p + 1), 'D_Q': lambda p: 2 / (p + 1),
+            'D_nERR': lambda p: 1 / p, 'D_sharp_nDCG': lambda p: 0.5 + 0.5 / math.log2(p + 1),
+            'D_sharp_Q': lambda p: 0.5 + 1 / (p + 1), 'DIN_nDCG': lambda p: 1 / math.log2(p + 1),
+            'DIN_Q': lambda p: 2 / (p + 1), 'DIN_sharp_nDCG': lambda p: 0.5 + 0.5 / math.log2(p + 1),
+            'DIN_sharp_Q': lambda p: 0.5 + 1 / (p + 1), 'IA_MSnDCG': lambda p: 1 / math.log2(p + 1),
+            'IA_nERR': lambda p: 1 / p, 'IA_Q': lambda p: 2 / (p + 1), 'PplusQ': lambda p: 2 / (p + 1),
+            'PplusQ_sharp': lambda p: 0.5 + 1 / (p + 1)}
+#: NTCIREVAL's intent-aware measures (they read the intents, and refuse the range and the expected value).
+INTENT_AWARE = ('I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q',
+                'DIN_sharp_nDCG', 'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp')
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.
@@ -457,11 +468,14 @@ REQUIRED = {'iRBU': {'u': 0.9}, 'Rprec_mult': {'mult': 1.0}}
 NO_EXPECTED = {'nERR', 'ERR_NTCIR', 'iRBU', 'GAP', *BPREF_FAMILY, 'gm_bpref', 'eleven_pt_avg', 'ndcg_rel'}
 #: The qrels of the tied query, by measure: a alone, or a and z (label 0, not retrieved) for the bpref
 #: family, which scores 0 without a judged non-relevant doc.
-QRELS_OF_TIED = {name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY}
+QRELS_OF_TIED = {**{name: {'q': {'a': 1, 'z': 0}} for name in BPREF_FAMILY},
+                 **{name: irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
+                    for name in INTENT_AWARE}}
 #: The tie policies each measure of ours refuses (as declared: NCU's default is stopping='gu'): no exact
 #: expected value, or no order by credit giving its best/worst value.
 REFUSED = {**{name: {'expected'} for name in NO_EXPECTED},
-           **{name: {'expected', 'optimistic', 'pessimistic'} for name in ('P_measure', 'P_plus', 'NCU', 'EBR', 'G')}}
+           **{name: {'expected', 'optimistic', 'pessimistic'}
+              for name in ('P_measure', 'P_plus', 'NCU', 'EBR', 'G', *INTENT_AWARE)}}
 
 
 @pytest.mark.parametrize('name', sorted(DECLARED))

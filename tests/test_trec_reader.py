@@ -412,3 +412,21 @@ def test_the_command_line_allocates_tables_with_malloc(monkeypatch):
         assert pa.default_memory_pool().backend_name == 'system'
     finally:
         pa.set_memory_pool(default)
+
+
+@pytest.mark.parametrize('separator', [' ', '\t'])  # (the fast path, and the normalising one)
+def test_ntcireval_levels_read_as_labels(tmp_path, separator):
+    """NTCIREVAL's levels L0, L1, ... (its Dqrels files) are labels 0, 1, ...; on every line or on none."""
+    path = tmp_path / 'qrels.txt'
+    path.write_text(''.join(separator.join(line) + '\n' for line in [('q', '1', 'a', 'L2'), ('q', '0', 'b', 'L0'),
+                                                                      ('q', '2', 'c', 'L13')]), encoding='utf-8')
+    assert read_qrels(path).to_pylist() == [{'query_id': 'q', 'doc_id': doc, 'relevance': label}
+                                            for doc, label in (('a', 2), ('b', 0), ('c', 13))]
+    path.write_text('q 1 a L2\nq 2 b 1\n', encoding='utf-8')
+    with pytest.raises(TrecFileError, match=r"qrels.txt:2: relevance '1' is not a level, unlike the first line's: "
+                                            r"write NTCIREVAL's levels \(L0, L1, ...\) on every line or on none"):
+        read_qrels(path)
+    for bad in ('L', 'Lx', 'l2', 'L-1', 'LL2'):
+        path.write_text(f'q 1 a L1\nq 2 b {bad}\n', encoding='utf-8')
+        with pytest.raises(TrecFileError, match=r'qrels.txt:2: relevance'):
+            read_qrels(path)

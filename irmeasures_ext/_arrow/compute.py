@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 
 try:
-    from pyarrow._compute import CastOptions, SetLookupOptions, SortOptions, call_function
+    from pyarrow._compute import CastOptions, SetLookupOptions, SliceOptions, SortOptions, call_function
 except ImportError:  # (pyarrow moved its internals)
-    from pyarrow.compute import CastOptions, SetLookupOptions, SortOptions, call_function
+    from pyarrow.compute import CastOptions, SetLookupOptions, SliceOptions, SortOptions, call_function
 
 from irmeasures_ext._arrow.arrays import from_numpy, string_scalar
 
@@ -130,3 +130,8 @@ def binary_join_element_wise(*strings: Any) -> Column:
     """Row by row, the strings joined by the last argument (a separator)."""
     return call_function('binary_join_element_wise', list(strings))
 
+
+
+def slice_from(strings: Column, start: int) -> Column:
+    """Each string from its ``start``-th character (UTF-8 code units) on."""
+    return call_function('utf8_slice_codeunits', [strings], SliceOptions(start))

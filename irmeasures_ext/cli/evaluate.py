@@ -46,6 +46,9 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args)
+    if args.intents:
+        from irmeasures_ext.readers.intent_probabilities import IntentQrels
+        qrels = IntentQrels(qrels, args.intents)
     results = evaluate(measures, qrels, run_input, configured, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
@@ -109,6 +112,11 @@ def _parser() -> ArgumentParser:
                              "with trec_eval's tie rule), ir_measures' DefaultPipeline for the others. Either way "
                              f'the inputs are checked by {ext_provider.NAME} (duplicate docs, conflicting qrels, '
                              'non-finite scores)')
+    parser.add_argument('--intents', metavar='FILE',
+                        help="the intents' probabilities for NTCIREVAL's diversity measures (D_nDCG@10, IA_nERR@10, "
+                             'PplusQ@10, ...): an Iprob file (qid intent prob) or DINprob file (qid intent prob '
+                             'inf|nav); QRELS then gives the intent of each judgment (qid intent docid relevance, '
+                             "relevance a number or NTCIREVAL's level L0, L1, ...)")
     add_ranking(parser)
     add_depth(parser)
     parser.add_argument('--protocol', choices=['quoter-official', 'gu-prefetch', 'symtax'],

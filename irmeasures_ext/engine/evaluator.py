@@ -25,11 +25,13 @@ from irmeasures_ext.errors import (
     MeasureParamError,
     NoOverlapWarning,
     RepeatedJudgmentWarning,
+    UnjudgedIntentWarning,
     ValueOverflowError,
     warn_at_caller,
 )
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
+from irmeasures_ext.readers.intent_probabilities import IntentQrels
 from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 from irmeasures_ext.readers.schemas import layout_of
 
@@ -80,9 +82,15 @@ class ExtEvaluator(providers.Evaluator):
                                self.lists[measure], measure_judgments))
 
     def warn_about_the_qrels(self) -> None:
-        """RepeatedJudgmentWarning for qrels lines repeated alike (counted once), naming the file and lines."""
+        """RepeatedJudgmentWarning for qrels lines repeated alike (counted once), naming the file and lines;
+        UnjudgedIntentWarning for intent probabilities of intents no qrels line judges."""
         if self.judgments.repeated is not None:
             warn_at_caller(self._qrels.describe(self.judgments.repeated), RepeatedJudgmentWarning)
+        unjudged = () if self.judgments.intents is None else self.judgments.intents.unjudged
+        if unjudged:
+            warn_at_caller(f'{unjudged[0]}: this intent has no qrels line ({len(unjudged)} such intent(s) listed '
+                           "in the intent probabilities): NTCIREVAL's diversity measures skip an intent without a "
+                           'relevant doc, and so do ours', UnjudgedIntentWarning)
 
     @functools.cached_property
     def qrel_qids(self) -> list[str]:  # type: ignore[override]  # (the base class's attribute, made when first read)
@@ -279,7 +287,9 @@ def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -
     qrels = read_input(qrels, 'qrels', with_intents=with_intents)
     with qrels.located():
         without_intents = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
-        judgments = judgments_of_intents(qrels.table, without_intents) if with_intents else Judgments(qrels.table)
+        probabilities = qrels.source.probabilities if isinstance(qrels.source, IntentQrels) else None
+        judgments = (judgments_of_intents(qrels.table, without_intents, probabilities) if with_intents
+                     else Judgments(qrels.table))
         return ExtEvaluator(list(rankings), judgments, qrels, ranking)
 
 

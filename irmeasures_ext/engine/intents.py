@@ -18,6 +18,7 @@ from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.engine.judgments import Judgments, deduplicated_qrels
 from irmeasures_ext.engine.segments import expand, run_starts
 from irmeasures_ext.errors import ConflictingLabelsError
+from irmeasures_ext.readers.intent_probabilities import IntentFileError, IntentProbabilities
 from irmeasures_ext.readers.schemas import INTENT_COLUMN
 
 #: The judgment column holding each (query, doc) entry's own index (:attr:`.RankedRun.judged`).
@@ -27,38 +28,61 @@ JUDGMENT_COLUMN = 'judgment'
 class Intents(NamedTuple):
     """The (intent, label) pairs of each judgment entry: entry e's pairs are ``start[e]:start[e + 1]``.
     Intents are numbered across queries (``query`` gives each one's query index); within a query, entries are
-    in doc id order (byte-wise), which breaks the ties of the greedy ideal ranking."""
+    in doc id order (byte-wise), which breaks the ties of the greedy ideal ranking. With the intents'
+    probabilities (:class:`~irmeasures_ext.readers.intent_probabilities.IntentQrels`), ``probability`` holds
+    P(i|q) and ``navigational`` the type of each intent (NaN and False for an intent they do not list)."""
 
     start: np.ndarray   # per entry, its first pair (one more item: the number of pairs)
     intent: np.ndarray  # per pair, its intent
     label: np.ndarray   # per pair, its label
     query: np.ndarray   # per intent, its query index
+    probability: np.ndarray | None = None
+    navigational: np.ndarray | None = None
+    #: Where the probabilities list an intent that no qrels line judges (NTCIREVAL's measures skip it).
+    unjudged: tuple[str, ...] = ()
 
-    def relevant_pairs(self, rel: int | float) -> tuple[np.ndarray, np.ndarray]:
-        """(entry, intent) of each pair with label >= ``rel``, by entry."""
+    def relevant_pairs(self, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(entry, intent, label) of each pair with label >= ``rel``, by entry."""
         relevant = self.label >= rel
         entry = np.repeat(np.arange(len(self.start) - 1), np.diff(self.start))
-        return entry[relevant], self.intent[relevant]
+        return entry[relevant], self.intent[relevant], self.label[relevant]
 
-    def of_rows(self, entry: np.ndarray, rel: int | float) -> tuple[np.ndarray, np.ndarray]:
-        """(row, intent) of each pair with label >= ``rel`` of rows judged by ``entry``, in row order."""
+    def of_rows(self, entry: np.ndarray, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, intent, label) of each pair with label >= ``rel`` of rows judged by ``entry``, in row order."""
         row, pair = expand(self.start[entry + 1] - self.start[entry], self.start[entry])
         relevant = self.label[pair] >= rel
-        return row[relevant], self.intent[pair[relevant]]
+        return row[relevant], self.intent[pair[relevant]], self.label[pair[relevant]]
 
     def covered(self, rel: int | float, n_queries: int) -> np.ndarray:
         """S per query: its intents with a doc judged >= ``rel``."""
+        return np.bincount(self.query[self.relevant(rel)], minlength=n_queries)
+
+    def relevant(self, rel: int | float) -> np.ndarray:
+        """Per intent, whether a doc is judged >= ``rel`` for it."""
         intents = np.zeros(len(self.query), dtype=bool)
         intents[self.intent[self.label >= rel]] = True
-        return np.bincount(self.query[intents], minlength=n_queries)
+        return intents
 
 
-def judgments_of_intents(qrels: pa.Table, one_label_for: list[str]) -> Judgments:
+def earlier_of_same(keys: np.ndarray) -> np.ndarray:
+    """For each item, how many items before it have its key."""
+    order = np.argsort(keys, kind='stable')
+    ordered = keys[order]
+    first = np.flatnonzero(run_starts(ordered))
+    count = np.empty(len(keys), dtype=np.int64)
+    count[order] = np.arange(len(keys)) - np.repeat(first, np.diff(np.append(first, len(keys))))
+    return count
+
+
+def judgments_of_intents(qrels: pa.Table, one_label_for: list[str],
+                         probabilities: IntentProbabilities | None = None) -> Judgments:
     """The judgments of qrels with an ``intent`` column (:data:`~irmeasures_ext.readers.schemas.QRELS_INTENTS`):
     one entry per (query, doc), with its highest label, and :class:`Intents` as ``judgments.intents``. Lines
     repeated alike are counted once (``judgments.repeated``); conflicting labels of a (query, intent, doc)
     raise ConflictingLabelsError, and so do a doc's different labels for two intents where measures that
-    ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc."""
+    ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc. With the
+    intents' ``probabilities``, an intent judged relevant (label > 0) that they do not list is an IntentFileError.
+    """
     qrels, (query, doc, intent) = _sorted(qrels)
     repeated = None
     if not np.all(query | doc | intent):  # (a (query, doc, intent) on two lines: the slow path, for its messages)
@@ -76,8 +100,36 @@ def judgments_of_intents(qrels: pa.Table, one_label_for: list[str]) -> Judgments
     intent = _dense(query * (int(intent.max(initial=0)) + 1) + intent)  # (query, intent) pairs, numbered
     intent_query = np.zeros(int(intent.max(initial=-1)) + 1, dtype=np.int64)
     intent_query[intent] = query
-    judgments.intents = Intents(np.append(first, len(label)), intent, label, intent_query)
+    intents = Intents(np.append(first, len(label)), intent, label, intent_query)
+    if probabilities is not None:
+        intents = _with_probabilities(intents, judgments, qrels[INTENT_COLUMN], probabilities)
+    judgments.intents = intents
     return judgments
+
+
+def _with_probabilities(intents: Intents, judgments: Judgments, intent_ids: pa.ChunkedArray,
+                        probabilities: IntentProbabilities) -> Intents:
+    """``intents`` with each one's probability and type from ``probabilities``."""
+    first_pair = np.zeros(len(intents.query), dtype=np.int64)
+    first_pair[intents.intent[::-1]] = np.arange(len(intents.intent))[::-1]
+    keys = list(zip(ac.take(judgments.query_ids, from_numpy(intents.query)).to_pylist(),
+                    ac.take(intent_ids, from_numpy(first_pair)).to_pylist(), strict=True))
+    listed = probabilities.of()
+    position = np.array([listed.get(key, -1) for key in keys], dtype=np.int64)
+    missing = np.flatnonzero((position < 0) & intents.relevant(np.nextafter(0.0, 1.0)))  # (labels above 0)
+    if len(missing):
+        query_id, intent = keys[int(missing[0])]
+        raise IntentFileError(f'intent {intent!r} of query {query_id!r} has relevant judgments but no probability in '
+                              f'the intent probabilities ({len(missing)} such intent(s)): list each intent of the '
+                              'qrels with its probability')
+    judged = set(keys)
+    unjudged = tuple(where for query_id, intent, where in zip(probabilities.query_id, probabilities.intent,
+                                                              probabilities.where, strict=True)
+                     if (query_id, intent) not in judged)
+    known = position >= 0
+    probability = np.where(known, probabilities.probability[np.maximum(position, 0)], np.nan)
+    navigational = known & probabilities.navigational[np.maximum(position, 0)]
+    return intents._replace(probability=probability, navigational=navigational, unjudged=unjudged)
 
 
 def _check_one_label(qrels: pa.Table, first: np.ndarray, label: np.ndarray, measures: list[str]) -> None:

@@ -137,12 +137,8 @@ class Judgments:
         by_label = self._by_label[keep[self._by_label]]
         query, gain = self.query[by_label], gain_of(self.label[by_label])
         if np.any((gain[1:] > gain[:-1]) & (query[1:] == query[:-1])):
-            order = np.lexsort((-gain, query))
-            query, gain = query[order], gain[order]
-        starts = np.searchsorted(query, np.arange(self.n_queries))
-        counts = np.bincount(query, minlength=self.n_queries)
-        rank = np.arange(len(query)) - starts[query] + 1
-        return IdealList(query, rank, gain, segment_cumsum(gain, query, starts), starts, counts)
+            return ideal_list(query, gain, self.n_queries)
+        return _ideal_of_sorted(query, gain, self.n_queries)
 
     def by_class(self) -> Judgments:
         """The judgments of the equivalence classes (computed once): an entry per (query, class), labelled
@@ -200,6 +196,20 @@ class Judgments:
         rows = rows[owner]
         same = (query[owner] == self.query[entry]) & docs.equal(rows, self._docs, entry)
         return rows[same], entry[same]
+
+
+def ideal_list(segment: np.ndarray, gain: np.ndarray, n_segments: int) -> IdealList:
+    """The ``gain`` of each item sorted descending within its ``segment`` (a query, or a query's intent): the
+    segment's ideal ranking."""
+    order = np.lexsort((-gain, segment))
+    return _ideal_of_sorted(segment[order], gain[order], n_segments)
+
+
+def _ideal_of_sorted(segment: np.ndarray, gain: np.ndarray, n_segments: int) -> IdealList:
+    starts = np.searchsorted(segment, np.arange(n_segments))
+    counts = np.bincount(segment, minlength=n_segments)
+    rank = np.arange(len(segment)) - starts[segment] + 1
+    return IdealList(segment, rank, gain, segment_cumsum(gain, segment, starts), starts, counts)
 
 
 def deduplicated_qrels(qrels: pa.Table) -> tuple[pa.Table, RepeatedJudgment | None]:

@@ -25,6 +25,23 @@ from irmeasures_ext.measures.ntcir_bpref import (
 )
 from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
 from irmeasures_ext.measures.ntcir_cascade import ERR_NTCIR, RBP_NTCIR, iRBU
+from irmeasures_ext.measures.ntcir_diversity import (
+    D_Q,
+    DIN_Q,
+    IA_Q,
+    D_nDCG,
+    D_nERR,
+    D_sharp_nDCG,
+    D_sharp_Q,
+    DIN_nDCG,
+    DIN_sharp_nDCG,
+    DIN_sharp_Q,
+    I_rec,
+    IA_MSnDCG,
+    IA_nERR,
+    PplusQ,
+    PplusQ_sharp,
+)
 from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
 from irmeasures_ext.measures.q import Q
@@ -53,4 +70,6 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
            'rbp', 'rbp_resid', 'unj',
            'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
-           'relative_P', 'num_nonrel_judged_ret']
+           'relative_P', 'num_nonrel_judged_ret',
+           'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
+           'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp']

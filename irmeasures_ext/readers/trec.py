@@ -84,8 +84,9 @@ _SCAN_CHUNK = 1 << 20
 #: A score as pyarrow.csv reads float64 (a subset of what strtod reads; checked by the tests).
 SCORE = re.compile(rb'[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?'
                    rb'|(?i:inf|infinity|nan(?:\([0-9A-Za-z_]*\))?))')
-#: A relevance label.
+#: A relevance label, and NTCIREVAL's form of one (a level: ``L0``, ``L1``, ...).
 LABEL = re.compile(rb'-?[0-9]+')
+LEVEL = re.compile(rb'L[0-9]+')
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _FIELD_SEPARATOR = re.compile(rb'[ \t\v\f]+')
 _BLANK = b' \t\v\f\r\n'
@@ -312,6 +313,7 @@ class TrecSource(Source):
         """Raises TrecFileError for the first line the grammar refuses, or for qrels of no line; returns for a run
         of no line (empty, or of blank lines): an empty run, which retrieves nothing."""
         n_fields, found = len(layout.fields), False
+        levels: bool | None = None  # (whether the first line's label is an NTCIREVAL level)
         for line_no, fields in self.lines():
             found = True
             if len(fields) < n_fields or (len(fields) > n_fields and not layout.extra_fields):
@@ -324,6 +326,15 @@ class TrecSource(Source):
                     field.decode('utf-8')
                 except UnicodeDecodeError as error:
                     raise TrecFileError(f'{self.name}:{line_no}: not valid UTF-8 ({error.reason})') from None
+            if layout.kind == 'qrels':  # (NTCIREVAL's levels L0, L1, ... are labels 0, 1, ...)
+                label = fields[layout.fields.index('relevance')]
+                is_level = bool(LEVEL.fullmatch(label))
+                levels = is_level if levels is None else levels
+                if is_level != levels:
+                    raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(label)!r} is '
+                                        f'{"a level" if is_level else "not a level"}, unlike the first line\'s: '
+                                        "write NTCIREVAL's levels (L0, L1, ...) on every line or on none")
+                fields[layout.fields.index('relevance')] = _level_as_label(label)
             value = fields[layout.fields.index(layout.value)]
             if not SCORE.fullmatch(value):
                 raise TrecFileError(f'{self.name}:{line_no}: {layout.value} {_text(value)!r} is not a number')
@@ -403,7 +414,13 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
 
 def _number(field: bytes) -> int | float:
     """A label or class id field as its value (a real-valued label as a float, exactly as the table holds it)."""
+    field = _level_as_label(field)
     return int(field) if LABEL.fullmatch(field) else float(field)
+
+
+def _level_as_label(field: bytes) -> bytes:
+    """An NTCIREVAL level (``L2``) as its label (``2``); any other field as it is."""
+    return field[1:] if LEVEL.fullmatch(field) else field
 
 
 def _text(field: bytes) -> str:
@@ -456,6 +473,8 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
                 column = table[name]
+                if name == 'relevance' and all(_levels_only(chunk) for chunk in column.chunks if len(chunk)):
+                    column = _without_level_prefix(column)  # (NTCIREVAL's levels L0, L1, ...)
                 if all(_digits_and_minus_only(chunk) for chunk in column.chunks if len(chunk)):
                     column = ac.cast(column, pa.int64())
                 elif name == 'relevance':  # real-valued labels (Arrow's float cast reads what SCORE does)
@@ -510,6 +529,22 @@ def _holds_separator(strings: pa.Array) -> bool:
     """Whether a tab, \v or \f is in some string of ``strings``."""
     data = _bytes_of(strings)
     return bool(np.any((data == 0x09) | ((data >= 0x0B) & (data <= 0x0C))))
+
+
+def _levels_only(strings: pa.Array) -> bool:
+    """Whether every string of ``strings`` is an NTCIREVAL level, ``L`` and digits."""
+    offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings) + 1, strings.offset * 4)
+    data = _bytes_of(strings)
+    first = offsets[:-1] - offsets[0]
+    is_digit = (data >= 0x30) & (data <= 0x39)
+    leading = np.zeros(len(data), dtype=bool)
+    leading[first[offsets[1:] > offsets[:-1]]] = True
+    return bool(np.all(np.diff(offsets) >= 2) and np.all(data[leading] == 0x4C) and np.all(is_digit | leading))
+
+
+def _without_level_prefix(levels: pa.ChunkedArray) -> pa.ChunkedArray:
+    """NTCIREVAL levels (``L2``) without their ``L`` (``2``)."""
+    return ac.slice_from(levels, 1)
 
 
 def _digits_and_minus_only(strings: pa.Array) -> bool:

@@ -15,6 +15,7 @@ from irmeasures_ext.engine.kernels import (  # noqa: F401
     ntcir_bpref,
     ntcir_br,
     ntcir_cascade,
+    ntcir_diversity,
     ntcir_gap,
     ntcir_ndcg,
     q,

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, Intents
+from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, Intents, earlier_of_same
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels.common import KernelFunction, PrepareFunction, kernel
 from irmeasures_ext.engine.ranking import RankedRun
@@ -85,20 +85,10 @@ def novelty_gains(ranked: RankedRun, rel: int, alpha: float) -> tuple[np.ndarray
     """(row, intent, c_j) of each (row, relevant intent) pair of ``ranked`` in rank order (c_j: the docs above
     the row relevant to the intent), and gain(r) per row (computed once per run, ``rel`` and ``alpha``)."""
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        row, intent = _intents(ranked.judgments).of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
-        seen = _earlier_of_same(intent)
+        row, intent, _ = _intents(ranked.judgments).of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+        seen = earlier_of_same(intent)
         return row, intent, seen, np.bincount(row, (1 - alpha) ** seen, minlength=len(ranked.rank))
     return ranked.cached(('novelty gains', rel, alpha), compute)
-
-
-def _earlier_of_same(keys: np.ndarray) -> np.ndarray:
-    """For each item, how many items before it have its key."""
-    order = np.argsort(keys, kind='stable')
-    ordered = keys[order]
-    first = np.flatnonzero(run_starts(ordered))
-    count = np.empty(len(keys), dtype=np.int64)
-    count[order] = np.arange(len(keys)) - np.repeat(first, np.diff(np.append(first, len(keys))))
-    return count
 
 
 def ideal(judgments: Judgments, rel: int, alpha: float) -> Ideal:
@@ -107,7 +97,7 @@ def ideal(judgments: Judgments, rel: int, alpha: float) -> Ideal:
     larger doc id, the later entry), which then counts as seen for its intents."""
     def compute() -> Ideal:
         intents = _intents(judgments)
-        entry, intent = intents.relevant_pairs(rel)
+        entry, intent, _ = intents.relevant_pairs(rel)
         new = run_starts(entry)
         candidate = np.cumsum(new) - 1  # per pair, its doc among the candidates
         query = judgments.query[entry[new]]  # per candidate (ascending: entries are by query, then doc id)

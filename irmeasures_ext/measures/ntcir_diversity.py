@@ -1,0 +1,205 @@
+"""NTCIREVAL's intent-aware (diversity) measures: I-rec, the D-, D#-, DIN-, DIN#-, IA- and P+Q measures.
+
+Each needs qrels with the intent of each judgment; all but ``I_rec`` also the intents' probabilities P(i|q)
+(and, for DIN and P+Q, their types): give the qrels as ``irmeasures_ext.intent_qrels(qrels, probabilities)``,
+e.g. ``intent_qrels('Dqrels', 'DINprob')``. Kernels, and the definitions as NTCIREVAL 190111's diversity scripts
+compute them, in ``irmeasures_ext.engine.kernels.ntcir_diversity``; names as NTCIREVAL prints them, with ``_``
+for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``).
+
+.. cite:: Tetsuya Sakai, Ruihua Song. Evaluating Diversified Search Results Using Per-Intent Graded Relevance.
+   SIGIR 2011 (I-rec, D- and D#-measures).
+.. cite:: Tetsuya Sakai. Diversified Search Evaluation: Lessons from the NTCIR-9 INTENT Task. Information
+   Retrieval 16(4), 2013 (DIN-measures, P+Q).
+.. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), README.diversity,
+   http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
+"""
+from __future__ import annotations
+
+from ir_measures.measures import ParamInfo
+
+from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, declare
+from irmeasures_ext.measures.ntcir_cascade import probability
+
+GAMMA_PARAM = Param(probability(below_one=False), dtype=float, default=0.5,
+                    desc="weight of I-rec in the #-measure (NTCIREVAL's scripts: 0.5)")
+_PARAMS: dict[str, ParamInfo] = {'cutoff': REQUIRED_CUTOFF_PARAM, 'rel': REL_PARAM}
+_SHARP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'gamma': GAMMA_PARAM}
+
+
+class _NtcirDiversityMeasure(ExtMeasure):
+    """What the measures of this module share: a required cutoff and ``rel`` (an intent's level counts from it)."""
+
+    SUPPORTED_PARAMS = _PARAMS
+
+
+class _I_rec(_NtcirDiversityMeasure):
+    """
+    Intent recall at k: the intents with a relevant doc in the top k, over the intents with a relevant doc
+    (needs no probabilities).
+    """
+    __name__ = 'I_rec'
+    NAME = __name__
+    PRETTY_NAME = 'I-rec (NTCIREVAL)'
+    SHORT_DESC = 'Intent recall: the fraction of the intents that the top k docs cover.'
+
+
+class _D_nDCG(_NtcirDiversityMeasure):
+    """
+    D-nDCG@k: MSnDCG@k over the global gain GG(d) = Σ_i P(i|q)·g_i(d), divided by the same of the docs by GG.
+    """
+    __name__ = 'D_nDCG'
+    NAME = __name__
+    PRETTY_NAME = 'D-nDCG (NTCIREVAL)'
+    SHORT_DESC = 'nDCG over the global gain of the intents.'
+
+
+class _D_Q(_NtcirDiversityMeasure):
+    """
+    D-Q@k: Q-measure@k (β = 1) over the global gain.
+    """
+    __name__ = 'D_Q'
+    NAME = __name__
+    PRETTY_NAME = 'D-Q (NTCIREVAL)'
+    SHORT_DESC = 'Q-measure over the global gain of the intents.'
+
+
+class _D_nERR(_NtcirDiversityMeasure):
+    """
+    D-nERR@k: nERR@k over the global gain, stop probability GG/(H + 1), H the query's largest GG.
+    """
+    __name__ = 'D_nERR'
+    NAME = __name__
+    PRETTY_NAME = 'D-nERR (NTCIREVAL)'
+    SHORT_DESC = 'nERR over the global gain of the intents.'
+
+
+class _D_sharp_nDCG(_NtcirDiversityMeasure):
+    """
+    D#-nDCG@k = γ·I-rec@k + (1 − γ)·D-nDCG@k.
+    """
+    __name__ = 'D_sharp_nDCG'
+    NAME = __name__
+    PRETTY_NAME = 'D#-nDCG (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and D-nDCG combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _D_sharp_Q(_NtcirDiversityMeasure):
+    """
+    D#-Q@k = γ·I-rec@k + (1 − γ)·D-Q@k.
+    """
+    __name__ = 'D_sharp_Q'
+    NAME = __name__
+    PRETTY_NAME = 'D#-Q (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and D-Q combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _DIN_nDCG(_NtcirDiversityMeasure):
+    """
+    DIN-nDCG@k: D-nDCG@k where a navigational intent adds its gain only at the first doc relevant to it.
+    """
+    __name__ = 'DIN_nDCG'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-nDCG (NTCIREVAL)'
+    SHORT_DESC = 'D-nDCG counting each navigational intent once.'
+
+
+class _DIN_Q(_NtcirDiversityMeasure):
+    """
+    DIN-Q@k: D-Q@k with DIN's gains (a doc whose gain is 0 is not relevant).
+    """
+    __name__ = 'DIN_Q'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-Q (NTCIREVAL)'
+    SHORT_DESC = 'D-Q counting each navigational intent once.'
+
+
+class _DIN_sharp_nDCG(_NtcirDiversityMeasure):
+    """
+    DIN#-nDCG@k = γ·I-rec@k + (1 − γ)·DIN-nDCG@k.
+    """
+    __name__ = 'DIN_sharp_nDCG'
+    NAME = __name__
+    PRETTY_NAME = 'DIN#-nDCG (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and DIN-nDCG combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _DIN_sharp_Q(_NtcirDiversityMeasure):
+    """
+    DIN#-Q@k = γ·I-rec@k + (1 − γ)·DIN-Q@k.
+    """
+    __name__ = 'DIN_sharp_Q'
+    NAME = __name__
+    PRETTY_NAME = 'DIN#-Q (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and DIN-Q combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _IA_MSnDCG(_NtcirDiversityMeasure):
+    """
+    IA-MSnDCG@k = Σ_i P(i|q)·MSnDCG_i@k, each intent's nDCG with its own levels as gains.
+    """
+    __name__ = 'IA_MSnDCG'
+    NAME = __name__
+    PRETTY_NAME = 'IA-MSnDCG (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware MSnDCG.'
+
+
+class _IA_nERR(_NtcirDiversityMeasure):
+    """
+    IA-nERR@k = Σ_i P(i|q)·nERR_i@k, stop probability g_i/(H_i + 1), H_i the intent's top level.
+    """
+    __name__ = 'IA_nERR'
+    NAME = __name__
+    PRETTY_NAME = 'IA-nERR (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware nERR.'
+
+
+class _IA_Q(_NtcirDiversityMeasure):
+    """
+    IA-Q@k = Σ_i P(i|q)·Q_i@k.
+    """
+    __name__ = 'IA_Q'
+    NAME = __name__
+    PRETTY_NAME = 'IA-Q (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware Q-measure.'
+
+
+class _PplusQ(_NtcirDiversityMeasure):
+    """
+    P+Q@k = Σ_i P(i|q)·(Q_i@k for an informational intent, P-plus_i on the top k for a navigational one).
+    """
+    __name__ = 'PplusQ'
+    NAME = __name__
+    PRETTY_NAME = 'P+Q (NTCIREVAL)'
+    SHORT_DESC = 'Q for informational intents, P-plus for navigational ones.'
+
+
+class _PplusQ_sharp(_NtcirDiversityMeasure):
+    """
+    P+Q#@k = γ·I-rec@k + (1 − γ)·P+Q@k.
+    """
+    __name__ = 'PplusQ_sharp'
+    NAME = __name__
+    PRETTY_NAME = 'P+Q# (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and P+Q combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+I_rec = declare(_I_rec())
+D_nDCG = declare(_D_nDCG())
+D_Q = declare(_D_Q())
+D_nERR = declare(_D_nERR())
+D_sharp_nDCG = declare(_D_sharp_nDCG())
+D_sharp_Q = declare(_D_sharp_Q())
+DIN_nDCG = declare(_DIN_nDCG())
+DIN_Q = declare(_DIN_Q())
+DIN_sharp_nDCG = declare(_DIN_sharp_nDCG())
+DIN_sharp_Q = declare(_DIN_sharp_Q())
+IA_MSnDCG = declare(_IA_MSnDCG())
+IA_nERR = declare(_IA_nERR())
+IA_Q = declare(_IA_Q())
+PplusQ = declare(_PplusQ())
+PplusQ_sharp = declare(_PplusQ_sharp())

@@ -1,0 +1,219 @@
+"""NTCIREVAL's intent-aware measures (``irmeasures_ext.engine.kernels.ntcir_diversity``) against NTCIREVAL
+190111's own values (``tests/data/diversity/ntcireval_per_topic.tsv``: D-, D#-, DIN-, DIN#-, IA-measures, I-rec,
+P+Q and P+Q# at 4 cutoffs and 2 γ, on seeded data built to cover intents without a relevant doc, docs relevant to
+several intents, navigational intents seen twice, topics without a relevant doc, unjudged docs, run-only topics),
+then the input forms, the command and the errors.
+
+q017's probabilities sum to 0.9: NTCIREVAL evaluates it, we refuse it naming the line, so the comparison leaves
+q017 out of the inputs and of the values.
+"""
+from __future__ import annotations
+
+import csv
+import warnings
+
+import ir_measures
+import pyarrow as pa
+import pytest
+from conftest import DATA
+from public_paths import main
+
+import irmeasures_ext
+from irmeasures_ext.errors import InputError, MeasureParamError, UnjudgedIntentWarning
+from irmeasures_ext.readers.intent_probabilities import IntentFileError
+
+DIVERSITY = DATA / 'diversity'
+RUN = str(DIVERSITY / 'run.txt')
+TOLERANCE = 2e-12  # (NTCIREVAL prints 12 decimals; a #-measure adds the rounding of its two printed parts)
+REFUSED = 'q017'
+#: NTCIREVAL's (script, printed name) -> our measure's name.
+OURS = {('D-NTCIR-eval', 'MSnDCG'): 'D_nDCG', ('D-NTCIR-eval', 'Q'): 'D_Q', ('D-NTCIR-eval', 'nERR'): 'D_nERR',
+        ('D-NTCIR-eval', 'I-rec'): 'I_rec', ('D-NTCIR-eval', 'D#-nDCG'): 'D_sharp_nDCG',
+        ('D-NTCIR-eval', 'D#-Q'): 'D_sharp_Q', ('DIN-NTCIR-eval', 'MSnDCG'): 'DIN_nDCG',
+        ('DIN-NTCIR-eval', 'Q'): 'DIN_Q',
+        ('DIN-NTCIR-eval', 'DIN#-nDCG'): 'DIN_sharp_nDCG', ('DIN-NTCIR-eval', 'DIN#-Q'): 'DIN_sharp_Q',
+        ('D-NTCIR-IAeval', 'IA-MSnDCG'): 'IA_MSnDCG', ('D-NTCIR-IAeval', 'IA-nERR'): 'IA_nERR',
+        ('D-NTCIR-IAeval2', 'IA-Q'): 'IA_Q', ('DIN-NTCIR-PQeval', 'PplusQ'): 'PplusQ',
+        ('NEVIAPQ2sharpnev', 'PplusQ#'): 'PplusQ_sharp'}
+
+
+def read_golden() -> dict[tuple[str, str], float]:
+    """``{(our measure string, topic): NTCIREVAL's value}`` of every row but q017's."""
+    golden = {}
+    with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
+        for row in csv.DictReader(lines, delimiter='\t'):
+            name, cutoff = row['measure'].split('@')
+            ours = OURS[row['command'], name]
+            if row['gamma'] != '-':
+                ours += f'(gamma={float(row["gamma"])})'
+            if row['qid'] != REFUSED:
+                golden[str(ir_measures.parse_measure(f'{ours}@{int(cutoff)}')), row['qid']] = float(row['value'])
+    return golden
+
+
+GOLDEN = read_golden()
+
+
+def without_refused(path, tmp_path) -> str:
+    """A copy of an input file without q017's lines."""
+    copy = tmp_path / path.name
+    copy.write_text(''.join(line for line in path.read_text(encoding='utf-8').splitlines(keepends=True)
+                            if not line.startswith(f'{REFUSED} ')), encoding='utf-8')
+    return str(copy)
+
+
+def evaluate(measures, qrels, run=RUN, **configured) -> dict[tuple[str, str], float]:
+    provider = irmeasures_ext.provider.configured(**configured) if configured else irmeasures_ext.provider
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UnjudgedIntentWarning)
+        evaluator = provider.evaluator([ir_measures.parse_measure(str(m)) for m in measures], qrels)
+    return {(str(m.measure), m.query_id): m.value for m in evaluator.iter_calc(run)}
+
+
+def mismatches(values: dict, golden: dict) -> list:
+    return [(key, values.get(key), value) for key, value in golden.items()
+            if key not in values or abs(values[key] - value) > TOLERANCE]
+
+
+def test_every_ntcireval_value(tmp_path):
+    """11,760 values: 15 measures, 4 cutoffs, 148 topics (γ 0.5 and 0.25 for the #-measures)."""
+    qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
+                                        without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
+    values = evaluate(sorted({measure for measure, _ in GOLDEN}), qrels)
+    assert len(GOLDEN) == 11760
+    assert not mismatches(values, GOLDEN), mismatches(values, GOLDEN)[:5]
+
+
+def test_iprob_gives_the_type_agnostic_values(tmp_path):
+    """With Iprob (every intent informational), the D-, IA-measures and I-rec are the same; DIN-nDCG becomes
+    D-nDCG."""
+    qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'qrels.txt', tmp_path),
+                                        without_refused(DIVERSITY / 'Iprob.txt', tmp_path))
+    agnostic = {key: value for key, value in GOLDEN.items()
+                if key[0].split('(')[0].split('@')[0] in ('D_nDCG', 'D_Q', 'D_nERR', 'I_rec', 'IA_nERR', 'IA_Q')}
+    values = evaluate(sorted({measure for measure, _ in agnostic} | {'DIN_nDCG@10'}), qrels)
+    assert not mismatches(values, agnostic)
+    assert all(values['DIN_nDCG@10', topic] == values['D_nDCG@10', topic] for _, topic in values)
+
+
+def probability_forms(tmp_path) -> dict:
+    lines = [line.split() for line in (DIVERSITY / 'DINprob.txt').read_text(encoding='utf-8').splitlines()
+             if not line.startswith(f'{REFUSED} ')]
+    table = pa.table({'query_id': [f[0] for f in lines], 'intent': [f[1] for f in lines],
+                      'probability': [float(f[2]) for f in lines], 'type': [f[3] for f in lines]})
+    as_dict: dict = {}
+    for query_id, intent, probability, kind in lines:
+        as_dict.setdefault(query_id, {})[intent] = (float(probability), kind)
+    pandas = pytest.importorskip('pandas')
+    return {'DINprob file': without_refused(DIVERSITY / 'DINprob.txt', tmp_path), 'Arrow table': table,
+            'DataFrame': pandas.DataFrame(table.to_pydict()), 'dict': as_dict}
+
+
+def test_every_form_of_probabilities_and_qrels(tmp_path):
+    measures = ['D_sharp_nDCG@10', 'DIN_Q@20', 'IA_nERR@5', 'PplusQ_sharp(gamma=0.25)@1000']
+    golden = {key: value for key, value in GOLDEN.items() if key[0] in measures}
+    qrels_records = [q for q in ir_measures.read_trec_qrels(str(DIVERSITY / 'qrels.txt')) if q.query_id != REFUSED]
+    for form, probabilities in probability_forms(tmp_path).items():
+        for qrels in (qrels_records, without_refused(DIVERSITY / 'Dqrels.txt', tmp_path)):
+            values = evaluate(measures, irmeasures_ext.intent_qrels(qrels, probabilities))
+            assert not mismatches(values, golden), form
+
+
+def test_the_command(tmp_path, capsys):
+    qrels = without_refused(DIVERSITY / 'Dqrels.txt', tmp_path)
+    intents = without_refused(DIVERSITY / 'DINprob.txt', tmp_path)
+    assert main([qrels, RUN, 'D_sharp_nDCG@10', 'IA_nERR@20', '--intents', intents, '-q', '-p', '12']) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    for measure in ('D_sharp_nDCG@10', 'IA_nERR@20'):
+        assert f'q001\t{measure}\t{GOLDEN[measure, "q001"]:.12f}' in lines
+    assert 'this intent has no qrels line (44 such intent(s)' in captured.err
+
+
+@pytest.mark.parametrize('text, message', [
+    ('q1 1 0.5 inf\nq1 2 0.4 inf\n', r"probabilities.txt:1: the intent probabilities of query 'q1' sum to 0.9, not 1"),
+    ('q1 1 0.5 inf\nq1 2 0.5 web\n', r"probabilities.txt:2: intent type 'web' is not inf or nav"),
+    ('q1 1 0.5\nq1 2 half\n', r"probabilities.txt:2: probability 'half' of intent '2' is not a number from 0 to 1"),
+    ('q1 1 0.5\nq1 1 0.5\n', r"probabilities.txt:2: intent '1' of query 'q1' is listed twice \(first at "
+                             r'.*probabilities.txt:1\)'),
+    ('q1 1 0.5 inf\nq1 2 0.5\n', r'probabilities.txt:2: expected 4 fields'),
+    ('q1 1 1.5\n', r"probabilities.txt:1: probability '1.5' of intent '1' is not a number from 0 to 1"),
+])
+def test_bad_probability_files_name_the_line(tmp_path, text, message):
+    path = tmp_path / 'probabilities.txt'
+    path.write_text(text, encoding='utf-8')
+    with pytest.raises(IntentFileError, match=message):
+        irmeasures_ext.intent_qrels([ir_measures.Qrel('q1', 'a', 1, '1')], str(path))
+
+
+def test_a_relevant_intent_without_probability_is_refused():
+    qrels = [ir_measures.Qrel('q1', 'a', 1, '1'), ir_measures.Qrel('q1', 'b', 2, '2')]
+    with pytest.raises(IntentFileError, match=r"intent '2' of query 'q1' has relevant judgments but no probability"):
+        evaluate(['D_nDCG@10'], irmeasures_ext.intent_qrels(qrels, {'q1': {'1': 1.0}}), {'q1': {'a': 1.0}})
+
+
+def test_measures_need_probabilities_except_i_rec():
+    qrels = [ir_measures.Qrel('q1', 'a', 1, '1'), ir_measures.Qrel('q1', 'b', 2, '2')]
+    with pytest.raises(InputError, match=r"need the intents' probabilities P\(i\|q\): give the qrels as "
+                                         r'irmeasures_ext.intent_qrels'):
+        evaluate(['IA_Q@10'], qrels, {'q1': {'a': 1.0}})
+    assert evaluate(['I_rec@1', 'I_rec@2'], qrels, {'q1': {'a': 2.0, 'b': 1.0}}) == {('I_rec@1', 'q1'): 0.5,
+                                                                                   ('I_rec@2', 'q1'): 1.0}
+
+
+def test_hand_computed_case():
+    """One topic, intents 1 (P 0.6, informational) and 2 (P 0.4, navigational); qrels a: 1→L2, b: 1→L1, 2→L3,
+    c: 2→L1; the run ranks b, c, a. GG: a 1.2, b 0.6 + 1.2 = 1.8, c 0.4; ideal b, a, c."""
+    qrels = irmeasures_ext.intent_qrels(
+        [ir_measures.Qrel('q', 'a', 2, '1'), ir_measures.Qrel('q', 'b', 1, '1'), ir_measures.Qrel('q', 'b', 3, '2'),
+         ir_measures.Qrel('q', 'c', 1, '2')], {'q': {'1': (0.6, 'inf'), '2': (0.4, 'nav')}})
+    values = evaluate(['D_nDCG@2', 'D_Q@3', 'DIN_nDCG@2', 'I_rec@1', 'D_sharp_nDCG@2', 'IA_Q@3'], qrels,
+                      {'q': {'b': 3.0, 'c': 2.0, 'a': 1.0}})
+    log3 = 1.584962500721156
+    assert values['D_nDCG@2', 'q'] == pytest.approx((1.8 + 0.4 / log3) / (1.8 + 1.2 / log3), abs=1e-15)
+    # D-Q@3: BR(1) = (1 + 1.8)/(1 + 1.8), BR(2) = (2 + 2.2)/(2 + 3.0), BR(3) = (3 + 3.4)/(3 + 3.4); R = 3.
+    assert values['D_Q@3', 'q'] == pytest.approx((1 + 4.2 / 5 + 1) / 3, abs=1e-15)
+    # DIN: intent 2 is navigational: c, its second relevant doc, gains 0.
+    assert values['DIN_nDCG@2', 'q'] == pytest.approx(1.8 / (1.8 + 1.2 / log3), abs=1e-15)
+    assert values['I_rec@1', 'q'] == 1.0
+    assert values['D_sharp_nDCG@2', 'q'] == pytest.approx(0.5 + 0.5 * values['D_nDCG@2', 'q'], abs=1e-15)
+    # IA-Q@3: intent 1 (ideal a 2, b 1): b at 1: BR (1+1)/(1+2); a at 3: (2+3)/(3+3); /2. Intent 2 (ideal b 3, c 1):
+    # b at 1: (1+3)/(1+3); c at 2: (2+4)/(2+4); /2.
+    expected = 0.6 * (2 / 3 + 5 / 6) / 2 + 0.4 * (1 + 1) / 2
+    assert values['IA_Q@3', 'q'] == pytest.approx(expected, abs=1e-15)
+
+
+def test_tie_policies_and_parameters():
+    qrels = irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
+    run = {'q': {'a': 1.0, 'b': 1.0}}
+    # trec_eval's rule (doc id descending): b, unjudged, then a.
+    assert evaluate(['D_nDCG@2'], qrels, run) == {('D_nDCG@2', 'q'): pytest.approx(1 / 1.584962500721156, abs=1e-15)}
+    for ties in ('optimistic', 'expected'):
+        with pytest.raises(MeasureParamError, match=f'D_nDCG@2 is not supported under ties={ties}'):
+            evaluate(['D_nDCG@2'], qrels, run, ties=ties)
+    with pytest.raises(MeasureParamError, match='gamma must be a number with 0 <= gamma <= 1'):
+        irmeasures_ext.D_sharp_Q(gamma=1.5)
+
+
+def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):
+    """judged_only=True (the condensed list; a doc with any qrels line is judged, L0 too) equals the measure on the
+    run from which the docs without a qrels line were removed, for every measure of this family and ndeval's."""
+    qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
+                                        without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
+    judged = {(q.query_id, q.doc_id) for q in ir_measures.read_trec_qrels(str(DIVERSITY / 'qrels.txt'))}
+    run = [doc for doc in ir_measures.read_trec_run(RUN)]
+    condensed_run = [doc for doc in run if (doc.query_id, doc.doc_id) in judged]
+    assert 0 < len(condensed_run) < len(run)
+    names = [name for _, name in OURS.items()] + ['alpha_nDCG', 'nERR_IA', 'P_IA']
+    measures = [ir_measures.parse_measure(f'{name}@10') for name in dict.fromkeys(names)] + [
+        ir_measures.parse_measure('AP_IA')]
+    condensed = evaluate([m(judged_only=True) for m in measures], qrels, run)
+    plain = evaluate(measures, qrels, condensed_run)
+    assert len(condensed) == len(plain) == 148 * len(measures)
+    for (measure, topic), value in plain.items():
+        key = (str(ir_measures.parse_measure(measure)(judged_only=True)), topic)
+        assert condensed[key] == pytest.approx(value, abs=1e-12), key
+    whole = evaluate(measures, qrels, run)  # (and the condensed list changes values of the whole run)
+    topics = {topic for _, topic in whole}
+    assert sum(abs(condensed[str(m(judged_only=True)), topic] - whole[str(m), topic]) > 1e-9
+               for m in measures for topic in topics) > 100
