@@ -217,3 +217,49 @@ def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):
     topics = {topic for _, topic in whole}
     assert sum(abs(condensed[str(m(judged_only=True)), topic] - whole[str(m), topic]) > 1e-9
                for m in measures for topic in topics) > 100
+
+
+#: The diversity mode's names (``irmeasures-ext ntcireval -I``) and NTCIREVAL's (script, printed name) of each.
+NTCIREVAL_LINES = {'I-rec': ('D-NTCIR-eval', 'I-rec'), 'D-nDCG': ('D-NTCIR-eval', 'MSnDCG'),
+                   'D-Q': ('D-NTCIR-eval', 'Q'), 'D-nERR': ('D-NTCIR-eval', 'nERR'),
+                   'D#-nDCG': ('D-NTCIR-eval', 'D#-nDCG'), 'D#-Q': ('D-NTCIR-eval', 'D#-Q'),
+                   'DIN-nDCG': ('DIN-NTCIR-eval', 'MSnDCG'), 'DIN-Q': ('DIN-NTCIR-eval', 'Q'),
+                   'DIN#-nDCG': ('DIN-NTCIR-eval', 'DIN#-nDCG'), 'DIN#-Q': ('DIN-NTCIR-eval', 'DIN#-Q'),
+                   'IA-MSnDCG': ('D-NTCIR-IAeval', 'IA-MSnDCG'), 'IA-nERR': ('D-NTCIR-IAeval', 'IA-nERR'),
+                   'IA-Q': ('D-NTCIR-IAeval2', 'IA-Q'), 'PplusQ': ('DIN-NTCIR-PQeval', 'PplusQ'),
+                   'PplusQ#': ('NEVIAPQ2sharpnev', 'PplusQ#')}
+
+
+@pytest.mark.parametrize('gamma', [None, 0.25])
+def test_the_ntcireval_diversity_mode_prints_ntcirevals_values(tmp_path, capsys, gamma):
+    """``irmeasures-ext ntcireval QRELS RUN -I DINprob -cutoffs 5,1000 -q -o tsv -p 12``: every line is NTCIREVAL's
+    value (γ = 0.5, or -Igamma 0.25), to the last printed digit but for the #-measures, which NTCIREVAL's scripts
+    combine from its printed parts."""
+    qrels = without_refused(DIVERSITY / 'Dqrels.txt', tmp_path)
+    intents = without_refused(DIVERSITY / 'DINprob.txt', tmp_path)
+    printed = {}
+    with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
+        for row in csv.DictReader(lines, delimiter='\t'):
+            if row['gamma'] in ('-', str(gamma or 0.5)):
+                printed[row['command'], row['measure'], row['qid']] = row['value']
+    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', '5,1000', '-q', '-o', 'tsv', '-p', '12']
+    assert main(argv + ([] if gamma is None else ['-Igamma', str(gamma)])) == 0
+    rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
+    per_topic = [row for row in rows if row[0] != 'all']
+    assert len(per_topic) == 2 * len(NTCIREVAL_LINES) * 147  # (q006 has no relevant doc: no line, as NTCIREVAL)
+    for topic, name, value in per_topic:
+        ours, cutoff = name.split('@')
+        command, theirs = NTCIREVAL_LINES[ours]
+        assert abs(float(value) - float(printed[command, f'{theirs}@{cutoff}', topic])) <= TOLERANCE, (topic, name)
+
+
+def test_the_ntcireval_diversity_mode_refuses_ad_hoc_options(capsys):
+    assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt'), '-g',
+                 '1:2:3', '-ec']) == 2
+    assert capsys.readouterr().err.strip().endswith('error: -g -ec: not taken with -I (the diversity measures: their '
+                                                    'gains are the levels)')
+    assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN]) == 2
+    assert 'error: -g GAINS is required (or -I FILE: the diversity measures)' in capsys.readouterr().err
+    assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt')]) == 2
+    assert ("DINprob.txt:74: the intent probabilities of query 'q017' sum to 0.9, not 1"
+            in capsys.readouterr().err)

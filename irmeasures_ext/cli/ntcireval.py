@@ -131,13 +131,28 @@ ROWS: dict[str, Row] = {
 }
 
 
+#: The diversity mode's lines (``-I``), per cutoff: (NTCIREVAL's name, our measure's name, whether it takes γ).
+DIVERSITY_ROWS = (('I-rec@k', 'I_rec', False), ('D-nDCG@k', 'D_nDCG', False), ('D-Q@k', 'D_Q', False),
+                  ('D-nERR@k', 'D_nERR', False), ('D#-nDCG@k', 'D_sharp_nDCG', True), ('D#-Q@k', 'D_sharp_Q', True),
+                  ('DIN-nDCG@k', 'DIN_nDCG', False), ('DIN-Q@k', 'DIN_Q', False),
+                  ('DIN#-nDCG@k', 'DIN_sharp_nDCG', True), ('DIN#-Q@k', 'DIN_sharp_Q', True),
+                  ('IA-MSnDCG@k', 'IA_MSnDCG', False), ('IA-nERR@k', 'IA_nERR', False), ('IA-Q@k', 'IA_Q', False),
+                  ('PplusQ@k', 'PplusQ', False), ('PplusQ#@k', 'PplusQ_sharp', True))
+#: The options of the ad hoc evaluation that the diversity mode does not take (its gains are the levels).
+AD_HOC_ONLY = ('g', 'bpref', 'ec', 'gap', 'rbup', 's', 'logb', 'rbp', 'gamma')
+
+
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    settings = settings_of(args)
-    check_combinations(args)
     try:
-        printed = printed_measures(settings, args.cutoffs, {name for name in ('gap', 'rbup', 'bpref')
-                                                            if getattr(args, name) not in (None, False)}, args.j)
+        if args.I:
+            printed = diversity_measures(args)
+        else:
+            if args.g is None:
+                raise CliError('-g GAINS is required (or -I FILE: the diversity measures)')
+            check_combinations(args)
+            printed = printed_measures(settings_of(args), args.cutoffs, {
+                name for name in ('gap', 'rbup', 'bpref') if getattr(args, name) not in (None, False)}, args.j)
     except MeasureParamError as error:
         raise CliError(f'{error} (from the command line options)') from None
     prepare_process()
@@ -147,9 +162,13 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
     qrels_input, run_input = load(args)
+    if args.I:
+        from irmeasures_ext.readers.intent_probabilities import IntentQrels
+        qrels_input = IntentQrels(qrels_input, args.I)
     qrels = read_input(qrels_input, 'qrels')
     with qrels.located():
-        check_levels(qrels.table, settings.max_level, args.g, args.j)
+        if not args.I:
+            check_levels(qrels.table, len(_levels('-g', args.g)), args.g, args.j)
         if args.ec:
             check_class_ids(qrels.table)
     configured = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
@@ -186,6 +205,22 @@ def settings_of(args: argparse.Namespace) -> Settings:
         raise CliError(f'-beta must be a finite number >= 0, got {args.beta:g}')
     return Settings(gains=gains, max_level=len(gains), beta=args.beta, logb=args.logb, rbp=args.rbp,
                     gamma=args.gamma, stops=None if args.s is None else _stop_values(args.s), rbup=args.rbup)
+
+
+def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
+    """(name, our measure) of every line of the diversity mode, per cutoff in DIVERSITY_ROWS' order (CliError for
+    an ad hoc option)."""
+    given = [f'-{name}' for name in AD_HOC_ONLY if getattr(args, name) not in (None, False)]
+    if given:
+        raise CliError(f'{" ".join(given)}: not taken with -I (the diversity measures: their gains are the levels)')
+    gamma = {} if args.Igamma is None else {'gamma': args.Igamma}
+    printed = []
+    for cutoff in args.cutoffs:
+        for name, ours, takes_gamma in DIVERSITY_ROWS:
+            measure = ext_measures.DECLARED[ours](**(gamma if takes_gamma else {}))
+            printed.append((name.replace('@k', f'@{cutoff:04d}'),
+                            (measure(judged_only=True) if args.j else measure) @ cutoff))
+    return printed
 
 
 def check_combinations(args: argparse.Namespace) -> None:
@@ -335,9 +370,17 @@ def _parser() -> ArgumentParser:
                     'topics (NEV2mean: a topic without relevant docs, which NTCIREVAL prints nothing for, counts '
                     '0). The run is ranked by score with trec_eval\'s tie rule (see --ties).')
     add_inputs(parser)
-    parser.add_argument('-g', required=True, metavar='GAINS',
-                        help='gain of each relevance level from L1, e.g. 1:2:3 (required, as in NTCIREVAL: it also '
-                             'declares the highest level; a qrels label above it is an error)')
+    parser.add_argument('-g', metavar='GAINS',
+                        help='gain of each relevance level from L1, e.g. 1:2:3 (required, as in NTCIREVAL, unless -I: '
+                             'it also declares the highest level; a qrels label above it is an error)')
+    parser.add_argument('-I', metavar='FILE',
+                        help="diversity mode: NTCIREVAL's intent-aware measures (its D-NTCIR-eval, DIN-NTCIR-eval, "
+                             'D-NTCIR-IAeval and DIN-NTCIR-PQeval scripts: I-rec, D-, D#-, DIN-, DIN#-, IA-measures, '
+                             'P+Q, P+Q#) per cutoff, from FILE, the intent probabilities (Iprob: qid intent prob; '
+                             'DINprob: qid intent prob inf|nav), and QRELS with the intent of each line (Dqrels: qid '
+                             'intent docid Lk)')
+    parser.add_argument('-Igamma', type=float, metavar='G',
+                        help='with -I: the weight of I-rec in the #-measures (default 0.5, as the scripts)')
     parser.add_argument('-beta', type=float, default=1.0, metavar='B',
                         help='patience of the blended ratio (O-measure, P-measure, P-plus, Q-measure, NCU*,BR, EBR, '
                              'Q@k, EBR@k; default 1)')
