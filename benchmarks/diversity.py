@@ -11,11 +11,14 @@ process (common.run_measured):
 - ``diversity``: ``python -m irmeasures_ext QRELS.diversity RUN`` with ndeval's 21 measures (``MEASURES``:
   alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, P_IA and StRecall at 5, 10 and 20, NRBP, nNRBP and AP_IA);
 - ``pyndeval``: a Python process reading the same files with ``ir_measures.read_trec_qrels``/``read_trec_run``
-  and computing the same 21 measures with ir_measures' pyndeval provider (one setting: one pyndeval pass).
+  and computing the same 21 measures with ir_measures' pyndeval provider (one setting: one pyndeval pass);
+- ``ntcireval -I``: ``python -m irmeasures_ext ntcireval QRELS.diversity RUN -I DINPROB -cutoffs 10,20``, NTCIREVAL's
+  15 intent-aware measures at two cutoffs, with ``DINprob.diversity.txt`` beside the qrels (each query's 5
+  intents, probabilities of 4 decimals summing to 1, one or two navigational; seeded).
 
-A warm-up round is not counted. Reports medians and the issue's targets: ``diversity`` ≤ 3× ``five``, and
-faster than ``pyndeval``; as ratios of the medians and per round. Writes benchmarks/results/diversity-<date>.md
-and .json.
+A warm-up round is not counted. Reports medians and the issue's targets: ``diversity`` and ``ntcireval -I``
+≤ 3× ``five``, and ``diversity`` faster than ``pyndeval``; as ratios of the medians and per round. Writes
+benchmarks/results/diversity-<date>.md and .json.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ MEASURES = [f'{name}@{k}' for k in (5, 10, 20) for name in ('alpha_nDCG', 'alpha
                                                           'StRecall')] + ['NRBP', 'nNRBP', 'AP_IA']
 INTENTS = 5
 #: The issue's targets: (command, the command it is compared with, the largest ratio allowed).
-TARGETS = [('diversity', 'five', 3.0), ('diversity', 'pyndeval', 1.0)]
+TARGETS = [('diversity', 'five', 3.0), ('ntcireval -I', 'five', 3.0), ('diversity', 'pyndeval', 1.0)]
 PYNDEVAL = '''
 import sys, ir_measures
 qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
@@ -60,6 +63,26 @@ def diversity_qrels(qrels: Path) -> Path:
     return target
 
 
+def intent_probabilities(dqrels: Path) -> Path:
+    """``DINprob.diversity.txt`` beside ``dqrels``: P(i|q) of each query's ``INTENTS`` intents (4 decimals summing
+    to 1) and their types (one or two navigational); written once, seeded."""
+    target = dqrels.with_name('DINprob.diversity.txt')
+    if not target.exists():
+        rng = np.random.default_rng(20261205)
+        with open(dqrels) as lines:
+            queries = list(dict.fromkeys(line.split(maxsplit=1)[0] for line in lines))
+        with open(f'{target}.part', 'w') as out:
+            for query_id in queries:
+                weights = np.round(rng.dirichlet(np.ones(INTENTS)) * 10_000).astype(int)
+                weights[np.argmax(weights)] += 10_000 - weights.sum()  # (4 decimals that sum to 1 exactly)
+                navigational = set(rng.choice(INTENTS, rng.integers(1, 3), replace=False) + 1)
+                for intent, weight in enumerate(weights, start=1):
+                    kind = 'nav' if intent in navigational else 'inf'
+                    out.write(f'{query_id} {intent} {weight / 10_000:.4f} {kind}\n')
+        os.replace(f'{target}.part', target)
+    return target
+
+
 def commands(qrels: Path, run: Path, dqrels: Path) -> dict[str, tuple[list[str], tuple[Path, ...]]]:
     """name -> (the command, its input files)."""
     ours = [sys.executable, '-m', 'irmeasures_ext']
@@ -68,6 +91,8 @@ def commands(qrels: Path, run: Path, dqrels: Path) -> dict[str, tuple[list[str],
                  (qrels, run)),
         'diversity': ([*ours, str(dqrels), str(run), *MEASURES], (dqrels, run)),
         'pyndeval': ([sys.executable, '-c', PYNDEVAL, str(dqrels), str(run), *MEASURES], (dqrels, run)),
+        'ntcireval -I': ([*ours, 'ntcireval', str(dqrels), str(run), '-I', str(intent_probabilities(dqrels)),
+                          '-cutoffs', '10,20'], (dqrels, run)),
     }
 
 
@@ -91,7 +116,7 @@ def main() -> int:
             if round_no:
                 seconds[name].append(wall)
                 peak_mb[name].append(peak)
-                print(f'  [round {round_no}/{args.repeat}] {name:10s} {wall:.3f} s, {peak:.0f} MB', flush=True)
+                print(f'  [round {round_no}/{args.repeat}] {name:12s} {wall:.3f} s, {peak:.0f} MB', flush=True)
     load_after = os.getloadavg()
     median = {name: statistics.median(values) for name, values in seconds.items()}
     ratios = {f'{name} / {base}': {
