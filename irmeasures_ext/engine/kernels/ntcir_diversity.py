@@ -20,6 +20,7 @@ every doc of GG > 0 by GG descending, H = its largest GG.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -132,19 +133,17 @@ def _top_per_query(ideal: IdealList, n_queries: int) -> np.ndarray:
     return top
 
 
-def _global_ndcg(gains_of: GainsOfRows) -> KernelFunction:
-    def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        rel = measure['rel']
-        return _ndcg(ranked, gains_of(ranked, rel), global_ideal(ranked.judgments, rel), measure['cutoff'])
-    return compute
+def global_ndcg(gains_of: GainsOfRows, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """D-nDCG@k, or DIN-nDCG@k with DIN's ``gains_of`` (module docstring)."""
+    rel = measure['rel']
+    return _ndcg(ranked, gains_of(ranked, rel), global_ideal(ranked.judgments, rel), measure['cutoff'])
 
 
-def _global_q(gains_of: GainsOfRows) -> KernelFunction:
-    def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        rel = measure['rel']
-        return _q(ranked.query, ranked.rank, gains_of(ranked, rel), global_ideal(ranked.judgments, rel),
-                  measure['cutoff'], ranked.n_queries)
-    return compute
+def global_q(gains_of: GainsOfRows, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """D-Q@k, or DIN-Q@k with DIN's ``gains_of`` (module docstring)."""
+    rel = measure['rel']
+    return _q(ranked.query, ranked.rank, gains_of(ranked, rel), global_ideal(ranked.judgments, rel),
+              measure['cutoff'], ranked.n_queries)
 
 
 def d_nerr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -168,12 +167,10 @@ def intent_recall(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
                        intents.covered(rel, ranked.n_queries))
 
 
-def _sharp(of: KernelFunction) -> KernelFunction:
-    """X# = γ·I-rec@k + (1 − γ)·X@k."""
-    def compute(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-        gamma = measure['gamma']
-        return gamma * intent_recall(measure, ranked) + (1 - gamma) * of(measure, ranked)
-    return compute
+def sharp(of: KernelFunction, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """X#@k = γ·I-rec@k + (1 − γ)·X@k, X computed by ``of``."""
+    gamma = measure['gamma']
+    return gamma * intent_recall(measure, ranked) + (1 - gamma) * of(measure, ranked)
 
 
 # ---------------------------------------------------------------- per intent (IA-measures, P+Q)
@@ -268,18 +265,19 @@ def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[Ker
                   needs_intents=True)
 
 
+# (Registered by calls of partial functions, not decorators: mutation testing reaches the functions.)
 _ntcir_kernel('I_rec', prepare=lambda measure, judgments: None)(intent_recall)
-_ntcir_kernel('D_nDCG', _prepare_global)(_global_ndcg(_d_gains))
-_ntcir_kernel('D_Q', _prepare_global)(_global_q(_d_gains))
+_ntcir_kernel('D_nDCG', _prepare_global)(partial(global_ndcg, _d_gains))
+_ntcir_kernel('D_Q', _prepare_global)(partial(global_q, _d_gains))
 _ntcir_kernel('D_nERR', _prepare_global)(d_nerr)
-_ntcir_kernel('D_sharp_nDCG', _prepare_global)(_sharp(_global_ndcg(_d_gains)))
-_ntcir_kernel('D_sharp_Q', _prepare_global)(_sharp(_global_q(_d_gains)))
-_ntcir_kernel('DIN_nDCG', _prepare_global)(_global_ndcg(_din_gains))
-_ntcir_kernel('DIN_Q', _prepare_global)(_global_q(_din_gains))
-_ntcir_kernel('DIN_sharp_nDCG', _prepare_global)(_sharp(_global_ndcg(_din_gains)))
-_ntcir_kernel('DIN_sharp_Q', _prepare_global)(_sharp(_global_q(_din_gains)))
+_ntcir_kernel('D_sharp_nDCG', _prepare_global)(partial(sharp, partial(global_ndcg, _d_gains)))
+_ntcir_kernel('D_sharp_Q', _prepare_global)(partial(sharp, partial(global_q, _d_gains)))
+_ntcir_kernel('DIN_nDCG', _prepare_global)(partial(global_ndcg, _din_gains))
+_ntcir_kernel('DIN_Q', _prepare_global)(partial(global_q, _din_gains))
+_ntcir_kernel('DIN_sharp_nDCG', _prepare_global)(partial(sharp, partial(global_ndcg, _din_gains)))
+_ntcir_kernel('DIN_sharp_Q', _prepare_global)(partial(sharp, partial(global_q, _din_gains)))
 _ntcir_kernel('IA_MSnDCG')(ia_ndcg)
 _ntcir_kernel('IA_nERR')(ia_nerr)
 _ntcir_kernel('IA_Q')(ia_q)
 _ntcir_kernel('PplusQ')(p_plus_q)
-_ntcir_kernel('PplusQ_sharp')(_sharp(p_plus_q))
+_ntcir_kernel('PplusQ_sharp')(partial(sharp, p_plus_q))

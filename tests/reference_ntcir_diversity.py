@@ -1,0 +1,363 @@
+"""Plain, slow reference implementations of NTCIREVAL's intent-aware diversity measures, one topic at a time.
+
+Written from the definitions of NTCIREVAL 190111's diversity scripts (``D-NTCIR-eval``, ``DIN-NTCIR-eval``,
+``D-NTCIR-IAeval``/``IAeval2``, ``DIN-NTCIR-PQeval``, ``NEVIAPQ2sharpnev``) and the ``ntcir_eval`` subcommands
+they call (``glabel``, ``dinlabel``, ``gcompute``, ``irec``), as ``tests/data/diversity/README.upstream.md``
+("How NTCIREVAL computes each measure") states them, as loops over one ranked list: no numpy and nothing
+imported from ``irmeasures_ext``. ``tests/test_reference_ntcir_diversity.py`` checks every function against
+NTCIREVAL's own values (``tests/data/diversity/ntcireval_per_topic.tsv``), then the package's provider against
+these functions on generated data.
+
+Each measure function takes the topic's ranking (doc ids, best first; rank r is the 1-based position), its
+judgments ``{doc_id: {intent: level}}`` (a doc missing from it is unjudged), the intent probabilities
+``{intent: P(i|q)}``, the intent types ``{intent: 'inf' or 'nav'}`` where the measure needs them, the cutoff k
+and ``rel``, and returns the value for that topic.
+
+NTCIREVAL's conventions, as these functions follow them:
+
+* **Relevance and gains.** Intent i's level of doc d counts where it is ≥ ``rel`` (NTCIREVAL: L1 and above);
+  the gain g_i(d) is then the level itself (NTCIREVAL's default linear gains; levels may be real numbers),
+  else 0. Unjudged docs, and docs judged below ``rel`` for every intent, have gain 0 and count in the ranks.
+* **I**, the topic's intents, holds only the intents with at least one doc of level ≥ ``rel``. An intent
+  without one is ignored everywhere: its probability is missing from every sum (no renormalisation), and an
+  intent's probability is only looked up for intents of I. The probabilities are used as given (NTCIREVAL
+  does not check that they sum to 1).
+* **Global gain** GG(d) = Σ_i P(i|q)·g_i(d) over d's intents with level ≥ ``rel``. The D-measures' **ideal
+  list** is every judged doc with GG > 0, by GG descending; R = its length, H = its largest GG.
+* **Ad hoc measures on a gain list** (``gcompute``), at cutoff k, with G(r) the gain at rank r, C(r) = the
+  number of ranks s ≤ r with G(s) > 0, CG(r) = Σ_{s≤r} G(s), CG*(r) = the ideal list's cumulative gain at
+  rank min(r, R) (0 if R = 0), BR(r) = (C(r) + CG(r)) / (r + CG*(r)):
+
+  - MSnDCG@k = Σ_{r≤k} G(r)/log2(r + 1) over the same sum of the ideal list (0 if that is 0);
+  - Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0);
+  - nERR@k = ERR@k / ERR@k of the ideal list, ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1);
+  - P-plus on the list truncated to k: rp = the first rank ≤ k whose G equals the largest G of the top k;
+    Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0.
+
+* **D-measures** (``D-NTCIR-eval``): D-nDCG (NTCIREVAL's ``MSnDCG@k``), D-Q (``Q@k``) and D-nERR (``nERR@k``)
+  are these measures with gains GG against the ideal list.
+* **I-rec@k** (``irec``) = |{i ∈ I: a doc of the top k has level ≥ ``rel`` for i}| / |I| (0 if I is empty).
+* **DIN-measures** (``DIN-NTCIR-eval``): walking the ranking from the top, a doc's gain is Σ P(i|q)·g_i(d) over
+  its informational intents, plus P(j|q)·g_j(d) for each navigational intent j for which d is the first doc of
+  the ranking of level ≥ ``rel`` for j (later docs of j add nothing, even at a higher level). DIN-nDCG and
+  DIN-Q use these gains against the **same ideal list as the D-measures** (DIN-Q's C(r) counts the docs whose
+  DIN gain is above 0).
+* **#-measures**: X#@k = γ·I-rec@k + (1 − γ)·X@k (γ = 0.5 in NTCIREVAL's scripts).
+* **IA-measures** (``D-NTCIR-IAeval``, ``IAeval2``): IA-M@k = Σ_{i∈I} P(i|q)·M_i@k, M_i being the ad hoc
+  measure with gains g_i against intent i's ideal list (its docs of level ≥ ``rel``, by level descending;
+  R_i = their number, H_i = the top level).
+* **P+Q@k** (``DIN-NTCIR-PQeval``) = Σ_{i∈I} P(i|q)·(Q_i@k for an informational intent, P-plus_i for a
+  navigational one); P+Q#@k = γ·I-rec@k + (1 − γ)·P+Q@k (``NEVIAPQ2sharpnev``).
+* **Order of the run** (``tie_rule_ranking``): NTCIREVAL never sorts; its input was ordered by trec_eval's
+  rule, score descending, then doc id descending byte-wise.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+Judgments = Mapping[str, Mapping[str, float]]  # {doc_id: {intent: level}}
+Probabilities = Mapping[str, float]  # {intent: P(i|q)}
+Types = Mapping[str, str]  # {intent: 'inf' or 'nav'}
+GAMMA = 0.5
+
+
+def tie_rule_ranking(scores: Mapping[str, float]) -> list[str]:
+    """trec_eval's order (NTCIREVAL's input here): score descending, then doc id descending byte-wise."""
+    return sorted(scores, key=lambda doc: (scores[doc], doc.encode('utf-8')), reverse=True)
+
+
+# ---------------------------------------------------------------- intents and gains
+
+
+def intents_with_relevant_doc(judgments: Judgments, rel: int = 1) -> set[str]:
+    """I: the intents for which at least one doc has level ≥ ``rel``."""
+    return {intent for levels in judgments.values() for intent, level in levels.items() if level >= rel}
+
+
+def intent_gain(doc: str, intent: str, judgments: Judgments, rel: int = 1) -> float:
+    """g_i(d): d's level for ``intent`` where it is ≥ ``rel``, else 0 (also for an unjudged doc)."""
+    level = judgments.get(doc, {}).get(intent, 0)
+    return float(level) if level >= rel else 0.0
+
+
+def global_gain(doc: str, judgments: Judgments, probabilities: Probabilities, rel: int = 1) -> float:
+    """GG(d) = Σ_i P(i|q)·g_i(d) over d's intents with level ≥ ``rel``."""
+    gain = 0.0
+    for intent, level in judgments.get(doc, {}).items():
+        if level >= rel:
+            gain += probabilities[intent] * level
+    return gain
+
+
+def global_gains(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities,
+                 rel: int = 1) -> list[float]:
+    """G(r) = GG(doc at rank r) for each rank of ``ranking``."""
+    return [global_gain(doc, judgments, probabilities, rel) for doc in ranking]
+
+
+def ideal_global_gains(judgments: Judgments, probabilities: Probabilities, rel: int = 1) -> list[float]:
+    """The D-measures' ideal list, as its gains: every judged doc's GG that is above 0, descending."""
+    gains = [global_gain(doc, judgments, probabilities, rel) for doc in judgments]
+    return sorted((gain for gain in gains if gain > 0), reverse=True)
+
+
+def din_gains(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+              rel: int = 1) -> list[float]:
+    """The DIN gain of each rank: P(i|q)·g_i(d) summed over d's informational intents, and over the navigational
+    intents for which d is the first doc of the ranking of level ≥ ``rel``."""
+    seen: set[str] = set()
+    gains = []
+    for doc in ranking:
+        gain = 0.0
+        for intent, level in judgments.get(doc, {}).items():
+            if level < rel:
+                continue
+            if types[intent] == 'nav':
+                if intent in seen:
+                    continue
+                seen.add(intent)
+            gain += probabilities[intent] * level
+        gains.append(gain)
+    return gains
+
+
+def intent_gains(ranking: Sequence[str], judgments: Judgments, intent: str, rel: int = 1) -> list[float]:
+    """g_i(doc at rank r) for each rank of ``ranking``."""
+    return [intent_gain(doc, intent, judgments, rel) for doc in ranking]
+
+
+def ideal_intent_gains(judgments: Judgments, intent: str, rel: int = 1) -> list[float]:
+    """Intent i's ideal list, as its gains: the levels ≥ ``rel`` of its docs, descending."""
+    gains = [intent_gain(doc, intent, judgments, rel) for doc in judgments]
+    return sorted((gain for gain in gains if gain > 0), reverse=True)
+
+
+# ---------------------------------------------------------------- ad hoc measures on a gain list (gcompute)
+
+
+def ms_ndcg(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """MSnDCG@k = Σ_{r≤k} G(r)/log2(r + 1) over the same sum of the ideal list (0 if that is 0)."""
+    dcg = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(gains[:cutoff], start=1))
+    ideal_dcg = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal[:cutoff], start=1))
+    return dcg / ideal_dcg if ideal_dcg > 0 else 0.0
+
+
+def _ideal_cumulative_gain(ideal: Sequence[float], rank: int) -> float:
+    """CG*(r): the ideal list's cumulative gain at rank min(r, R) (0 if R = 0)."""
+    return sum(ideal[:rank])
+
+
+def blended_ratios(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> list[float]:
+    """BR(r) = (C(r) + CG(r)) / (r + CG*(r)) for r ≤ k (β = 1), whatever G(r)."""
+    ratios = []
+    relevant, cumulative = 0, 0.0
+    for rank, gain in enumerate(gains[:cutoff], start=1):
+        if gain > 0:
+            relevant += 1
+        cumulative += gain
+        ratios.append((relevant + cumulative) / (rank + _ideal_cumulative_gain(ideal, rank)))
+    return ratios
+
+
+def q_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0)."""
+    if not ideal:
+        return 0.0
+    ratios = blended_ratios(gains, ideal, cutoff)
+    total = sum(ratio for ratio, gain in zip(ratios, gains, strict=False) if gain > 0)
+    return total / min(cutoff, len(ideal))
+
+
+def err(gains: Sequence[float], highest: float, cutoff: int) -> float:
+    """ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), with stop probability p = G/(H + 1)."""
+    total, not_stopped = 0.0, 1.0
+    for rank, gain in enumerate(gains[:cutoff], start=1):
+        stop = gain / (highest + 1)
+        total += not_stopped * stop / rank
+        not_stopped *= 1 - stop
+    return total
+
+
+def nerr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """nERR@k = ERR@k / ERR@k of the ideal list, H = the ideal list's largest gain (0 if there is none)."""
+    if not ideal:
+        return 0.0
+    highest = max(ideal)
+    best = err(ideal, highest, cutoff)
+    return err(gains, highest, cutoff) / best if best > 0 else 0.0
+
+
+def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """P-plus on the top k: rp = the first rank whose G is the largest G of the top k;
+    Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0."""
+    top = list(gains[:cutoff])
+    if not top or max(top) <= 0:
+        return 0.0
+    preferred = top.index(max(top)) + 1
+    ratios = blended_ratios(top, ideal, preferred)
+    relevant = [ratio for ratio, gain in zip(ratios, top, strict=False) if gain > 0]
+    return sum(relevant) / len(relevant)
+
+
+# ---------------------------------------------------------------- the diversity measures
+
+
+def i_rec(ranking: Sequence[str], judgments: Judgments, cutoff: int, rel: int = 1) -> float:
+    """I-rec@k = the intents of I with a doc of level ≥ ``rel`` in the top k, over |I| (0 if I is empty)."""
+    intents = intents_with_relevant_doc(judgments, rel)
+    if not intents:
+        return 0.0
+    covered = {intent for doc in ranking[:cutoff] for intent, level in judgments.get(doc, {}).items()
+               if level >= rel}
+    return len(covered) / len(intents)
+
+
+def d_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+           rel: int = 1) -> float:
+    """D-nDCG@k: MSnDCG@k with gains GG against the ideal list."""
+    return ms_ndcg(global_gains(ranking, judgments, probabilities, rel),
+                   ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def d_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+        rel: int = 1) -> float:
+    """D-Q@k: Q@k with gains GG against the ideal list."""
+    return q_measure(global_gains(ranking, judgments, probabilities, rel),
+                     ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def d_nerr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+           rel: int = 1) -> float:
+    """D-nERR@k: nERR@k with gains GG against the ideal list (stop probability GG/(H + 1))."""
+    return nerr(global_gains(ranking, judgments, probabilities, rel),
+                ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def d_sharp_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                 rel: int = 1, gamma: float = GAMMA) -> float:
+    """D#-nDCG@k = γ·I-rec@k + (1 − γ)·D-nDCG@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * d_ndcg(ranking, judgments, probabilities, cutoff, rel))
+
+
+def d_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+              rel: int = 1, gamma: float = GAMMA) -> float:
+    """D#-Q@k = γ·I-rec@k + (1 − γ)·D-Q@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * d_q(ranking, judgments, probabilities, cutoff, rel))
+
+
+def din_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+             cutoff: int, rel: int = 1) -> float:
+    """DIN-nDCG@k: MSnDCG@k with the DIN gains against the D-measures' ideal list."""
+    return ms_ndcg(din_gains(ranking, judgments, probabilities, types, rel),
+                   ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def din_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+          cutoff: int, rel: int = 1) -> float:
+    """DIN-Q@k: Q@k with the DIN gains against the D-measures' ideal list."""
+    return q_measure(din_gains(ranking, judgments, probabilities, types, rel),
+                     ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def din_sharp_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+                   cutoff: int, rel: int = 1, gamma: float = GAMMA) -> float:
+    """DIN#-nDCG@k = γ·I-rec@k + (1 − γ)·DIN-nDCG@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * din_ndcg(ranking, judgments, probabilities, types, cutoff, rel))
+
+
+def din_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+                cutoff: int, rel: int = 1, gamma: float = GAMMA) -> float:
+    """DIN#-Q@k = γ·I-rec@k + (1 − γ)·DIN-Q@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * din_q(ranking, judgments, probabilities, types, cutoff, rel))
+
+
+def _intent_aware(measure: Callable[[Sequence[float], Sequence[float], int], float], ranking: Sequence[str],
+                  judgments: Judgments, probabilities: Probabilities, cutoff: int, rel: int) -> float:
+    """Σ_{i∈I} P(i|q)·M_i@k, M_i with gains g_i against intent i's ideal list."""
+    total = 0.0
+    for intent in sorted(intents_with_relevant_doc(judgments, rel)):
+        total += probabilities[intent] * measure(intent_gains(ranking, judgments, intent, rel),
+                                                 ideal_intent_gains(judgments, intent, rel), cutoff)
+    return total
+
+
+def ia_msndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+              rel: int = 1) -> float:
+    """IA-MSnDCG@k = Σ_{i∈I} P(i|q)·MSnDCG_i@k."""
+    return _intent_aware(ms_ndcg, ranking, judgments, probabilities, cutoff, rel)
+
+
+def ia_nerr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+            rel: int = 1) -> float:
+    """IA-nERR@k = Σ_{i∈I} P(i|q)·nERR_i@k (stop probability g_i/(H_i + 1))."""
+    return _intent_aware(nerr, ranking, judgments, probabilities, cutoff, rel)
+
+
+def ia_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+         rel: int = 1) -> float:
+    """IA-Q@k = Σ_{i∈I} P(i|q)·Q_i@k."""
+    return _intent_aware(q_measure, ranking, judgments, probabilities, cutoff, rel)
+
+
+def pplus_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+            cutoff: int, rel: int = 1) -> float:
+    """P+Q@k = Σ_{i∈I} P(i|q)·(Q_i@k if i is informational, P-plus_i on the top k if navigational)."""
+    total = 0.0
+    for intent in sorted(intents_with_relevant_doc(judgments, rel)):
+        measure = p_plus if types[intent] == 'nav' else q_measure
+        total += probabilities[intent] * measure(intent_gains(ranking, judgments, intent, rel),
+                                                 ideal_intent_gains(judgments, intent, rel), cutoff)
+    return total
+
+
+def pplus_q_sharp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
+                  cutoff: int, rel: int = 1, gamma: float = GAMMA) -> float:
+    """P+Q#@k = γ·I-rec@k + (1 − γ)·P+Q@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * pplus_q(ranking, judgments, probabilities, types, cutoff, rel))
+
+
+# ---------------------------------------------------------------- NTCIREVAL's files
+
+
+def read_dqrels(path) -> dict[str, dict[str, dict[str, int]]]:
+    """``{topic_id: {doc_id: {intent: level}}}`` of an NTCIREVAL Dqrels file (``qid intent docid Lk``)."""
+    qrels: dict = {}
+    with open(path, encoding='utf-8') as lines:
+        for line in lines:
+            if line.strip():
+                topic, intent, doc, level = line.split()
+                assert level.startswith('L'), line
+                qrels.setdefault(topic, {}).setdefault(doc, {})[intent] = int(level[1:])
+    return qrels
+
+
+def read_dinprob(path) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+    """``({topic_id: {intent: P(i|q)}}, {topic_id: {intent: 'inf' or 'nav'}})`` of a DINprob file
+    (``qid intent prob inf|nav``)."""
+    probabilities: dict = {}
+    types: dict = {}
+    with open(path, encoding='utf-8') as lines:
+        for line in lines:
+            if line.strip():
+                topic, intent, probability, kind = line.split()
+                assert kind in ('inf', 'nav'), line
+                probabilities.setdefault(topic, {})[intent] = float(probability)
+                types.setdefault(topic, {})[intent] = kind
+    return probabilities, types
+
+
+def read_trec_run(path) -> dict[str, dict[str, float]]:
+    """``{topic_id: {doc_id: score}}`` of a plain TREC run file (``qid Q0 docid rank score tag``)."""
+    run: dict = {}
+    with open(path, encoding='utf-8') as lines:
+        for line in lines:
+            if line.strip():
+                topic, _, doc, _, score, _ = line.split()
+                run.setdefault(topic, {})[doc] = float(score)
+    return run
