@@ -254,6 +254,17 @@ def test_conflicting_labels_of_one_intent_name_the_lines(tmp_path):
         evaluate(['alpha_nDCG@10'], records, {'q': {'a': 1.0}})
 
 
+def test_one_label_per_doc_names_the_first_doc_with_two():
+    records = [ir_measures.Qrel('q', doc, label, intent) for doc, label, intent in (
+        ('a', 1, '1'), ('a', 1, '2'), ('b', 2, '1'), ('b', 0, '2'), ('c', 1, '1'), ('c', 3, '2'))]
+    with pytest.raises(ConflictingLabelsError) as conflict:
+        evaluate(['alpha_nDCG@10', 'nDCG@10', 'P@5'], records, {'q': {'a': 1.0}})
+    assert str(conflict.value) == (
+        "qrels: conflicting labels for doc 'b' in query 'q' (labels 0 and 2, for two intents); the measures that "
+        'ignore intents (nDCG@10, P@5) need one label per doc: evaluate them apart from the diversity measures, '
+        'with qrels of one label per doc')
+
+
 def test_measures_without_intents_beside_them_need_one_label_per_doc(tmp_path):
     """A doc judged 1 for one intent and 0 for another has no one label for nDCG: said, naming both lines."""
     qrels = tmp_path / 'qrels.txt'

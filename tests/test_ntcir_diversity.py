@@ -146,17 +146,24 @@ def test_bad_probability_files_name_the_line(tmp_path, text, message):
         irmeasures_ext.intent_qrels([ir_measures.Qrel('q1', 'a', 1, '1')], str(path))
 
 
-def test_a_relevant_intent_without_probability_is_refused():
-    qrels = [ir_measures.Qrel('q1', 'a', 1, '1'), ir_measures.Qrel('q1', 'b', 2, '2')]
-    with pytest.raises(IntentFileError, match=r"intent '2' of query 'q1' has relevant judgments but no probability"):
+@pytest.mark.parametrize('level', [2, 0.5])  # (a real level above 0 is relevant too)
+def test_a_relevant_intent_without_probability_is_refused(level):
+    qrels = [ir_measures.Qrel('q1', 'a', 1, '1'), ir_measures.Qrel('q1', 'b', level, '2'),
+             ir_measures.Qrel('q1', 'b', 0, '3')]  # (intent 3, judged only 0, needs no probability)
+    with pytest.raises(IntentFileError) as refused:
         evaluate(['D_nDCG@10'], irmeasures_ext.intent_qrels(qrels, {'q1': {'1': 1.0}}), {'q1': {'a': 1.0}})
+    assert str(refused.value) == ("intent '2' of query 'q1' has relevant judgments but no probability in the intent "
+                                  'probabilities (1 such intent(s)): list each intent of the qrels with its '
+                                  'probability')
 
 
 def test_measures_need_probabilities_except_i_rec():
     qrels = [ir_measures.Qrel('q1', 'a', 1, '1'), ir_measures.Qrel('q1', 'b', 2, '2')]
-    with pytest.raises(InputError, match=r"need the intents' probabilities P\(i\|q\): give the qrels as "
-                                         r'irmeasures_ext.intent_qrels'):
+    with pytest.raises(InputError) as refused:
         evaluate(['IA_Q@10'], qrels, {'q1': {'a': 1.0}})
+    assert str(refused.value) == ("NTCIREVAL's diversity measures need the intents' probabilities P(i|q): give the "
+                                  "qrels as irmeasures_ext.intent_qrels(qrels, 'Iprob.txt' or 'DINprob.txt') (on the "
+                                  'command line: --intents FILE)')
     assert evaluate(['I_rec@1', 'I_rec@2'], qrels, {'q1': {'a': 2.0, 'b': 1.0}}) == {('I_rec@1', 'q1'): 0.5,
                                                                                    ('I_rec@2', 'q1'): 1.0}
 
@@ -263,3 +270,10 @@ def test_the_ntcireval_diversity_mode_refuses_ad_hoc_options(capsys):
     assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt')]) == 2
     assert ("DINprob.txt:74: the intent probabilities of query 'q017' sum to 0.9, not 1"
             in capsys.readouterr().err)
+
+
+def test_classes_are_refused_by_name():
+    qrels = irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
+    for name in ('D_nDCG@5', 'alpha_nDCG@5'):
+        with pytest.raises(MeasureParamError, match=f'{name}.*classes'):
+            evaluate([name], qrels, {'q': {'a': 1.0}}, classes=True)

@@ -69,11 +69,9 @@ def _check(measure: irm.Measure, judgments: Judgments) -> None:
     """MeasureParamError for a measure without the cutoff ndeval computes it at, or α, β outside [0, 1]."""
     if 'cutoff' in measure.SUPPORTED_PARAMS and optional_param(measure, 'cutoff') is None:
         raise MeasureParamError(f'{measure}: ndeval computes {measure.NAME} at a cutoff: write {measure.NAME}@k')
-    for name in ('alpha', 'beta'):
-        if name in measure.SUPPORTED_PARAMS:
-            value = measure[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise MeasureParamError(f'{measure}: {name} must be a number from 0 to 1, got {value!r}')
+    for name in ('alpha', 'beta'):  # (ir_measures has checked that each is a float)
+        if name in measure.SUPPORTED_PARAMS and not 0 <= measure[name] <= 1:
+            raise MeasureParamError(f'{measure}: {name} must be a number from 0 to 1, got {measure[name]!r}')
 
 
 def _prepare_ideal(measure: irm.Measure, judgments: Judgments) -> None:
@@ -129,9 +127,9 @@ def _covered(judgments: Judgments, rel: int) -> np.ndarray:
     return judgments.cached(('intents covered', rel), lambda: _intents(judgments).covered(rel, judgments.n_queries))
 
 
-def _discounted(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutoff: int | None, discount: Discount,
+def _discounted(query: np.ndarray, rank: np.ndarray, gain: np.ndarray, cutoff: int, discount: Discount,
                 n_queries: int) -> np.ndarray:
-    top = rank <= cutoff if cutoff is not None else np.ones(len(rank), dtype=bool)
+    top = rank <= cutoff
     return segment_sum(gain[top] / discount(rank[top]), query[top], n_queries)
 
 
@@ -146,8 +144,8 @@ def _by_ideal_ideal(measure: irm.Measure, ranked: RankedRun, discount: Discount)
     total = _run_sum(measure, ranked, discount)
     cutoff, alpha = measure['cutoff'], _alpha(measure)
     covered = _covered(ranked.judgments, measure['rel'])
-    if cutoff == 1:
-        return np.where(covered > 0, total, 0.0)
+    if cutoff == 1:  # (where S = 0, no doc is relevant: the sum is 0)
+        return total
     ranks = np.arange(1, cutoff + 1)
     return safe_divide(total, covered * float(np.sum((1 - alpha) ** (ranks - 1) / discount(ranks))))
 
@@ -211,9 +209,8 @@ def nnrbp(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """nNRBP (module docstring): NaN where no intent has a relevant doc."""
     gain = novelty_gains(ranked, measure['rel'], _alpha(measure))[3]
     best = ideal(ranked.judgments, measure['rel'], _alpha(measure))
-    with np.errstate(invalid='ignore'):
-        return (_rbp_sum(ranked.query, ranked.rank, gain, measure, ranked.n_queries)
-                / _rbp_sum(best.query, best.rank, best.gain, measure, ranked.n_queries))
+    return (_rbp_sum(ranked.query, ranked.rank, gain, measure, ranked.n_queries)  # (0/0: the evaluator's errstate)
+            / _rbp_sum(best.query, best.rank, best.gain, measure, ranked.n_queries))
 
 
 @_diversity_kernel('AP_IA', _check)

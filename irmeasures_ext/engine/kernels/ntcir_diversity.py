@@ -203,7 +203,7 @@ def _per_query(ranked: RankedRun, per_intent: np.ndarray) -> np.ndarray:
     return segment_sum(_probability(intents) * per_intent, intents.query, ranked.n_queries)
 
 
-def _intent_q(ranked: RankedRun, rows: IntentRows, cutoff: int) -> np.ndarray:
+def _intent_q(rows: IntentRows, cutoff: int) -> np.ndarray:
     return _q(rows.intent, rows.rank, rows.gain, rows.ideal, cutoff, len(rows.ideal.counts))
 
 
@@ -229,7 +229,7 @@ def ia_nerr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 def ia_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """IA-Q@k (module docstring)."""
     rows = intent_rows(ranked, measure['rel'])
-    return _per_query(ranked, _intent_q(ranked, rows, measure['cutoff']))
+    return _per_query(ranked, _intent_q(rows, measure['cutoff']))
 
 
 def _p_plus(rows: IntentRows, cutoff: int) -> np.ndarray:
@@ -255,7 +255,7 @@ def p_plus_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     rows, cutoff = intent_rows(ranked, measure['rel']), measure['cutoff']
     navigational = _intents(ranked.judgments).navigational
     assert navigational is not None  # (set with the probabilities)
-    return _per_query(ranked, np.where(navigational, _p_plus(rows, cutoff), _intent_q(ranked, rows, cutoff)))
+    return _per_query(ranked, np.where(navigational, _p_plus(rows, cutoff), _intent_q(rows, cutoff)))
 
 
 def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[KernelFunction], KernelFunction]:
