@@ -32,10 +32,13 @@ NTCIREVAL's conventions, as these functions follow them:
   - Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0);
   - nERR@k = ERR@k / ERR@k of the ideal list, ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1);
   - P-plus on the list truncated to k: rp = the first rank ≤ k whose G equals the largest G of the top k;
-    Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0.
+    Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0;
+  - RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H (persistence p: 0.95, NTCIREVAL's default; D-NTCIR-eval2's 0.99);
+  - EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1).
 
-* **D-measures** (``D-NTCIR-eval``): D-nDCG (NTCIREVAL's ``MSnDCG@k``), D-Q (``Q@k``) and D-nERR (``nERR@k``)
-  are these measures with gains GG against the ideal list.
+* **D-measures** (``D-NTCIR-eval``, ``eval2``): D-nDCG (NTCIREVAL's ``MSnDCG@k``), D-Q (``Q@k``), D-nERR
+  (``nERR@k``), D-ERR (``ERR@k``), D-RBP (``RBP@k``) and D-EBR (``EBR@k``) are these measures with gains GG
+  against the ideal list.
 * **I-rec@k** (``irec``) = |{i ∈ I: a doc of the top k has level ≥ ``rel`` for i}| / |I| (0 if I is empty).
 * **DIN-measures** (``DIN-NTCIR-eval``): walking the ranking from the top, a doc's gain is Σ P(i|q)·g_i(d) over
   its informational intents, plus P(j|q)·g_j(d) for each navigational intent j for which d is the first doc of
@@ -60,6 +63,7 @@ Judgments = Mapping[str, Mapping[str, float]]  # {doc_id: {intent: level}}
 Probabilities = Mapping[str, float]  # {intent: P(i|q)}
 Types = Mapping[str, str]  # {intent: 'inf' or 'nav'}
 GAMMA = 0.5
+PERSISTENCE = 0.95
 
 
 def tie_rule_ranking(scores: Mapping[str, float]) -> list[str]:
@@ -188,6 +192,27 @@ def nerr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
     return err(gains, highest, cutoff) / best if best > 0 else 0.0
 
 
+def rbp(gains: Sequence[float], highest: float, cutoff: int, persistence: float = PERSISTENCE) -> float:
+    """RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H (0 if H = 0)."""
+    if highest <= 0:
+        return 0.0
+    return (1 - persistence) * sum(gain * persistence ** (rank - 1)
+                                   for rank, gain in enumerate(gains[:cutoff], start=1)) / highest
+
+
+def ebr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1), H = the ideal list's largest gain."""
+    if not ideal:
+        return 0.0
+    highest = max(ideal)
+    total, not_stopped = 0.0, 1.0
+    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff), gains[:cutoff], strict=False):
+        stop = gain / (highest + 1)
+        total += not_stopped * stop * ratio
+        not_stopped *= 1 - stop
+    return total
+
+
 def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
     """P-plus on the top k: rp = the first rank whose G is the largest G of the top k;
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0."""
@@ -276,6 +301,48 @@ def din_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Pro
             + (1 - gamma) * din_q(ranking, judgments, probabilities, types, cutoff, rel))
 
 
+def d_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+          rel: int = 1) -> float:
+    """D-ERR@k: ERR@k with gains GG, H the ideal list's largest GG (not normalised)."""
+    ideal = ideal_global_gains(judgments, probabilities, rel)
+    return err(global_gains(ranking, judgments, probabilities, rel), max(ideal, default=0.0), cutoff)
+
+
+def d_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+          rel: int = 1, p: float = PERSISTENCE) -> float:
+    """D-RBP@k: RBP@k with gains GG and persistence ``p``."""
+    ideal = ideal_global_gains(judgments, probabilities, rel)
+    return rbp(global_gains(ranking, judgments, probabilities, rel), max(ideal, default=0.0), cutoff, p)
+
+
+def d_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+          rel: int = 1) -> float:
+    """D-EBR@k: EBR@k with gains GG against the ideal list."""
+    return ebr(global_gains(ranking, judgments, probabilities, rel), ideal_global_gains(judgments, probabilities, rel),
+               cutoff)
+
+
+def d_sharp_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                rel: int = 1, gamma: float = GAMMA) -> float:
+    """D#-ERR@k = γ·I-rec@k + (1 − γ)·D-ERR@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * d_err(ranking, judgments, probabilities, cutoff, rel))
+
+
+def d_sharp_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                rel: int = 1, gamma: float = GAMMA, p: float = PERSISTENCE) -> float:
+    """D#-RBP@k = γ·I-rec@k + (1 − γ)·D-RBP@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * d_rbp(ranking, judgments, probabilities, cutoff, rel, p))
+
+
+def d_sharp_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                rel: int = 1, gamma: float = GAMMA) -> float:
+    """D#-EBR@k = γ·I-rec@k + (1 − γ)·D-EBR@k."""
+    return (gamma * i_rec(ranking, judgments, cutoff, rel)
+            + (1 - gamma) * d_ebr(ranking, judgments, probabilities, cutoff, rel))
+
+
 def _intent_aware(measure: Callable[[Sequence[float], Sequence[float], int], float], ranking: Sequence[str],
                   judgments: Judgments, probabilities: Probabilities, cutoff: int, rel: int) -> float:
     """Σ_{i∈I} P(i|q)·M_i@k, M_i with gains g_i against intent i's ideal list."""
@@ -302,6 +369,26 @@ def ia_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilit
          rel: int = 1) -> float:
     """IA-Q@k = Σ_{i∈I} P(i|q)·Q_i@k."""
     return _intent_aware(q_measure, ranking, judgments, probabilities, cutoff, rel)
+
+
+def ia_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+           rel: int = 1) -> float:
+    """IA-ERR@k = Σ_{i∈I} P(i|q)·ERR_i@k (H_i = intent i's top level; not normalised)."""
+    return _intent_aware(lambda gains, ideal, k: err(gains, max(ideal), k), ranking, judgments, probabilities,
+                         cutoff, rel)
+
+
+def ia_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+           rel: int = 1, p: float = PERSISTENCE) -> float:
+    """IA-RBP@k = Σ_{i∈I} P(i|q)·RBP_i@k (H_i = intent i's top level)."""
+    return _intent_aware(lambda gains, ideal, k: rbp(gains, max(ideal), k, p), ranking, judgments, probabilities,
+                         cutoff, rel)
+
+
+def ia_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+           rel: int = 1) -> float:
+    """IA-EBR@k = Σ_{i∈I} P(i|q)·EBR_i@k."""
+    return _intent_aware(ebr, ranking, judgments, probabilities, cutoff, rel)
 
 
 def pplus_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,

@@ -26,15 +26,19 @@ DIVERSITY = DATA / 'diversity'
 RUN = str(DIVERSITY / 'run.txt')
 TOLERANCE = 2e-12  # (NTCIREVAL prints 12 decimals; a #-measure adds the rounding of its two printed parts)
 REFUSED = 'q017'
-#: NTCIREVAL's (script, printed name) -> our measure's name.
+#: NTCIREVAL's (script, printed name) -> our measure (its name, and RBP's persistence: D-NTCIR-eval2 passes 0.99).
 OURS = {('D-NTCIR-eval', 'MSnDCG'): 'D_nDCG', ('D-NTCIR-eval', 'Q'): 'D_Q', ('D-NTCIR-eval', 'nERR'): 'D_nERR',
         ('D-NTCIR-eval', 'I-rec'): 'I_rec', ('D-NTCIR-eval', 'D#-nDCG'): 'D_sharp_nDCG',
-        ('D-NTCIR-eval', 'D#-Q'): 'D_sharp_Q', ('DIN-NTCIR-eval', 'MSnDCG'): 'DIN_nDCG',
+        ('D-NTCIR-eval', 'D#-Q'): 'D_sharp_Q', ('D-NTCIR-eval', 'ERR'): 'D_ERR', ('D-NTCIR-eval', 'RBP'): 'D_RBP',
+        ('D-NTCIR-eval', 'EBR'): 'D_EBR', ('D-NTCIR-eval2', 'RBP'): 'D_RBP(p=0.99)',
+        ('D-NTCIR-eval2', 'D#-ERR'): 'D_sharp_ERR', ('D-NTCIR-eval2', 'D#-RBP'): 'D_sharp_RBP(p=0.99)',
+        ('D-NTCIR-eval2', 'D#-EBR'): 'D_sharp_EBR', ('DIN-NTCIR-eval', 'MSnDCG'): 'DIN_nDCG',
         ('DIN-NTCIR-eval', 'Q'): 'DIN_Q',
         ('DIN-NTCIR-eval', 'DIN#-nDCG'): 'DIN_sharp_nDCG', ('DIN-NTCIR-eval', 'DIN#-Q'): 'DIN_sharp_Q',
         ('D-NTCIR-IAeval', 'IA-MSnDCG'): 'IA_MSnDCG', ('D-NTCIR-IAeval', 'IA-nERR'): 'IA_nERR',
-        ('D-NTCIR-IAeval2', 'IA-Q'): 'IA_Q', ('DIN-NTCIR-PQeval', 'PplusQ'): 'PplusQ',
-        ('NEVIAPQ2sharpnev', 'PplusQ#'): 'PplusQ_sharp'}
+        ('D-NTCIR-IAeval2', 'IA-Q'): 'IA_Q', ('D-NTCIR-IAeval2', 'IA-ERR'): 'IA_ERR',
+        ('D-NTCIR-IAeval2', 'IA-RBP'): 'IA_RBP', ('D-NTCIR-IAeval2', 'IA-EBR'): 'IA_EBR',
+        ('DIN-NTCIR-PQeval', 'PplusQ'): 'PplusQ', ('NEVIAPQ2sharpnev', 'PplusQ#'): 'PplusQ_sharp'}
 
 
 def read_golden() -> dict[tuple[str, str], float]:
@@ -43,11 +47,11 @@ def read_golden() -> dict[tuple[str, str], float]:
     with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
         for row in csv.DictReader(lines, delimiter='\t'):
             name, cutoff = row['measure'].split('@')
-            ours = OURS[row['command'], name]
+            measure = ir_measures.parse_measure(f'{OURS[row["command"], name]}@{int(cutoff)}')
             if row['gamma'] != '-':
-                ours += f'(gamma={float(row["gamma"])})'
+                measure = measure(gamma=float(row['gamma']))
             if row['qid'] != REFUSED:
-                golden[str(ir_measures.parse_measure(f'{ours}@{int(cutoff)}')), row['qid']] = float(row['value'])
+                golden[str(measure), row['qid']] = float(row['value'])
     return golden
 
 
@@ -76,11 +80,12 @@ def mismatches(values: dict, golden: dict) -> list:
 
 
 def test_every_ntcireval_value(tmp_path):
-    """11,760 values: 15 measures, 4 cutoffs, 148 topics (γ 0.5 and 0.25 for the #-measures)."""
+    """19,404 values: 24 measures, 4 cutoffs, 147 topics (γ 0.5 and 0.25 for the #-measures; RBP at 0.95 and
+    0.99)."""
     qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
                                         without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
     values = evaluate(sorted({measure for measure, _ in GOLDEN}), qrels)
-    assert len(GOLDEN) == 11760
+    assert len(GOLDEN) == 19536 - 19536 // 148
     assert not mismatches(values, GOLDEN), mismatches(values, GOLDEN)[:5]
 
 
@@ -90,7 +95,8 @@ def test_iprob_gives_the_type_agnostic_values(tmp_path):
     qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'qrels.txt', tmp_path),
                                         without_refused(DIVERSITY / 'Iprob.txt', tmp_path))
     agnostic = {key: value for key, value in GOLDEN.items()
-                if key[0].split('(')[0].split('@')[0] in ('D_nDCG', 'D_Q', 'D_nERR', 'I_rec', 'IA_nERR', 'IA_Q')}
+                if key[0].split('(')[0].split('@')[0] in ('D_nDCG', 'D_Q', 'D_nERR', 'D_RBP', 'D_EBR', 'I_rec',
+                                                          'IA_nERR', 'IA_Q', 'IA_EBR')}
     values = evaluate(sorted({measure for measure, _ in agnostic} | {'DIN_nDCG@10'}), qrels)
     assert not mismatches(values, agnostic)
     assert all(values['DIN_nDCG@10', topic] == values['D_nDCG@10', topic] for _, topic in values)
@@ -228,12 +234,16 @@ def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):
 
 #: The diversity mode's names (``irmeasures-ext ntcireval -I``) and NTCIREVAL's (script, printed name) of each.
 NTCIREVAL_LINES = {'I-rec': ('D-NTCIR-eval', 'I-rec'), 'D-nDCG': ('D-NTCIR-eval', 'MSnDCG'),
-                   'D-Q': ('D-NTCIR-eval', 'Q'), 'D-nERR': ('D-NTCIR-eval', 'nERR'),
+                   'D-Q': ('D-NTCIR-eval', 'Q'), 'D-nERR': ('D-NTCIR-eval', 'nERR'), 'D-ERR': ('D-NTCIR-eval', 'ERR'),
+                   'D-RBP': ('D-NTCIR-eval2', 'RBP'), 'D-EBR': ('D-NTCIR-eval', 'EBR'),
                    'D#-nDCG': ('D-NTCIR-eval', 'D#-nDCG'), 'D#-Q': ('D-NTCIR-eval', 'D#-Q'),
+                   'D#-ERR': ('D-NTCIR-eval2', 'D#-ERR'), 'D#-RBP': ('D-NTCIR-eval2', 'D#-RBP'),
+                   'D#-EBR': ('D-NTCIR-eval2', 'D#-EBR'),
                    'DIN-nDCG': ('DIN-NTCIR-eval', 'MSnDCG'), 'DIN-Q': ('DIN-NTCIR-eval', 'Q'),
                    'DIN#-nDCG': ('DIN-NTCIR-eval', 'DIN#-nDCG'), 'DIN#-Q': ('DIN-NTCIR-eval', 'DIN#-Q'),
                    'IA-MSnDCG': ('D-NTCIR-IAeval', 'IA-MSnDCG'), 'IA-nERR': ('D-NTCIR-IAeval', 'IA-nERR'),
-                   'IA-Q': ('D-NTCIR-IAeval2', 'IA-Q'), 'PplusQ': ('DIN-NTCIR-PQeval', 'PplusQ'),
+                   'IA-Q': ('D-NTCIR-IAeval2', 'IA-Q'), 'IA-ERR': ('D-NTCIR-IAeval2', 'IA-ERR'),
+                   'IA-EBR': ('D-NTCIR-IAeval2', 'IA-EBR'), 'PplusQ': ('DIN-NTCIR-PQeval', 'PplusQ'),
                    'PplusQ#': ('NEVIAPQ2sharpnev', 'PplusQ#')}
 
 
@@ -249,12 +259,15 @@ def test_the_ntcireval_diversity_mode_prints_ntcirevals_values(tmp_path, capsys,
         for row in csv.DictReader(lines, delimiter='\t'):
             if row['gamma'] in ('-', str(gamma or 0.5)):
                 printed[row['command'], row['measure'], row['qid']] = row['value']
-    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', '5,1000', '-q', '-o', 'tsv', '-p', '12']
+    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', '5,1000', '-q', '-o', 'tsv', '-p', '12', '-rbp',
+            '0.99']  # (D-NTCIR-eval2's persistence; IA-RBP, at 0.95 in NTCIREVAL's values, is left out below)
     assert main(argv + ([] if gamma is None else ['-Igamma', str(gamma)])) == 0
     rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
     per_topic = [row for row in rows if row[0] != 'all']
-    assert len(per_topic) == 2 * len(NTCIREVAL_LINES) * 147  # (q006 has no relevant doc: no line, as NTCIREVAL)
+    assert len(per_topic) == 2 * (len(NTCIREVAL_LINES) + 1) * 147  # (q006 has no relevant doc: no line, as NTCIREVAL)
     for topic, name, value in per_topic:
+        if name.startswith('IA-RBP'):
+            continue
         ours, cutoff = name.split('@')
         command, theirs = NTCIREVAL_LINES[ours]
         assert abs(float(value) - float(printed[command, f'{theirs}@{cutoff}', topic])) <= TOLERANCE, (topic, name)
@@ -264,7 +277,7 @@ def test_the_ntcireval_diversity_mode_refuses_ad_hoc_options(capsys):
     assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt'), '-g',
                  '1:2:3', '-ec']) == 2
     assert capsys.readouterr().err.strip().endswith('error: -g -ec: not taken with -I (the diversity measures: their '
-                                                    'gains are the levels)')
+                                                    'gains are the levels)')  # (-rbp is: D-RBP's persistence)
     assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN]) == 2
     assert 'error: -g GAINS is required (or -I FILE: the diversity measures)' in capsys.readouterr().err
     assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt')]) == 2

@@ -256,7 +256,7 @@ def test_usage_errors(capsys, argv, message):
 def test_gains_are_required(capsys):
     status, out, err = run_main(capsys, QRELS, RUN)
     assert (status, out) == (2, '')
-    assert err.splitlines()[0] == 'irmeasures-ext: error: the following arguments are required: -g'
+    assert err.splitlines()[0] == 'irmeasures-ext: error: -g GAINS is required (or -I FILE: the diversity measures)'
 
 
 def test_missing_files(capsys, tmp_path):

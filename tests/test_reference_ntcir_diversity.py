@@ -32,30 +32,45 @@ QRELS = ref.read_dqrels(DIVERSITY / 'Dqrels.txt')
 PROBABILITIES, TYPES = ref.read_dinprob(DIVERSITY / 'DINprob.txt')
 RUN = ref.read_trec_run(DIVERSITY / 'run.txt')
 
-#: NTCIREVAL's (script, printed name before '@') -> the measure (the package's name).
-MEASURES = {('D-NTCIR-eval', 'MSnDCG'): 'D_nDCG', ('D-NTCIR-eval', 'Q'): 'D_Q', ('D-NTCIR-eval', 'nERR'): 'D_nERR',
-            ('D-NTCIR-eval', 'I-rec'): 'I_rec', ('D-NTCIR-eval', 'D#-nDCG'): 'D_sharp_nDCG',
-            ('D-NTCIR-eval', 'D#-Q'): 'D_sharp_Q', ('DIN-NTCIR-eval', 'MSnDCG'): 'DIN_nDCG',
-            ('DIN-NTCIR-eval', 'Q'): 'DIN_Q', ('DIN-NTCIR-eval', 'DIN#-nDCG'): 'DIN_sharp_nDCG',
-            ('DIN-NTCIR-eval', 'DIN#-Q'): 'DIN_sharp_Q', ('D-NTCIR-IAeval', 'IA-MSnDCG'): 'IA_MSnDCG',
-            ('D-NTCIR-IAeval', 'IA-nERR'): 'IA_nERR', ('D-NTCIR-IAeval2', 'IA-Q'): 'IA_Q',
-            ('DIN-NTCIR-PQeval', 'PplusQ'): 'PplusQ', ('NEVIAPQ2sharpnev', 'PplusQ#'): 'PplusQ_sharp'}
+#: NTCIREVAL's (script, printed name before '@') -> the measure (the package's name) and RBP's persistence (the
+#: D-NTCIR-eval2 script passes 0.99).
+MEASURES = {('D-NTCIR-eval', 'MSnDCG'): ('D_nDCG', None), ('D-NTCIR-eval', 'Q'): ('D_Q', None),
+            ('D-NTCIR-eval', 'nERR'): ('D_nERR', None), ('D-NTCIR-eval', 'I-rec'): ('I_rec', None),
+            ('D-NTCIR-eval', 'D#-nDCG'): ('D_sharp_nDCG', None), ('D-NTCIR-eval', 'D#-Q'): ('D_sharp_Q', None),
+            ('D-NTCIR-eval', 'ERR'): ('D_ERR', None), ('D-NTCIR-eval', 'RBP'): ('D_RBP', 0.95),
+            ('D-NTCIR-eval', 'EBR'): ('D_EBR', None), ('D-NTCIR-eval2', 'RBP'): ('D_RBP', 0.99),
+            ('D-NTCIR-eval2', 'D#-ERR'): ('D_sharp_ERR', None), ('D-NTCIR-eval2', 'D#-RBP'): ('D_sharp_RBP', 0.99),
+            ('D-NTCIR-eval2', 'D#-EBR'): ('D_sharp_EBR', None),
+            ('DIN-NTCIR-eval', 'MSnDCG'): ('DIN_nDCG', None), ('DIN-NTCIR-eval', 'Q'): ('DIN_Q', None),
+            ('DIN-NTCIR-eval', 'DIN#-nDCG'): ('DIN_sharp_nDCG', None),
+            ('DIN-NTCIR-eval', 'DIN#-Q'): ('DIN_sharp_Q', None), ('D-NTCIR-IAeval', 'IA-MSnDCG'): ('IA_MSnDCG', None),
+            ('D-NTCIR-IAeval', 'IA-nERR'): ('IA_nERR', None), ('D-NTCIR-IAeval2', 'IA-Q'): ('IA_Q', None),
+            ('D-NTCIR-IAeval2', 'IA-ERR'): ('IA_ERR', None), ('D-NTCIR-IAeval2', 'IA-RBP'): ('IA_RBP', 0.95),
+            ('D-NTCIR-IAeval2', 'IA-EBR'): ('IA_EBR', None),
+            ('DIN-NTCIR-PQeval', 'PplusQ'): ('PplusQ', None), ('NEVIAPQ2sharpnev', 'PplusQ#'): ('PplusQ_sharp', None)}
 #: measure -> (reference function, whether it takes the intent types).
 REFERENCES = {'I_rec': (ref.i_rec, False), 'D_nDCG': (ref.d_ndcg, False), 'D_Q': (ref.d_q, False),
-              'D_nERR': (ref.d_nerr, False), 'D_sharp_nDCG': (ref.d_sharp_ndcg, False),
-              'D_sharp_Q': (ref.d_sharp_q, False), 'DIN_nDCG': (ref.din_ndcg, True), 'DIN_Q': (ref.din_q, True),
+              'D_nERR': (ref.d_nerr, False), 'D_ERR': (ref.d_err, False), 'D_RBP': (ref.d_rbp, False),
+              'D_EBR': (ref.d_ebr, False), 'D_sharp_nDCG': (ref.d_sharp_ndcg, False),
+              'D_sharp_Q': (ref.d_sharp_q, False), 'D_sharp_ERR': (ref.d_sharp_err, False),
+              'D_sharp_RBP': (ref.d_sharp_rbp, False), 'D_sharp_EBR': (ref.d_sharp_ebr, False),
+              'DIN_nDCG': (ref.din_ndcg, True), 'DIN_Q': (ref.din_q, True),
               'DIN_sharp_nDCG': (ref.din_sharp_ndcg, True), 'DIN_sharp_Q': (ref.din_sharp_q, True),
               'IA_MSnDCG': (ref.ia_msndcg, False), 'IA_nERR': (ref.ia_nerr, False), 'IA_Q': (ref.ia_q, False),
+              'IA_ERR': (ref.ia_err, False), 'IA_RBP': (ref.ia_rbp, False), 'IA_EBR': (ref.ia_ebr, False),
               'PplusQ': (ref.pplus_q, True), 'PplusQ_sharp': (ref.pplus_q_sharp, True)}
-SHARP = {'D_sharp_nDCG', 'D_sharp_Q', 'DIN_sharp_nDCG', 'DIN_sharp_Q', 'PplusQ_sharp'}
+SHARP = {'D_sharp_nDCG', 'D_sharp_Q', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'DIN_sharp_nDCG', 'DIN_sharp_Q',
+         'PplusQ_sharp'}
+PERSISTENT = {'D_RBP', 'D_sharp_RBP', 'IA_RBP'}
 
 
 def reference_value(name: str, ranking: list[str], judgments: ref.Judgments, probabilities: ref.Probabilities,
-                    types: ref.Types, cutoff: int, rel: int, gamma: float | None = None) -> float:
+                    types: ref.Types, cutoff: int, rel: int, gamma: float | None = None,
+                    persistence: float | None = None) -> float:
     """The reference's value of measure ``name`` (the package's name, e.g. ``D_sharp_Q``) for one topic."""
     function, typed = REFERENCES[name]
     assert (gamma is not None) == (name in SHARP), (name, gamma)
-    extra = {} if gamma is None else {'gamma': gamma}
+    extra = ({} if gamma is None else {'gamma': gamma}) | ({} if persistence is None else {'p': persistence})
     if name == 'I_rec':
         return function(ranking, judgments, cutoff, rel)
     if typed:
@@ -66,8 +81,8 @@ def reference_value(name: str, ranking: list[str], judgments: ref.Judgments, pro
 # ---------------------------------------------------------------- (a) NTCIREVAL's own values
 
 
-def read_golden() -> dict[str, list[tuple[int, float | None, str, float]]]:
-    """``{measure: [(cutoff, gamma or None, topic, NTCIREVAL's value), ...]}`` of every row of the file."""
+def read_golden() -> dict[str, list[tuple[int, float | None, float | None, str, float]]]:
+    """``{measure: [(cutoff, gamma or None, RBP's p or None, topic, NTCIREVAL's value), ...]}`` of every row."""
     golden: dict = {}
     with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
         reader = csv.DictReader(lines, delimiter='\t')
@@ -76,8 +91,8 @@ def read_golden() -> dict[str, list[tuple[int, float | None, str, float]]]:
             printed, cutoff = row['measure'].split('@')
             assert int(cutoff) == int(row['cutoff']), row
             gamma = None if row['gamma'] == '-' else float(row['gamma'])
-            golden.setdefault(MEASURES[row['command'], printed], []).append(
-                (int(cutoff), gamma, row['qid'], float(row['value'])))
+            name, persistence = MEASURES[row['command'], printed]
+            golden.setdefault(name, []).append((int(cutoff), gamma, persistence, row['qid'], float(row['value'])))
     return golden
 
 
@@ -86,10 +101,10 @@ GOLDEN = read_golden()
 
 def mismatches(name: str, rank_by=ref.tie_rule_ranking, types=TYPES) -> list[str]:
     wrong = []
-    for cutoff, gamma, topic, expected in GOLDEN[name]:
+    for cutoff, gamma, persistence, topic, expected in GOLDEN[name]:
         ranking = rank_by(RUN[topic]) if topic in RUN else []
         value = reference_value(name, ranking, QRELS.get(topic, {}), PROBABILITIES[topic], types[topic], cutoff,
-                                REL, gamma)
+                                REL, gamma, persistence)
         if not abs(value - expected) <= TOLERANCE:
             wrong.append(f'{topic} @{cutoff} gamma={gamma}: reference {value!r}, NTCIREVAL {expected!r}')
     return wrong
@@ -103,17 +118,20 @@ def test_reference_equals_ntcireval_on_every_row(name):
 
 def test_the_file_covers_every_measure_cutoff_gamma_and_topic():
     """Each measure has a value for 4 cutoffs (× 2 γ for the #-measures) × the 148 topics with a relevant doc
-    (q017 included; q006 and q007 have none, NTCIREVAL refuses them): the test above checks all 11,840 rows."""
-    topics = {topic for rows in GOLDEN.values() for _, _, topic, _ in rows}
+    (q017 included; q006 and q007 have none, NTCIREVAL refuses them), for RBP at each persistence the scripts
+    pass: the test above checks all 19,536 rows."""
+    topics = {topic for rows in GOLDEN.values() for _, _, _, topic, _ in rows}
     assert len(topics) == 148 and 'q017' in topics and 'q009' in topics and 'q009' not in RUN
     assert set(PROBABILITIES) - topics == {'q006', 'q007'}
     assert all(not ref.intents_with_relevant_doc(QRELS.get(topic, {})) for topic in ('q006', 'q007'))
     assert set(GOLDEN) == set(REFERENCES)
     for name, rows in GOLDEN.items():
         gammas = [0.5, 0.25] if name in SHARP else [None]
-        assert sorted((cutoff, gamma or 0, topic) for cutoff, gamma, topic, _ in rows) == sorted(
-            (cutoff, gamma or 0, topic) for cutoff in (5, 10, 20, 1000) for gamma in gammas for topic in topics)
-    assert sum(len(rows) for rows in GOLDEN.values()) == 11840
+        persistences = {'D_RBP': [0.95, 0.99], 'D_sharp_RBP': [0.99], 'IA_RBP': [0.95]}.get(name, [None])
+        assert sorted((cutoff, gamma or 0, p or 0, topic) for cutoff, gamma, p, topic, _ in rows) == sorted(
+            (cutoff, gamma or 0, p or 0, topic) for cutoff in (5, 10, 20, 1000) for gamma in gammas
+            for p in persistences for topic in topics)
+    assert sum(len(rows) for rows in GOLDEN.values()) == 19536
     assert math.isclose(sum(PROBABILITIES['q017'].values()), 0.9)
 
 
@@ -169,6 +187,11 @@ def test_small_example_by_hand():
         gamma = 0.5 if name in SHARP else None
         assert reference_value(name, [], judgments, probabilities, types, 5, 1, gamma) == 0.0
         assert reference_value(name, ranking, {'x': {'1': 0}}, probabilities, types, 5, 1, gamma) == 0.0
+    # RBP@2 (p 0.95, H 1.8): 0.05·(1.8 + 0.95·0.4)/1.8; IA-ERR@1: intent 1 (H 2) (1/3), intent 2 (H 3) 3/4.
+    assert ref.d_rbp(ranking, judgments, probabilities, 2) == pytest.approx(0.05 * (1.8 + 0.95 * 0.4) / 1.8)
+    assert ref.ia_err(ranking, judgments, probabilities, 1) == pytest.approx(0.6 / 3 + 0.4 * 3 / 4)
+    # D-EBR@1: BR(1) = 1, stop 1.8/2.8.
+    assert ref.d_ebr(ranking, judgments, probabilities, 1) == pytest.approx(1.8 / 2.8)
 
 
 # ---------------------------------------------------------------- (b) the provider against the references
@@ -257,7 +280,7 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
     qrels, intents, run = data
     measures = {}
     for name in REFERENCES:
-        params = f'gamma={gamma},rel={rel}' if name in SHARP else f'rel={rel}'
+        params = (f'gamma={gamma},' if name in SHARP else '') + ('p=0.8,' if name in PERSISTENT else '') + f'rel={rel}'
         measure = ir_measures.parse_measure(f'{name}({params})@{cutoff}')
         measures[str(measure)] = (name, measure, False)
         measures[str(measure(judged_only=True))] = (name, measure(judged_only=True), True)
@@ -271,6 +294,6 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
             probabilities = {intent: probability for intent, (probability, _) in intents[topic].items()}
             types = {intent: kind for intent, (_, kind) in intents[topic].items()}
             expected = reference_value(name, ranking, judgments, probabilities, types, cutoff, rel,
-                                       gamma if name in SHARP else None)
+                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None)
             assert values[key, topic] == pytest.approx(expected, abs=1e-12), (key, topic, values[key, topic],
                                                                               expected)

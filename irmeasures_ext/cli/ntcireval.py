@@ -131,15 +131,17 @@ ROWS: dict[str, Row] = {
 }
 
 
-#: The diversity mode's lines (``-I``), per cutoff: (NTCIREVAL's name, our measure's name, whether it takes γ).
-DIVERSITY_ROWS = (('I-rec@k', 'I_rec', False), ('D-nDCG@k', 'D_nDCG', False), ('D-Q@k', 'D_Q', False),
-                  ('D-nERR@k', 'D_nERR', False), ('D#-nDCG@k', 'D_sharp_nDCG', True), ('D#-Q@k', 'D_sharp_Q', True),
-                  ('DIN-nDCG@k', 'DIN_nDCG', False), ('DIN-Q@k', 'DIN_Q', False),
-                  ('DIN#-nDCG@k', 'DIN_sharp_nDCG', True), ('DIN#-Q@k', 'DIN_sharp_Q', True),
-                  ('IA-MSnDCG@k', 'IA_MSnDCG', False), ('IA-nERR@k', 'IA_nERR', False), ('IA-Q@k', 'IA_Q', False),
-                  ('PplusQ@k', 'PplusQ', False), ('PplusQ#@k', 'PplusQ_sharp', True))
+#: The diversity mode's lines (``-I``), per cutoff: (NTCIREVAL's name, our measure's name); a #-measure takes γ
+#: (``-Igamma``), an RBP the persistence (``-rbp``).
+DIVERSITY_ROWS = (('I-rec@k', 'I_rec'), ('D-nDCG@k', 'D_nDCG'), ('D-Q@k', 'D_Q'), ('D-nERR@k', 'D_nERR'),
+                  ('D-ERR@k', 'D_ERR'), ('D-RBP@k', 'D_RBP'), ('D-EBR@k', 'D_EBR'), ('D#-nDCG@k', 'D_sharp_nDCG'),
+                  ('D#-Q@k', 'D_sharp_Q'), ('D#-ERR@k', 'D_sharp_ERR'), ('D#-RBP@k', 'D_sharp_RBP'),
+                  ('D#-EBR@k', 'D_sharp_EBR'), ('DIN-nDCG@k', 'DIN_nDCG'), ('DIN-Q@k', 'DIN_Q'),
+                  ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'), ('IA-MSnDCG@k', 'IA_MSnDCG'),
+                  ('IA-nERR@k', 'IA_nERR'), ('IA-Q@k', 'IA_Q'), ('IA-ERR@k', 'IA_ERR'), ('IA-RBP@k', 'IA_RBP'),
+                  ('IA-EBR@k', 'IA_EBR'), ('PplusQ@k', 'PplusQ'), ('PplusQ#@k', 'PplusQ_sharp'))
 #: The options of the ad hoc evaluation that the diversity mode does not take (its gains are the levels).
-AD_HOC_ONLY = ('g', 'bpref', 'ec', 'gap', 'rbup', 's', 'logb', 'rbp', 'gamma')
+AD_HOC_ONLY = ('g', 'bpref', 'ec', 'gap', 'rbup', 's', 'logb', 'gamma')
 
 
 def run(argv: list[str]) -> int:
@@ -213,11 +215,13 @@ def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
     given = [f'-{name}' for name in AD_HOC_ONLY if getattr(args, name) not in (None, False)]
     if given:
         raise CliError(f'{" ".join(given)}: not taken with -I (the diversity measures: their gains are the levels)')
-    gamma = {} if args.Igamma is None else {'gamma': args.Igamma}
+    options = {'gamma': args.Igamma, 'p': args.rbp}
     printed = []
     for cutoff in args.cutoffs:
-        for name, ours, takes_gamma in DIVERSITY_ROWS:
-            measure = ext_measures.DECLARED[ours](**(gamma if takes_gamma else {}))
+        for name, ours in DIVERSITY_ROWS:
+            declared = ext_measures.DECLARED[ours]
+            measure = declared(**{param: value for param, value in options.items()
+                                  if value is not None and param in declared.SUPPORTED_PARAMS})
             printed.append((name.replace('@k', f'@{cutoff:04d}'),
                             (measure(judged_only=True) if args.j else measure) @ cutoff))
     return printed
@@ -401,7 +405,8 @@ def _parser() -> ArgumentParser:
     parser.add_argument('-ec', action='store_true',
                         help='equivalence classes: QRELS has a fifth field, the class id; only the first retrieved '
                              'member of a class counts (label -ec, compute -ec; not with -bpref)')
-    parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP and RBP@k (default 0.95)')
+    parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP and RBP@k (default 0.95; with -I, '
+                                                              'of D-RBP, D#-RBP, IA-RBP)')
     parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb,P and NCUrb,BR (default 0.95)')
     parser.add_argument('-logb', type=float, metavar='B', help="log base of nDCG@k's discount (default 2; 0: "
                                                                'natural log)')

@@ -26,13 +26,22 @@ from irmeasures_ext.measures.ntcir_bpref import (
 from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
 from irmeasures_ext.measures.ntcir_cascade import ERR_NTCIR, RBP_NTCIR, iRBU
 from irmeasures_ext.measures.ntcir_diversity import (
+    D_EBR,
+    D_ERR,
     D_Q,
+    D_RBP,
     DIN_Q,
+    IA_EBR,
+    IA_ERR,
     IA_Q,
+    IA_RBP,
     D_nDCG,
     D_nERR,
+    D_sharp_EBR,
+    D_sharp_ERR,
     D_sharp_nDCG,
     D_sharp_Q,
+    D_sharp_RBP,
     DIN_nDCG,
     DIN_sharp_nDCG,
     DIN_sharp_Q,
@@ -72,4 +81,5 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
            'relative_P', 'num_nonrel_judged_ret',
            'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
-           'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp']
+           'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
+           'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR']

@@ -22,8 +22,11 @@ from irmeasures_ext.measures.ntcir_cascade import probability
 
 GAMMA_PARAM = Param(probability(below_one=False), dtype=float, default=0.5,
                     desc="weight of I-rec in the #-measure (NTCIREVAL's scripts: 0.5)")
+PERSISTENCE_PARAM = Param(probability(below_one=True), dtype=float, default=0.95,
+                          desc="persistence of RBP (NTCIREVAL's default 0.95; its D-NTCIR-eval2 script: 0.99)")
 _PARAMS: dict[str, ParamInfo] = {'cutoff': REQUIRED_CUTOFF_PARAM, 'rel': REL_PARAM}
 _SHARP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'gamma': GAMMA_PARAM}
+_RBP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'p': PERSISTENCE_PARAM}
 
 
 class _NtcirDiversityMeasure(ExtMeasure):
@@ -73,6 +76,37 @@ class _D_nERR(_NtcirDiversityMeasure):
     SHORT_DESC = 'nERR over the global gain of the intents.'
 
 
+class _D_ERR(_NtcirDiversityMeasure):
+    """
+    D-ERR@k: ERR@k over the global gain (not normalised), stop probability GG/(H + 1).
+    """
+    __name__ = 'D_ERR'
+    NAME = __name__
+    PRETTY_NAME = 'D-ERR (NTCIREVAL)'
+    SHORT_DESC = 'ERR over the global gain of the intents.'
+
+
+class _D_RBP(_NtcirDiversityMeasure):
+    """
+    D-RBP@k = (1 − p)·Σ_{r≤k} GG(r)·p^{r−1} / H.
+    """
+    __name__ = 'D_RBP'
+    NAME = __name__
+    PRETTY_NAME = 'D-RBP (NTCIREVAL)'
+    SHORT_DESC = 'RBP over the global gain of the intents.'
+    SUPPORTED_PARAMS = _RBP_PARAMS
+
+
+class _D_EBR(_NtcirDiversityMeasure):
+    """
+    D-EBR@k: EBR@k over the global gain: Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = GG/(H + 1).
+    """
+    __name__ = 'D_EBR'
+    NAME = __name__
+    PRETTY_NAME = 'D-EBR (NTCIREVAL)'
+    SHORT_DESC = 'Expected blended ratio over the global gain of the intents.'
+
+
 class _D_sharp_nDCG(_NtcirDiversityMeasure):
     """
     D#-nDCG@k = γ·I-rec@k + (1 − γ)·D-nDCG@k.
@@ -92,6 +126,39 @@ class _D_sharp_Q(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D#-Q (NTCIREVAL)'
     SHORT_DESC = 'I-rec and D-Q combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _D_sharp_ERR(_NtcirDiversityMeasure):
+    """
+    D#-ERR@k = γ·I-rec@k + (1 − γ)·D-ERR@k.
+    """
+    __name__ = 'D_sharp_ERR'
+    NAME = __name__
+    PRETTY_NAME = 'D#-ERR (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and D-ERR combined.'
+    SUPPORTED_PARAMS = _SHARP_PARAMS
+
+
+class _D_sharp_RBP(_NtcirDiversityMeasure):
+    """
+    D#-RBP@k = γ·I-rec@k + (1 − γ)·D-RBP@k.
+    """
+    __name__ = 'D_sharp_RBP'
+    NAME = __name__
+    PRETTY_NAME = 'D#-RBP (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and D-RBP combined.'
+    SUPPORTED_PARAMS = {**_SHARP_PARAMS, 'p': PERSISTENCE_PARAM}
+
+
+class _D_sharp_EBR(_NtcirDiversityMeasure):
+    """
+    D#-EBR@k = γ·I-rec@k + (1 − γ)·D-EBR@k.
+    """
+    __name__ = 'D_sharp_EBR'
+    NAME = __name__
+    PRETTY_NAME = 'D#-EBR (NTCIREVAL)'
+    SHORT_DESC = 'I-rec and D-EBR combined.'
     SUPPORTED_PARAMS = _SHARP_PARAMS
 
 
@@ -167,6 +234,37 @@ class _IA_Q(_NtcirDiversityMeasure):
     SHORT_DESC = 'Intent-aware Q-measure.'
 
 
+class _IA_ERR(_NtcirDiversityMeasure):
+    """
+    IA-ERR@k = Σ_i P(i|q)·ERR_i@k (not normalised), stop probability g_i/(H_i + 1).
+    """
+    __name__ = 'IA_ERR'
+    NAME = __name__
+    PRETTY_NAME = 'IA-ERR (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware ERR.'
+
+
+class _IA_RBP(_NtcirDiversityMeasure):
+    """
+    IA-RBP@k = Σ_i P(i|q)·RBP_i@k, RBP_i@k = (1 − p)·Σ_{r≤k} g_i(r)·p^{r−1} / H_i.
+    """
+    __name__ = 'IA_RBP'
+    NAME = __name__
+    PRETTY_NAME = 'IA-RBP (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware RBP.'
+    SUPPORTED_PARAMS = _RBP_PARAMS
+
+
+class _IA_EBR(_NtcirDiversityMeasure):
+    """
+    IA-EBR@k = Σ_i P(i|q)·EBR_i@k.
+    """
+    __name__ = 'IA_EBR'
+    NAME = __name__
+    PRETTY_NAME = 'IA-EBR (NTCIREVAL)'
+    SHORT_DESC = 'Intent-aware expected blended ratio.'
+
+
 class _PplusQ(_NtcirDiversityMeasure):
     """
     P+Q@k = Σ_i P(i|q)·(Q_i@k for an informational intent, P-plus_i on the top k for a navigational one).
@@ -192,8 +290,14 @@ I_rec = declare(_I_rec())
 D_nDCG = declare(_D_nDCG())
 D_Q = declare(_D_Q())
 D_nERR = declare(_D_nERR())
+D_ERR = declare(_D_ERR())
+D_RBP = declare(_D_RBP())
+D_EBR = declare(_D_EBR())
 D_sharp_nDCG = declare(_D_sharp_nDCG())
 D_sharp_Q = declare(_D_sharp_Q())
+D_sharp_ERR = declare(_D_sharp_ERR())
+D_sharp_RBP = declare(_D_sharp_RBP())
+D_sharp_EBR = declare(_D_sharp_EBR())
 DIN_nDCG = declare(_DIN_nDCG())
 DIN_Q = declare(_DIN_Q())
 DIN_sharp_nDCG = declare(_DIN_sharp_nDCG())
@@ -201,5 +305,8 @@ DIN_sharp_Q = declare(_DIN_sharp_Q())
 IA_MSnDCG = declare(_IA_MSnDCG())
 IA_nERR = declare(_IA_nERR())
 IA_Q = declare(_IA_Q())
+IA_ERR = declare(_IA_ERR())
+IA_RBP = declare(_IA_RBP())
+IA_EBR = declare(_IA_EBR())
 PplusQ = declare(_PplusQ())
 PplusQ_sharp = declare(_PplusQ_sharp())

@@ -9,7 +9,9 @@ every doc of GG > 0 by GG descending, H = its largest GG.
 
 - D-nDCG@k = MSnDCG@k over GG: Σ_{r≤k} G(r)/log2(r + 1) over the same of the ideal list.
 - D-Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR(r) = (C(r) + CG(r)) / (r + CG*(r)) (β = 1), R = the ideal list's
-  length; D-nERR@k = ERR@k / ERR@k of the ideal list, stop probability G/(H + 1).
+  length; D-nERR@k = ERR@k / ERR@k of the ideal list, D-ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)) and D-EBR@k =
+  Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)) with the stop probability p = G/(H + 1); D-RBP@k = (1 − p)·Σ_{r≤k}
+  G(r)·p^{r−1} / H (persistence p, NTCIREVAL's default 0.95; its D-NTCIR-eval2 script passes 0.99).
 - I-rec@k = |{i ∈ I: a doc of the top k is relevant to i}| / |I|.
 - DIN: a doc's gain counts its informational intents, and a navigational intent only at the first doc relevant to
   it; the ideal list stays the D-measures'. C(r) counts the docs whose DIN gain is above 0.
@@ -100,59 +102,137 @@ def _din_gains(ranked: RankedRun, rel: int) -> np.ndarray:
 GainsOfRows = Callable[[RankedRun, int], np.ndarray]
 
 
-def _ndcg(ranked: RankedRun, gain: np.ndarray, ideal: IdealList, cutoff: int) -> np.ndarray:
-    return safe_divide(discounted_gain(ranked.query, ranked.rank, gain, cutoff, _ms_discount, ranked.n_queries),
-                       discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, _ms_discount, ranked.n_queries))
+class GainLists(NamedTuple):
+    """Ranked lists of gains, one per segment (a query, or a query's intent): rows grouped by segment in rank
+    order (only rows of gain above 0 needed), each segment's ideal list and its top gain H."""
+
+    segment: np.ndarray
+    rank: np.ndarray
+    gain: np.ndarray
+    ideal: IdealList
+    top: np.ndarray
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.ideal.counts)
+
+    def at(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(segment, rank, gain) of the rows ranked ``cutoff`` or better."""
+        keep = self.rank <= cutoff
+        return self.segment[keep], self.rank[keep], self.gain[keep]
+
+    def blended(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(segment, rank, gain, BR) of the rows of gain above 0 ranked ``cutoff`` or better, BR(r) = (C(r) +
+        CG(r)) / (r + CG*(r)) (β = 1)."""
+        starts = np.searchsorted(self.segment, np.arange(self.n_segments))
+        relevant = self.gain > 0
+        hits = segment_cumsum(relevant.astype(np.float64), self.segment, starts)
+        gained = segment_cumsum(self.gain, self.segment, starts)
+        counted = relevant & (self.rank <= cutoff)
+        segment, rank = self.segment[counted], self.rank[counted]
+        blended = blended_ratio(hits[counted], gained[counted], rank, self.ideal.cumulative_at(segment, rank), 1.0)
+        return segment, rank, self.gain[counted], blended
 
 
-def _q(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, ideal: IdealList, cutoff: int,
-       n_segments: int) -> np.ndarray:
-    """Q@k per segment of rows grouped by segment in rank order (rows of gain 0 count as non-relevant)."""
-    starts = np.searchsorted(segment, np.arange(n_segments))
-    relevant = gain > 0
-    hits, gained = segment_cumsum(relevant.astype(np.float64), segment, starts), segment_cumsum(gain, segment, starts)
-    counted = relevant & (rank <= cutoff)
-    segment, rank = segment[counted], rank[counted]
-    blended = blended_ratio(hits[counted], gained[counted], rank, ideal.cumulative_at(segment, rank), 1.0)
-    return safe_divide(segment_sum(blended, segment, n_segments), np.minimum(ideal.counts, cutoff))
-
-
-def _err(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, top: np.ndarray, cutoff: int,
-         n_segments: int) -> np.ndarray:
-    """ERR@k per segment, stop probability gain/(top + 1) with ``top`` per segment."""
-    keep = rank <= cutoff
-    segment, rank, gain = segment[keep], rank[keep], gain[keep]
-    return cascade(segment, gain / (top[segment] + 1), 1 / rank, n_segments)
-
-
-def _top_per_query(ideal: IdealList, n_queries: int) -> np.ndarray:
-    """H per query: its ideal list's first gain (0 for an empty list)."""
-    top = np.zeros(n_queries)
+def _top_of(ideal: IdealList) -> np.ndarray:
+    """H per segment: its ideal list's first gain (0 for an empty list)."""
+    top = np.zeros(len(ideal.counts))
     has = ideal.counts > 0
     top[has] = ideal.gain[ideal.starts[has]]
     return top
 
 
-def global_ndcg(gains_of: GainsOfRows, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """D-nDCG@k, or DIN-nDCG@k with DIN's ``gains_of`` (module docstring)."""
-    rel = measure['rel']
-    return _ndcg(ranked, gains_of(ranked, rel), global_ideal(ranked.judgments, rel), measure['cutoff'])
-
-
-def global_q(gains_of: GainsOfRows, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """D-Q@k, or DIN-Q@k with DIN's ``gains_of`` (module docstring)."""
-    rel = measure['rel']
-    return _q(ranked.query, ranked.rank, gains_of(ranked, rel), global_ideal(ranked.judgments, rel),
-              measure['cutoff'], ranked.n_queries)
-
-
-def d_nerr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """D-nERR@k (module docstring)."""
-    rel, cutoff, n_queries = measure['rel'], measure['cutoff'], ranked.n_queries
+def _global_lists(ranked: RankedRun, rel: int, gains_of: GainsOfRows) -> GainLists:
+    """The run's lists of GG (or DIN's gains, ``gains_of``) per query, against the D-measures' ideal list."""
     ideal = global_ideal(ranked.judgments, rel)
-    top = _top_per_query(ideal, n_queries)
-    return safe_divide(_err(ranked.query, ranked.rank, _d_gains(ranked, rel), top, cutoff, n_queries),
-                       _err(ideal.query, ideal.rank, ideal.gain, top, cutoff, n_queries))
+    return GainLists(ranked.query, ranked.rank, gains_of(ranked, rel), ideal, _top_of(ideal))
+
+
+def intent_lists(ranked: RankedRun, rel: int) -> GainLists:
+    """The run's lists of gains g_i per intent, against each intent's ideal list (computed once per run and
+    ``rel``)."""
+    def compute() -> GainLists:
+        intents = _intents(ranked.judgments)
+        row, intent, label = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+        order = np.argsort(intent, kind='stable')  # (pairs are in rank order within each query)
+        ideal = ranked.judgments.cached(('intent ideal', rel), lambda: ideal_list(
+            *intents.relevant_pairs(rel)[1:], len(intents.query)))
+        return GainLists(intent[order], ranked.rank[row[order]], label[order].astype(np.float64), ideal,
+                         _top_of(ideal))
+    return ranked.cached(('intent lists', rel), compute)
+
+
+# ---------------------------------------------------------------- the measures of a list, per segment
+
+def ms_ndcg(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """MSnDCG@k: Σ_{r≤k} G(r)/log2(r + 1) over the same of the ideal list."""
+    cutoff, ideal = measure['cutoff'], lists.ideal
+    return safe_divide(
+        discounted_gain(lists.segment, lists.rank, lists.gain, cutoff, _ms_discount, lists.n_segments),
+        discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, _ms_discount, lists.n_segments))
+
+
+def q_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R)."""
+    cutoff = measure['cutoff']
+    segment, _, _, blended = lists.blended(cutoff)
+    return safe_divide(segment_sum(blended, segment, lists.n_segments), np.minimum(lists.ideal.counts, cutoff))
+
+
+def _err(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, top: np.ndarray, n_segments: int) -> np.ndarray:
+    return cascade(segment, gain / (top[segment] + 1), 1 / rank, n_segments)
+
+
+def err(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1) (not normalised)."""
+    return _err(*lists.at(measure['cutoff']), lists.top, lists.n_segments)
+
+
+def nerr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """nERR@k = ERR@k / ERR@k of the ideal list."""
+    ideal, cutoff = lists.ideal, measure['cutoff']
+    keep = ideal.rank <= cutoff
+    return safe_divide(err(lists, measure), _err(ideal.query[keep], ideal.rank[keep], ideal.gain[keep], lists.top,
+                                                 lists.n_segments))
+
+
+def rbp(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H."""
+    p = measure['p']
+    segment, rank, gain = lists.at(measure['cutoff'])
+    return safe_divide((1 - p) * segment_sum(gain * p ** (rank - 1.0), segment, lists.n_segments), lists.top)
+
+
+def ebr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1)."""
+    segment, _, gain, blended = lists.blended(measure['cutoff'])
+    return cascade(segment, gain / (lists.top[segment] + 1), blended, lists.n_segments)
+
+
+def p_plus(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """P-plus on the top k: the mean BR of the rows of gain above 0 down to rp, the first rank of the largest gain
+    in the top k (0 for a segment with no such row there)."""
+    segment, rank, gain, blended = lists.blended(measure['cutoff'])
+    best = np.zeros(lists.n_segments)
+    np.maximum.at(best, segment, gain)
+    first_best = np.full(lists.n_segments, np.iinfo(np.int64).max)
+    np.minimum.at(first_best, segment, np.where(gain == best[segment], rank, np.iinfo(np.int64).max))
+    until = rank <= first_best[segment]
+    return safe_divide(segment_sum(blended[until], segment[until], lists.n_segments),
+                       np.bincount(segment[until], minlength=lists.n_segments))
+
+
+OfLists = Callable[[GainLists, irm.Measure], np.ndarray]
+
+
+def global_measure(of: OfLists, gains_of: GainsOfRows, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """A D-measure (GG: ``_d_gains``) or DIN-measure (``_din_gains``): ``of`` the run's lists per query."""
+    return of(_global_lists(ranked, measure['rel'], gains_of), measure)
+
+
+def intent_aware(of: OfLists, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """IA-M@k = Σ_{i∈I} P(i|q)·M_i@k, M = ``of`` each intent's list."""
+    return _per_query(ranked, of(intent_lists(ranked, measure['rel']), measure))
 
 
 def intent_recall(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -173,89 +253,18 @@ def sharp(of: KernelFunction, measure: irm.Measure, ranked: RankedRun) -> np.nda
     return gamma * intent_recall(measure, ranked) + (1 - gamma) * of(measure, ranked)
 
 
-# ---------------------------------------------------------------- per intent (IA-measures, P+Q)
-
-class IntentRows(NamedTuple):
-    """The (row, relevant intent) pairs of a ranked run, by intent, then rank, with what every per-intent
-    measure needs; ``ideal``: each intent's relevant docs by level (the ideal list of gains g_i)."""
-
-    intent: np.ndarray
-    rank: np.ndarray
-    gain: np.ndarray
-    ideal: IdealList
-
-
-def intent_rows(ranked: RankedRun, rel: int) -> IntentRows:
-    """:class:`IntentRows` of ``ranked`` (computed once per run and ``rel``)."""
-    def compute() -> IntentRows:
-        intents = _intents(ranked.judgments)
-        row, intent, label = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
-        order = np.argsort(intent, kind='stable')  # (pairs are in rank order within each query)
-        ideal = ranked.judgments.cached(('intent ideal', rel), lambda: ideal_list(
-            *intents.relevant_pairs(rel)[1:], len(intents.query)))
-        return IntentRows(intent[order], ranked.rank[row[order]], label[order].astype(np.float64), ideal)
-    return ranked.cached(('intent rows', rel), compute)
-
-
 def _per_query(ranked: RankedRun, per_intent: np.ndarray) -> np.ndarray:
     """Σ_i P(i|q)·value_i per query."""
     intents = _intents(ranked.judgments)
     return segment_sum(_probability(intents) * per_intent, intents.query, ranked.n_queries)
 
 
-def _intent_q(rows: IntentRows, cutoff: int) -> np.ndarray:
-    return _q(rows.intent, rows.rank, rows.gain, rows.ideal, cutoff, len(rows.ideal.counts))
-
-
-def ia_ndcg(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """IA-MSnDCG@k (module docstring)."""
-    rows, cutoff = intent_rows(ranked, measure['rel']), measure['cutoff']
-    n_intents = len(rows.ideal.counts)
-    ideal = rows.ideal
-    return _per_query(ranked, safe_divide(
-        discounted_gain(rows.intent, rows.rank, rows.gain, cutoff, _ms_discount, n_intents),
-        discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, _ms_discount, n_intents)))
-
-
-def ia_nerr(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """IA-nERR@k (module docstring): H_i, intent i's top level."""
-    rows, cutoff = intent_rows(ranked, measure['rel']), measure['cutoff']
-    ideal, n_intents = rows.ideal, len(rows.ideal.counts)
-    top = _top_per_query(ideal, n_intents)
-    return _per_query(ranked, safe_divide(_err(rows.intent, rows.rank, rows.gain, top, cutoff, n_intents),
-                                          _err(ideal.query, ideal.rank, ideal.gain, top, cutoff, n_intents)))
-
-
-def ia_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """IA-Q@k (module docstring)."""
-    rows = intent_rows(ranked, measure['rel'])
-    return _per_query(ranked, _intent_q(rows, measure['cutoff']))
-
-
-def _p_plus(rows: IntentRows, cutoff: int) -> np.ndarray:
-    """P-plus per intent on the top ``cutoff``: the mean BR of the relevant rows down to rp, the first rank of
-    the largest gain in the top k (0 for an intent with no relevant row there)."""
-    n_intents = len(rows.ideal.counts)
-    top = rows.rank <= cutoff
-    intent, rank, gain = rows.intent[top], rows.rank[top], rows.gain[top]
-    starts = np.searchsorted(intent, np.arange(n_intents))
-    hits, gained = segment_cumsum(np.ones(len(intent)), intent, starts), segment_cumsum(gain, intent, starts)
-    blended = blended_ratio(hits, gained, rank, rows.ideal.cumulative_at(intent, rank), 1.0)
-    best = np.zeros(n_intents)
-    np.maximum.at(best, intent, gain)
-    first_best = np.full(n_intents, np.iinfo(np.int64).max)
-    np.minimum.at(first_best, intent, np.where(gain == best[intent], rank, np.iinfo(np.int64).max))
-    until = rank <= first_best[intent]
-    return safe_divide(segment_sum(blended[until], intent[until], n_intents),
-                       np.bincount(intent[until], minlength=n_intents))
-
-
 def p_plus_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """P+Q@k (module docstring)."""
-    rows, cutoff = intent_rows(ranked, measure['rel']), measure['cutoff']
+    lists = intent_lists(ranked, measure['rel'])
     navigational = _intents(ranked.judgments).navigational
     assert navigational is not None  # (set with the probabilities)
-    return _per_query(ranked, np.where(navigational, _p_plus(rows, cutoff), _intent_q(rows, cutoff)))
+    return _per_query(ranked, np.where(navigational, p_plus(lists, measure), q_measure(lists, measure)))
 
 
 def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[KernelFunction], KernelFunction]:
@@ -267,17 +276,13 @@ def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[Ker
 
 # (Registered by calls of partial functions, not decorators: mutation testing reaches the functions.)
 _ntcir_kernel('I_rec', prepare=lambda measure, judgments: None)(intent_recall)
-_ntcir_kernel('D_nDCG', _prepare_global)(partial(global_ndcg, _d_gains))
-_ntcir_kernel('D_Q', _prepare_global)(partial(global_q, _d_gains))
-_ntcir_kernel('D_nERR', _prepare_global)(d_nerr)
-_ntcir_kernel('D_sharp_nDCG', _prepare_global)(partial(sharp, partial(global_ndcg, _d_gains)))
-_ntcir_kernel('D_sharp_Q', _prepare_global)(partial(sharp, partial(global_q, _d_gains)))
-_ntcir_kernel('DIN_nDCG', _prepare_global)(partial(global_ndcg, _din_gains))
-_ntcir_kernel('DIN_Q', _prepare_global)(partial(global_q, _din_gains))
-_ntcir_kernel('DIN_sharp_nDCG', _prepare_global)(partial(sharp, partial(global_ndcg, _din_gains)))
-_ntcir_kernel('DIN_sharp_Q', _prepare_global)(partial(sharp, partial(global_q, _din_gains)))
-_ntcir_kernel('IA_MSnDCG')(ia_ndcg)
-_ntcir_kernel('IA_nERR')(ia_nerr)
-_ntcir_kernel('IA_Q')(ia_q)
 _ntcir_kernel('PplusQ')(p_plus_q)
 _ntcir_kernel('PplusQ_sharp')(partial(sharp, p_plus_q))
+for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', err), ('RBP', rbp), ('EBR', ebr)):
+    _ntcir_kernel(f'D_{_name}', _prepare_global)(partial(global_measure, _of, _d_gains))
+    if _name != 'nERR':  # (NTCIREVAL's scripts have no D#-nERR)
+        _ntcir_kernel(f'D_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _d_gains)))
+    _ntcir_kernel(f'IA_{"MSnDCG" if _name == "nDCG" else _name}')(partial(intent_aware, _of))
+for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure)):
+    _ntcir_kernel(f'DIN_{_name}', _prepare_global)(partial(global_measure, _of, _din_gains))
+    _ntcir_kernel(f'DIN_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _din_gains)))
