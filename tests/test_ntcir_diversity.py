@@ -290,3 +290,18 @@ def test_classes_are_refused_by_name():
     for name in ('D_nDCG@5', 'alpha_nDCG@5'):
         with pytest.raises(MeasureParamError, match=f'{name}.*classes'):
             evaluate([name], qrels, {'q': {'a': 1.0}}, classes=True)
+
+
+def test_the_depth_cut_is_the_measure_on_the_run_cut_at_the_depth(tmp_path):
+    """configured(depth=N) (trec_eval's -M, NTCIREVAL's label -truncate) equals the measure on each query's first N
+    docs, in the tie rule's order, for both diversity families."""
+    qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
+                                        without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
+    run: dict = {}
+    for doc in ir_measures.read_trec_run(RUN):
+        run.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
+    cut = {topic: {doc: docs[doc] for doc in sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)[:3]}
+           for topic, docs in run.items()}
+    measures = ['D_sharp_nDCG@10', 'IA_Q@10', 'PplusQ@10', 'DIN_Q@5', 'alpha_nDCG@10', 'NRBP', 'AP_IA']
+    assert evaluate(measures, qrels, run, depth=3) == evaluate(measures, qrels, cut)
+    assert evaluate(measures, qrels, run, depth=3) != evaluate(measures, qrels, run)
