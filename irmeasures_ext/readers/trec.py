@@ -473,10 +473,10 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
                 column = table[name]
-                if name == 'relevance' and all(_levels_only(chunk) for chunk in column.chunks if len(chunk)):
-                    column = _without_level_prefix(column)  # (NTCIREVAL's levels L0, L1, ...)
                 if all(_digits_and_minus_only(chunk) for chunk in column.chunks if len(chunk)):
                     column = ac.cast(column, pa.int64())
+                elif name == 'relevance' and all(_levels_only(chunk) for chunk in column.chunks if len(chunk)):
+                    column = ac.cast(_without_level_prefix(column), pa.int64())  # (NTCIREVAL's levels L0, L1, ...)
                 elif name == 'relevance':  # real-valued labels (Arrow's float cast reads what SCORE does)
                     column = labels_of(column)
                     if isinstance(column, int):  # (not finite: the slow path names the line)
