@@ -31,7 +31,6 @@ from irmeasures_ext.errors import (
 )
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.readers.inputs import Input, read_input
-from irmeasures_ext.readers.intent_probabilities import IntentQrels
 from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 from irmeasures_ext.readers.schemas import layout_of
 
@@ -287,7 +286,7 @@ def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -
     qrels = read_input(qrels, 'qrels', with_intents=with_intents)
     with qrels.located():
         without_intents = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
-        probabilities = qrels.source.probabilities if isinstance(qrels.source, IntentQrels) else None
+        probabilities = getattr(qrels.source, 'probabilities', None)  # (an IntentQrels')
         judgments = (judgments_of_intents(qrels.table, without_intents, probabilities) if with_intents
                      else Judgments(qrels.table))
         return ExtEvaluator(list(rankings), judgments, qrels, ranking)

@@ -8,7 +8,7 @@ so that every row of a ranked run (after any transform) finds its pairs.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -18,8 +18,10 @@ from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.engine.judgments import Judgments, deduplicated_qrels
 from irmeasures_ext.engine.segments import expand, run_starts
 from irmeasures_ext.errors import ConflictingLabelsError
-from irmeasures_ext.readers.intent_probabilities import IntentFileError, IntentProbabilities
 from irmeasures_ext.readers.schemas import INTENT_COLUMN
+
+if TYPE_CHECKING:
+    from irmeasures_ext.readers.intent_probabilities import IntentProbabilities
 
 #: The judgment column holding each (query, doc) entry's own index (:attr:`.RankedRun.judged`).
 JUDGMENT_COLUMN = 'judgment'
@@ -110,6 +112,7 @@ def judgments_of_intents(qrels: pa.Table, one_label_for: list[str],
 def _with_probabilities(intents: Intents, judgments: Judgments, intent_ids: pa.ChunkedArray,
                         probabilities: IntentProbabilities) -> Intents:
     """``intents`` with each one's probability and type from ``probabilities``."""
+    from irmeasures_ext.readers.intent_probabilities import IntentFileError  # (only qrels with probabilities)
     first_pair = np.zeros(len(intents.query), dtype=np.int64)
     first_pair[intents.intent[::-1]] = np.arange(len(intents.intent))[::-1]
     keys = list(zip(ac.take(judgments.query_ids, from_numpy(intents.query)).to_pylist(),
