@@ -111,8 +111,13 @@ def probability_forms(tmp_path) -> dict:
     for query_id, intent, probability, kind in lines:
         as_dict.setdefault(query_id, {})[intent] = (float(probability), kind)
     pandas = pytest.importorskip('pandas')
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+    pq.write_table(table, tmp_path / 'probabilities.parquet')
+    feather.write_feather(table, tmp_path / 'probabilities.arrow')
     return {'DINprob file': without_refused(DIVERSITY / 'DINprob.txt', tmp_path), 'Arrow table': table,
-            'DataFrame': pandas.DataFrame(table.to_pydict()), 'dict': as_dict}
+            'DataFrame': pandas.DataFrame(table.to_pydict()), 'dict': as_dict,
+            'Parquet file': str(tmp_path / 'probabilities.parquet'), 'Arrow IPC file': tmp_path / 'probabilities.arrow'}
 
 
 def test_every_form_of_probabilities_and_qrels(tmp_path):

@@ -1,11 +1,12 @@
 """Intent probabilities P(i|q) and intent types for NTCIREVAL's diversity measures, and qrels that carry them.
 
-Forms: NTCIREVAL's ``Iprob`` file (``qid intent prob``) or ``DINprob`` file (``qid intent prob inf|nav``; Iprob's
-intents are all informational), a table (DataFrame or Arrow) with columns ``query_id, intent, probability`` and
-optionally ``type``, or a dict ``{query_id: {intent: probability}}`` or ``{query_id: {intent: (probability,
-type)}}``. Ids are read as text. A problem names the file and line (or the row): a line of the wrong number of
-fields, a probability that is not a number from 0 to 1, a type other than ``inf``/``nav``, an intent listed
-twice, and a query whose probabilities do not sum to 1 (within 1e-6).
+Forms: NTCIREVAL's ``Iprob`` file (``qid intent prob``) or ``DINprob`` file (``qid intent prob inf|nav``;
+Iprob's intents are all informational), a table (DataFrame, Arrow, or a Parquet or Arrow IPC file) with
+columns ``query_id, intent, probability`` and optionally ``type``, or a dict ``{query_id: {intent:
+probability}}`` or ``{query_id: {intent: (probability, type)}}``. Ids are read as text. A problem names the
+file and line (or the row): a line of the wrong number of fields, a probability that is not a number from 0
+to 1, a type other than ``inf``/``nav``, an intent listed twice, and a query whose probabilities do not sum
+to 1 (within 1e-6).
 """
 from __future__ import annotations
 
@@ -49,7 +50,9 @@ def read_intent_probabilities(data: Any) -> IntentProbabilities:
     """The intent probabilities of ``data`` in any form of the module docstring, checked."""
     if isinstance(data, IntentProbabilities):
         return data
-    if isinstance(data, (str, Path)):
+    if isinstance(data, (str, Path)) and Path(data).suffix.lower() in ('.parquet', '.arrow', '.feather'):
+        rows = list(_table_rows(_read_table(Path(data))))
+    elif isinstance(data, (str, Path)):
         rows = list(_file_rows(Path(data)))
     elif isinstance(data, Mapping):
         rows = list(_dict_rows(data))
@@ -88,6 +91,18 @@ def _file_rows(path: Path) -> Iterator[_Row]:
         yield _Row(fields[0], fields[1], fields[2], fields[3] if len(fields) == 4 else 'inf', f'{path}:{line_no}')
     if n_fields is None:
         raise IntentFileError(f'{path}: no intent probabilities (the file is empty)')
+
+
+def _read_table(path: Path) -> pa.Table:
+    """A Parquet or Arrow IPC (Feather) file of intent probabilities."""
+    try:
+        if path.suffix.lower() == '.parquet':
+            import pyarrow.parquet as pq
+            return pq.read_table(path)
+        import pyarrow.feather as feather
+        return feather.read_table(path)
+    except (OSError, pa.ArrowInvalid) as error:
+        raise IntentFileError(f'{path}: cannot read intent probabilities: {error}') from None
 
 
 def _dict_rows(data: Mapping) -> Iterator[_Row]:
