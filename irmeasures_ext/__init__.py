@@ -31,8 +31,10 @@ from irmeasures_ext.errors import (
     ReversedScoresWarning,
 )
 from irmeasures_ext.measures import (
+    D_AP,
     D_EBR,
     D_ERR,
+    D_P,
     D_Q,
     D_RBP,
     DECLARED,
@@ -46,7 +48,9 @@ from irmeasures_ext.measures import (
     IA_RBP,
     NCU,
     RBP_NTCIR,
+    D_Hit,
     D_nDCG,
+    D_nDCG_JK,
     D_nERR,
     D_sharp_EBR,
     D_sharp_ERR,
@@ -134,4 +138,5 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'relative_P', 'num_nonrel_judged_ret',
            'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
            'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
-           'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR', 'intent_qrels']
+           'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
+           'IA_RBP', 'IA_EBR', 'intent_qrels']

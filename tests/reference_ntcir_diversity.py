@@ -37,7 +37,8 @@ NTCIREVAL's conventions, as these functions follow them:
   - EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1).
 
 * **D-measures** (``D-NTCIR-eval``, ``eval2``): D-nDCG (NTCIREVAL's ``MSnDCG@k``), D-Q (``Q@k``), D-nERR
-  (``nERR@k``), D-ERR (``ERR@k``), D-RBP (``RBP@k``) and D-EBR (``EBR@k``) are these measures with gains GG
+  (``nERR@k``), D-ERR (``ERR@k``), D-RBP (``RBP@k``), D-EBR (``EBR@k``), D-AP (``AP@k``), D-P (``P@k``), D-Hit
+  (``Hit@k``) and D-nDCG_JK (``nDCG@k``) are these measures with gains GG
   against the ideal list.
 * **I-rec@k** (``irec``) = |{i ∈ I: a doc of the top k has level ≥ ``rel`` for i}| / |I| (0 if I is empty).
 * **DIN-measures** (``DIN-NTCIR-eval``): walking the ranking from the top, a doc's gain is Σ P(i|q)·g_i(d) over
@@ -213,6 +214,31 @@ def ebr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
     return total
 
 
+def average_precision(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """AP@k = Σ_{r≤k, G(r)>0} C(r)/r / min(k, R) (0 if R = 0)."""
+    if not ideal:
+        return 0.0
+    found, total = 0, 0.0
+    for rank, gain in enumerate(gains[:cutoff], start=1):
+        if gain > 0:
+            found += 1
+            total += found / rank
+    return total / min(cutoff, len(ideal))
+
+
+def precision(gains: Sequence[float], cutoff: int) -> float:
+    """P@k = C(k)/k."""
+    return sum(1 for gain in gains[:cutoff] if gain > 0) / cutoff
+
+
+def jk_ndcg(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """nDCG@k of Järvelin and Kekäläinen: Σ_{r≤k} G(r)/max(1, log2 r) over the same of the ideal list."""
+    def dcg(values: Sequence[float]) -> float:
+        return sum(gain / max(1.0, math.log2(rank)) for rank, gain in enumerate(values[:cutoff], start=1))
+    best = dcg(ideal)
+    return dcg(gains) / best if best > 0 else 0.0
+
+
 def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
     """P-plus on the top k: rp = the first rank whose G is the largest G of the top k;
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0."""
@@ -299,6 +325,32 @@ def din_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Pro
     """DIN#-Q@k = γ·I-rec@k + (1 − γ)·DIN-Q@k."""
     return (gamma * i_rec(ranking, judgments, cutoff, rel)
             + (1 - gamma) * din_q(ranking, judgments, probabilities, types, cutoff, rel))
+
+
+def d_ap(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+         rel: int = 1) -> float:
+    """D-AP@k: AP@k with gains GG against the ideal list."""
+    return average_precision(global_gains(ranking, judgments, probabilities, rel),
+                             ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def d_p(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+        rel: int = 1) -> float:
+    """D-P@k: the docs of GG > 0 in the top k, over k."""
+    return precision(global_gains(ranking, judgments, probabilities, rel), cutoff)
+
+
+def d_hit(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+          rel: int = 1) -> float:
+    """D-Hit@k: 1 if a doc of GG > 0 is in the top k."""
+    return 1.0 if d_p(ranking, judgments, probabilities, cutoff, rel) > 0 else 0.0
+
+
+def d_ndcg_jk(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+              rel: int = 1) -> float:
+    """D-nDCG_JK@k: NTCIREVAL's nDCG@k with gains GG."""
+    return jk_ndcg(global_gains(ranking, judgments, probabilities, rel),
+                   ideal_global_gains(judgments, probabilities, rel), cutoff)
 
 
 def d_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,

@@ -31,6 +31,8 @@ OURS = {('D-NTCIR-eval', 'MSnDCG'): 'D_nDCG', ('D-NTCIR-eval', 'Q'): 'D_Q', ('D-
         ('D-NTCIR-eval', 'I-rec'): 'I_rec', ('D-NTCIR-eval', 'D#-nDCG'): 'D_sharp_nDCG',
         ('D-NTCIR-eval', 'D#-Q'): 'D_sharp_Q', ('D-NTCIR-eval', 'ERR'): 'D_ERR', ('D-NTCIR-eval', 'RBP'): 'D_RBP',
         ('D-NTCIR-eval', 'EBR'): 'D_EBR', ('D-NTCIR-eval2', 'RBP'): 'D_RBP(p=0.99)',
+        ('D-NTCIR-eval', 'AP'): 'D_AP', ('D-NTCIR-eval', 'P'): 'D_P', ('D-NTCIR-eval', 'Hit'): 'D_Hit',
+        ('D-NTCIR-eval', 'nDCG'): 'D_nDCG_JK',
         ('D-NTCIR-eval2', 'D#-ERR'): 'D_sharp_ERR', ('D-NTCIR-eval2', 'D#-RBP'): 'D_sharp_RBP(p=0.99)',
         ('D-NTCIR-eval2', 'D#-EBR'): 'D_sharp_EBR', ('DIN-NTCIR-eval', 'MSnDCG'): 'DIN_nDCG',
         ('DIN-NTCIR-eval', 'Q'): 'DIN_Q',
@@ -80,12 +82,12 @@ def mismatches(values: dict, golden: dict) -> list:
 
 
 def test_every_ntcireval_value(tmp_path):
-    """19,404 values: 24 measures, 4 cutoffs, 147 topics (γ 0.5 and 0.25 for the #-measures; RBP at 0.95 and
+    """21,756 values: 28 measures, 4 cutoffs, 147 topics (γ 0.5 and 0.25 for the #-measures; RBP at 0.95 and
     0.99)."""
     qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
                                         without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
     values = evaluate(sorted({measure for measure, _ in GOLDEN}), qrels)
-    assert len(GOLDEN) == 19536 - 19536 // 148
+    assert len(GOLDEN) == 21904 - 21904 // 148
     assert not mismatches(values, GOLDEN), mismatches(values, GOLDEN)[:5]
 
 
@@ -241,6 +243,8 @@ def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):
 NTCIREVAL_LINES = {'I-rec': ('D-NTCIR-eval', 'I-rec'), 'D-nDCG': ('D-NTCIR-eval', 'MSnDCG'),
                    'D-Q': ('D-NTCIR-eval', 'Q'), 'D-nERR': ('D-NTCIR-eval', 'nERR'), 'D-ERR': ('D-NTCIR-eval', 'ERR'),
                    'D-RBP': ('D-NTCIR-eval2', 'RBP'), 'D-EBR': ('D-NTCIR-eval', 'EBR'),
+                   'D-AP': ('D-NTCIR-eval', 'AP'), 'D-P': ('D-NTCIR-eval', 'P'), 'D-Hit': ('D-NTCIR-eval', 'Hit'),
+                   'D-nDCG_JK': ('D-NTCIR-eval', 'nDCG'),
                    'D#-nDCG': ('D-NTCIR-eval', 'D#-nDCG'), 'D#-Q': ('D-NTCIR-eval', 'D#-Q'),
                    'D#-ERR': ('D-NTCIR-eval2', 'D#-ERR'), 'D#-RBP': ('D-NTCIR-eval2', 'D#-RBP'),
                    'D#-EBR': ('D-NTCIR-eval2', 'D#-EBR'),

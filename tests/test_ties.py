@@ -460,11 +460,13 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'D_RBP': lambda p: 0.05 * 0.95 ** (p - 1), 'D_EBR': lambda p: 1 / (p + 1),  # (BR(p) = 2/(p + 1), stop 1/2)
             'D_sharp_ERR': lambda p: 0.5 + 1 / (4 * p), 'D_sharp_RBP': lambda p: 0.5 + 0.025 * 0.95 ** (p - 1),
             'D_sharp_EBR': lambda p: 0.5 + 0.5 / (p + 1), 'IA_ERR': lambda p: 1 / (2 * p),
-            'IA_RBP': lambda p: 0.05 * 0.95 ** (p - 1), 'IA_EBR': lambda p: 1 / (p + 1)}
+            'IA_RBP': lambda p: 0.05 * 0.95 ** (p - 1), 'IA_EBR': lambda p: 1 / (p + 1), 'D_AP': lambda p: 1 / p,
+            'D_P': lambda p: 1 / 3, 'D_Hit': lambda p: 1.0, 'D_nDCG_JK': lambda p: 1 / max(1.0, math.log2(p))}
 #: NTCIREVAL's intent-aware measures (they read the intents, and refuse the range and the expected value).
 INTENT_AWARE = ('I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q',
                 'DIN_sharp_nDCG', 'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR',
-                'D_RBP', 'D_EBR', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR')
+                'D_RBP', 'D_EBR', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR', 'D_AP',
+                'D_P', 'D_Hit', 'D_nDCG_JK')
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

@@ -134,7 +134,8 @@ ROWS: dict[str, Row] = {
 #: The diversity mode's lines (``-I``), per cutoff: (NTCIREVAL's name, our measure's name); a #-measure takes γ
 #: (``-Igamma``), an RBP the persistence (``-rbp``).
 DIVERSITY_ROWS = (('I-rec@k', 'I_rec'), ('D-nDCG@k', 'D_nDCG'), ('D-Q@k', 'D_Q'), ('D-nERR@k', 'D_nERR'),
-                  ('D-ERR@k', 'D_ERR'), ('D-RBP@k', 'D_RBP'), ('D-EBR@k', 'D_EBR'), ('D#-nDCG@k', 'D_sharp_nDCG'),
+                  ('D-ERR@k', 'D_ERR'), ('D-RBP@k', 'D_RBP'), ('D-EBR@k', 'D_EBR'), ('D-AP@k', 'D_AP'),
+                  ('D-P@k', 'D_P'), ('D-Hit@k', 'D_Hit'), ('D-nDCG_JK@k', 'D_nDCG_JK'), ('D#-nDCG@k', 'D_sharp_nDCG'),
                   ('D#-Q@k', 'D_sharp_Q'), ('D#-ERR@k', 'D_sharp_ERR'), ('D#-RBP@k', 'D_sharp_RBP'),
                   ('D#-EBR@k', 'D_sharp_EBR'), ('DIN-nDCG@k', 'DIN_nDCG'), ('DIN-Q@k', 'DIN_Q'),
                   ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'), ('IA-MSnDCG@k', 'IA_MSnDCG'),

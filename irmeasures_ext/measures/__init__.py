@@ -26,8 +26,10 @@ from irmeasures_ext.measures.ntcir_bpref import (
 from irmeasures_ext.measures.ntcir_br import EBR, NCU, O_measure, P_measure, P_plus
 from irmeasures_ext.measures.ntcir_cascade import ERR_NTCIR, RBP_NTCIR, iRBU
 from irmeasures_ext.measures.ntcir_diversity import (
+    D_AP,
     D_EBR,
     D_ERR,
+    D_P,
     D_Q,
     D_RBP,
     DIN_Q,
@@ -35,7 +37,9 @@ from irmeasures_ext.measures.ntcir_diversity import (
     IA_ERR,
     IA_Q,
     IA_RBP,
+    D_Hit,
     D_nDCG,
+    D_nDCG_JK,
     D_nERR,
     D_sharp_EBR,
     D_sharp_ERR,
@@ -82,4 +86,5 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'relative_P', 'num_nonrel_judged_ret',
            'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
            'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
-           'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR']
+           'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
+           'IA_RBP', 'IA_EBR']

@@ -107,6 +107,47 @@ class _D_EBR(_NtcirDiversityMeasure):
     SHORT_DESC = 'Expected blended ratio over the global gain of the intents.'
 
 
+class _D_AP(_NtcirDiversityMeasure):
+    """
+    D-AP@k = Σ_{r≤k, GG(r)>0} C(r)/r / min(k, R) (NTCIREVAL's AP@k over the global gain).
+    """
+    __name__ = 'D_AP'
+    NAME = __name__
+    PRETTY_NAME = 'D-AP (NTCIREVAL)'
+    SHORT_DESC = 'Average precision over the docs of global gain above 0.'
+
+
+class _D_P(_NtcirDiversityMeasure):
+    """
+    D-P@k = C(k)/k, C(k) the docs of global gain above 0 in the top k.
+    """
+    __name__ = 'D_P'
+    NAME = __name__
+    PRETTY_NAME = 'D-P (NTCIREVAL)'
+    SHORT_DESC = 'Precision over the docs of global gain above 0.'
+
+
+class _D_Hit(_NtcirDiversityMeasure):
+    """
+    D-Hit@k = 1 if a doc of global gain above 0 is in the top k, else 0.
+    """
+    __name__ = 'D_Hit'
+    NAME = __name__
+    PRETTY_NAME = 'D-Hit (NTCIREVAL)'
+    SHORT_DESC = 'Whether the top k holds a doc of global gain above 0.'
+
+
+class _D_nDCG_JK(_NtcirDiversityMeasure):
+    """
+    D-nDCG_JK@k: NTCIREVAL's nDCG@k (Järvelin and Kekäläinen's, discount 1 to rank 2, then log2 r) over the global
+    gain.
+    """
+    __name__ = 'D_nDCG_JK'
+    NAME = __name__
+    PRETTY_NAME = 'D-nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
+    SHORT_DESC = "NTCIREVAL's nDCG@k over the global gain of the intents."
+
+
 class _D_sharp_nDCG(_NtcirDiversityMeasure):
     """
     D#-nDCG@k = γ·I-rec@k + (1 − γ)·D-nDCG@k.
@@ -293,6 +334,10 @@ D_nERR = declare(_D_nERR())
 D_ERR = declare(_D_ERR())
 D_RBP = declare(_D_RBP())
 D_EBR = declare(_D_EBR())
+D_AP = declare(_D_AP())
+D_P = declare(_D_P())
+D_Hit = declare(_D_Hit())
+D_nDCG_JK = declare(_D_nDCG_JK())
 D_sharp_nDCG = declare(_D_sharp_nDCG())
 D_sharp_Q = declare(_D_sharp_Q())
 D_sharp_ERR = declare(_D_sharp_ERR())

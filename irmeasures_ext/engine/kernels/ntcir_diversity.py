@@ -11,7 +11,9 @@ every doc of GG > 0 by GG descending, H = its largest GG.
 - D-Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR(r) = (C(r) + CG(r)) / (r + CG*(r)) (β = 1), R = the ideal list's
   length; D-nERR@k = ERR@k / ERR@k of the ideal list, D-ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)) and D-EBR@k =
   Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)) with the stop probability p = G/(H + 1); D-RBP@k = (1 − p)·Σ_{r≤k}
-  G(r)·p^{r−1} / H (persistence p, NTCIREVAL's default 0.95; its D-NTCIR-eval2 script passes 0.99).
+  G(r)·p^{r−1} / H (persistence p, NTCIREVAL's default 0.95; its D-NTCIR-eval2 script passes 0.99); D-AP@k =
+  Σ_{r≤k, G(r)>0} C(r)/r / min(k, R), D-P@k = C(k)/k, D-Hit@k = 1 if C(k) > 0, and D-nDCG_JK@k (NTCIREVAL's
+  ``nDCG@k``) discounts by 1 to rank 2, then by log2(r).
 - I-rec@k = |{i ∈ I: a doc of the top k is relevant to i}| / |I|.
 - DIN: a doc's gain counts its informational intents, and a navigational intent only at the first doc relevant to
   it; the ideal list stays the D-measures'. C(r) counts the docs whose DIN gain is above 0.
@@ -121,16 +123,16 @@ class GainLists(NamedTuple):
         keep = self.rank <= cutoff
         return self.segment[keep], self.rank[keep], self.gain[keep]
 
-    def blended(self, cutoff: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def blended(self, cutoff: int, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(segment, rank, gain, BR) of the rows of gain above 0 ranked ``cutoff`` or better, BR(r) = (C(r) +
-        CG(r)) / (r + CG*(r)) (β = 1)."""
+        β·CG(r)) / (r + β·CG*(r)) (NTCIREVAL's β = 1; β = 0 gives precision C(r)/r)."""
         starts = np.searchsorted(self.segment, np.arange(self.n_segments))
         relevant = self.gain > 0
         hits = segment_cumsum(relevant.astype(np.float64), self.segment, starts)
         gained = segment_cumsum(self.gain, self.segment, starts)
         counted = relevant & (self.rank <= cutoff)
         segment, rank = self.segment[counted], self.rank[counted]
-        blended = blended_ratio(hits[counted], gained[counted], rank, self.ideal.cumulative_at(segment, rank), 1.0)
+        blended = blended_ratio(hits[counted], gained[counted], rank, self.ideal.cumulative_at(segment, rank), beta)
         return segment, rank, self.gain[counted], blended
 
 
@@ -172,11 +174,48 @@ def ms_ndcg(lists: GainLists, measure: irm.Measure) -> np.ndarray:
         discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, _ms_discount, lists.n_segments))
 
 
+def _blended_mean(lists: GainLists, cutoff: int, beta: float) -> np.ndarray:
+    """Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR with patience ``beta``."""
+    segment, _, _, blended = lists.blended(cutoff, beta)
+    return safe_divide(segment_sum(blended, segment, lists.n_segments), np.minimum(lists.ideal.counts, cutoff))
+
+
 def q_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R)."""
-    cutoff = measure['cutoff']
-    segment, _, _, blended = lists.blended(cutoff)
-    return safe_divide(segment_sum(blended, segment, lists.n_segments), np.minimum(lists.ideal.counts, cutoff))
+    return _blended_mean(lists, measure['cutoff'], 1.0)
+
+
+def average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """AP@k = Σ_{r≤k, G(r)>0} C(r)/r / min(k, R) (NTCIREVAL's, which divides by min(k, R))."""
+    return _blended_mean(lists, measure['cutoff'], 0.0)
+
+
+def _hits(lists: GainLists, cutoff: int) -> np.ndarray:
+    """C(k) per segment: the rows of gain above 0 ranked ``cutoff`` or better."""
+    segment, _, gain = lists.at(cutoff)
+    return np.bincount(segment[gain > 0], minlength=lists.n_segments)
+
+
+def precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """P@k = C(k)/k."""
+    return _hits(lists, measure['cutoff']) / measure['cutoff']
+
+
+def hit(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """Hit@k = 1 if C(k) > 0, else 0."""
+    return (_hits(lists, measure['cutoff']) > 0).astype(np.float64)
+
+
+def _jk_discount(rank: np.ndarray) -> np.ndarray:
+    return np.where(rank <= 2, 1.0, np.log2(np.maximum(rank, 2.0)))
+
+
+def jk_ndcg(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """nDCG@k of Järvelin and Kekäläinen (NTCIREVAL's nDCG@k): discount 1 to rank 2, then log2(r)."""
+    cutoff, ideal = measure['cutoff'], lists.ideal
+    return safe_divide(
+        discounted_gain(lists.segment, lists.rank, lists.gain, cutoff, _jk_discount, lists.n_segments),
+        discounted_gain(ideal.query, ideal.rank, ideal.gain, cutoff, _jk_discount, lists.n_segments))
 
 
 def _err(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, top: np.ndarray, n_segments: int) -> np.ndarray:
@@ -283,6 +322,8 @@ for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', 
     if _name != 'nERR':  # (NTCIREVAL's scripts have no D#-nERR)
         _ntcir_kernel(f'D_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _d_gains)))
     _ntcir_kernel(f'IA_{"MSnDCG" if _name == "nDCG" else _name}')(partial(intent_aware, _of))
+for _name, _of in (('AP', average_precision), ('P', precision), ('Hit', hit), ('nDCG_JK', jk_ndcg)):
+    _ntcir_kernel(f'D_{_name}', _prepare_global)(partial(global_measure, _of, _d_gains))
 for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure)):
     _ntcir_kernel(f'DIN_{_name}', _prepare_global)(partial(global_measure, _of, _din_gains))
     _ntcir_kernel(f'DIN_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _din_gains)))
