@@ -207,7 +207,7 @@ def hit(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 
 
 def _jk_discount(rank: np.ndarray) -> np.ndarray:
-    return np.where(rank <= 2, 1.0, np.log2(np.maximum(rank, 2.0)))
+    return np.log2(np.maximum(rank, 2.0))  # (1 to rank 2, then log2 r)
 
 
 def jk_ndcg(lists: GainLists, measure: irm.Measure) -> np.ndarray:
