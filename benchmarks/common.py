@@ -7,6 +7,7 @@ import os
 import platform
 import shutil
 import site
+import statistics
 import subprocess
 import tempfile
 import time
@@ -161,3 +162,44 @@ def run_measured(command: list[str], env: dict[str, str], stdout: Any = subproce
 
 if __name__ == '__main__':
     print(f'{drop_cached_libraries()} shared libraries dropped from the page cache')
+
+
+def interleaved_rounds(commands: dict[str, tuple[list[str], tuple[Path, ...]]],
+                       repeat: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each command ``repeat`` times, each in a fresh process, the commands in a rotating order round by round,
+    after a warm-up round that is not counted: (seconds, peak RSS MB) per command."""
+    names = list(commands)
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    peak_mb: dict[str, list[float]] = {name: [] for name in names}
+    for round_no in range(repeat + 1):  # round 0 warms up, not counted
+        for name in rotated(names, round_no):
+            command, inputs = commands[name]
+            wall, peak = run_measured(command, child_environment(), inputs=inputs)
+            if round_no:
+                seconds[name].append(wall)
+                peak_mb[name].append(peak)
+                print(f'  [round {round_no}/{repeat}] {name:14s} {wall:.3f} s, {peak:.0f} MB', flush=True)
+    return seconds, peak_mb
+
+
+def target_ratios(seconds: dict[str, list[float]], targets: list[tuple[str, str, float]]) -> dict[str, dict]:
+    """Per target (command, the command it is compared with, the largest ratio allowed): the ratio of the medians,
+    each round's ratio (sorted) and the target."""
+    median = {name: statistics.median(values) for name, values in seconds.items()}
+    return {f'{name} / {base}': {
+        'of_medians': median[name] / median[base],
+        'per_round': sorted(mine / theirs for mine, theirs in zip(seconds[name], seconds[base], strict=True)),
+        'target': target} for name, base, target in targets}
+
+
+def target_lines(ratios: dict[str, dict]) -> list[str]:
+    """A report line per target of :func:`target_ratios`: met or MISSED, on medians and within rounds."""
+    lines = []
+    for label, ratio in ratios.items():
+        per_round = ratio['per_round']
+        met = 'met' if ratio['of_medians'] <= ratio['target'] else 'MISSED'
+        lines.append(f'- {label} ≤ {ratio["target"]:g}×: {met} ({ratio["of_medians"]:.2f}× on medians; within '
+                     f'each round: median {statistics.median(per_round):.2f}×, '
+                     f'{per_round[0]:.2f}–{per_round[-1]:.2f}×)')
+    return lines
+

@@ -30,7 +30,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import child_environment, drop_cached_libraries, install_kind, machine, rotated, run_measured, write_results
+from common import (
+    drop_cached_libraries,
+    install_kind,
+    interleaved_rounds,
+    machine,
+    target_lines,
+    target_ratios,
+    write_results,
+)
 from datagen import paths
 
 MEASURES = [f'{name}@{k}' for k in (5, 10, 20) for name in ('alpha_nDCG', 'alpha_DCG', 'ERR_IA', 'nERR_IA', 'P_IA',
@@ -105,24 +113,11 @@ def main() -> int:
     qrels, run = paths('1m')
     measured = commands(qrels, run, diversity_qrels(qrels))
     drop_cached_libraries()
-    names = list(measured)
-    seconds: dict[str, list[float]] = {name: [] for name in names}
-    peak_mb: dict[str, list[float]] = {name: [] for name in names}
     load_before = os.getloadavg()
-    for round_no in range(args.repeat + 1):  # round 0 warms up, not counted
-        for name in rotated(names, round_no):
-            command, inputs = measured[name]
-            wall, peak = run_measured(command, child_environment(), inputs=inputs)
-            if round_no:
-                seconds[name].append(wall)
-                peak_mb[name].append(peak)
-                print(f'  [round {round_no}/{args.repeat}] {name:12s} {wall:.3f} s, {peak:.0f} MB', flush=True)
+    seconds, peak_mb = interleaved_rounds(measured, args.repeat)
     load_after = os.getloadavg()
     median = {name: statistics.median(values) for name, values in seconds.items()}
-    ratios = {f'{name} / {base}': {
-        'of_medians': median[name] / median[base],
-        'per_round': sorted(mine / theirs for mine, theirs in zip(seconds[name], seconds[base], strict=True)),
-        'target': target} for name, base, target in TARGETS}
+    ratios = target_ratios(seconds, TARGETS)
     lines = [f'# ndeval\'s measures: our command against the five-measure command and pyndeval — '
              f'{time.strftime("%Y-%m-%d %H:%M")}', '',
              f'Whole processes on `benchmarks/data/1m` (1,000 queries, 1M run lines; diversity qrels of {INTENTS} '
@@ -130,16 +125,11 @@ def main() -> int:
              f'{machine()}.', f'Load average before/after: {load_before[0]:.2f} / {load_after[0]:.2f}.', '',
              f'Measures (diversity, pyndeval): {" ".join(MEASURES)}.', '',
              '| command | process s (median) | min–max | peak RSS MB |', '| --- | --- | --- | --- |']
-    for name in names:
+    for name in measured:
         lines.append(f'| {name} | {median[name]:.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
                      f'| {statistics.median(peak_mb[name]):.0f} |')
     lines += ['', '## Targets (issue 37, §5)', '']
-    for label, ratio in ratios.items():
-        per_round = ratio['per_round']
-        met = 'met' if ratio['of_medians'] <= ratio['target'] else 'MISSED'
-        lines.append(f'- {label} ≤ {ratio["target"]:g}×: {met} ({ratio["of_medians"]:.2f}× on medians; within '
-                     f'each round: median {statistics.median(per_round):.2f}×, '
-                     f'{per_round[0]:.2f}–{per_round[-1]:.2f}×)')
+    lines += target_lines(ratios)
     write_results('diversity', {'commands': {name: command for name, (command, _) in measured.items()},
                                 'seconds': seconds, 'peak_rss_mb': peak_mb, 'median_seconds': median,
                                 'ratios': ratios, 'machine': machine(),

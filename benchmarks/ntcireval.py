@@ -10,7 +10,8 @@ runs, in a rotating order, each in a fresh process (common.run_measured):
   (the 14 measures without a cutoff and 10 at each of the 6 cutoffs: 74 values per topic);
 - ``ntcireval -j``: the same on condensed lists;
 - ``ntcireval -ec``: the same with equivalence classes, on ``eqrels.txt``: the 1m qrels with a class per
-  doc, the doc's position among its query's qrels lines // 3 (written beside them on first use).
+  doc, the doc's position among its query's qrels lines // 3 + 1 (NTCIREVAL's class ids start at 1), written
+  beside them on first use.
 
 A warm-up round (bytecode caches) is not counted. Reports the medians and the ratios the issue sets
 targets for (``ntcireval`` ≤ 3× ``five``; ``-j`` and ``-ec`` ≤ 1.5× ``ntcireval``), both as ratios of
@@ -26,7 +27,15 @@ import sys
 import time
 from pathlib import Path
 
-from common import child_environment, drop_cached_libraries, install_kind, machine, rotated, run_measured, write_results
+from common import (
+    drop_cached_libraries,
+    install_kind,
+    interleaved_rounds,
+    machine,
+    target_lines,
+    target_ratios,
+    write_results,
+)
 from datagen import paths
 
 NTCIREVAL = ['-g', '1:2:3', '-cutoffs', '1,5,10,20,100,1000']
@@ -36,7 +45,7 @@ TARGETS = [('ntcireval', 'five', 3.0), ('ntcireval -j', 'ntcireval', 1.5), ('ntc
 
 def class_qrels(qrels: Path) -> Path:
     """``eqrels.txt`` beside ``qrels``: each line with a fifth field, the class id (the line's position
-    among its query's lines // 3), written once."""
+    among its query's lines // 3 + 1: NTCIREVAL's class ids start at 1), written once."""
     eqrels = qrels.with_name('eqrels.txt')
     if not eqrels.exists():
         position: dict[str, int] = {}
@@ -45,7 +54,7 @@ def class_qrels(qrels: Path) -> Path:
                 query_id = line.split(maxsplit=1)[0]
                 index = position.get(query_id, 0)
                 position[query_id] = index + 1
-                out.write(f'{line.rstrip()} {index // 3}\n')
+                out.write(f'{line.rstrip()} {index // 3 + 1}\n')
         os.replace(f'{eqrels}.part', eqrels)
     return eqrels
 
@@ -70,25 +79,12 @@ def main() -> int:
     qrels, run = paths('1m')
     measured = commands(qrels, run, class_qrels(qrels))
     drop_cached_libraries()
-    names = list(measured)
-    seconds: dict[str, list[float]] = {name: [] for name in names}
-    peak_mb: dict[str, list[float]] = {name: [] for name in names}
     load_before = os.getloadavg()
-    for round_no in range(args.repeat + 1):  # round 0 warms up, not counted
-        for name in rotated(names, round_no):
-            arguments, inputs = measured[name]
-            wall, peak = run_measured([sys.executable, '-m', 'irmeasures_ext', *arguments], child_environment(),
-                                      inputs=inputs)
-            if round_no:
-                seconds[name].append(wall)
-                peak_mb[name].append(peak)
-                print(f'  [round {round_no}/{args.repeat}] {name:14s} {wall:.3f} s, {peak:.0f} MB', flush=True)
+    seconds, peak_mb = interleaved_rounds({name: ([sys.executable, '-m', 'irmeasures_ext', *arguments], inputs)
+                                           for name, (arguments, inputs) in measured.items()}, args.repeat)
     load_after = os.getloadavg()
     median = {name: statistics.median(values) for name, values in seconds.items()}
-    ratios = {f'{name} / {base}': {
-        'of_medians': median[name] / median[base],
-        'per_round': sorted(mine / theirs for mine, theirs in zip(seconds[name], seconds[base], strict=True)),
-        'target': target} for name, base, target in TARGETS}
+    ratios = target_ratios(seconds, TARGETS)
     lines = [f'# ntcireval against the five-measure command — {time.strftime("%Y-%m-%d %H:%M")}', '',
              f'Whole `python -m irmeasures_ext` processes on `benchmarks/data/1m` (1,000 queries, 1M run lines); '
              f'medians of {args.repeat} interleaved rounds after a warm-up round. Machine: {machine()}.',
@@ -99,12 +95,7 @@ def main() -> int:
         lines.append(f'| {name} | `{shown}` | {median[name]:.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
                      f'| {statistics.median(peak_mb[name]):.0f} |')
     lines += ['', '## Targets (issue 29, §5)', '']
-    for label, ratio in ratios.items():
-        per_round = ratio['per_round']
-        met = 'met' if ratio['of_medians'] <= ratio['target'] else 'MISSED'
-        lines.append(f'- {label} ≤ {ratio["target"]:g}×: {met} ({ratio["of_medians"]:.2f}× on medians; within '
-                     f'each round: median {statistics.median(per_round):.2f}×, '
-                     f'{per_round[0]:.2f}–{per_round[-1]:.2f}×)')
+    lines += target_lines(ratios)
     write_results('ntcireval', {'commands': {name: arguments for name, (arguments, _) in measured.items()},
                                 'seconds': seconds, 'peak_rss_mb': peak_mb, 'median_seconds': median,
                                 'ratios': ratios, 'machine': machine(),

@@ -60,6 +60,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from reference_diversity import read_trec_run  # noqa: F401  (a TREC run, as the ndeval references read it)
+
 Judgments = Mapping[str, Mapping[str, float]]  # {doc_id: {intent: level}}
 Probabilities = Mapping[str, float]  # {intent: P(i|q)}
 Types = Mapping[str, str]  # {intent: 'inf' or 'nav'}
@@ -490,13 +492,3 @@ def read_dinprob(path) -> tuple[dict[str, dict[str, float]], dict[str, dict[str,
                 types.setdefault(topic, {})[intent] = kind
     return probabilities, types
 
-
-def read_trec_run(path) -> dict[str, dict[str, float]]:
-    """``{topic_id: {doc_id: score}}`` of a plain TREC run file (``qid Q0 docid rank score tag``)."""
-    run: dict = {}
-    with open(path, encoding='utf-8') as lines:
-        for line in lines:
-            if line.strip():
-                topic, _, doc, _, score, _ = line.split()
-                run.setdefault(topic, {})[doc] = float(score)
-    return run

@@ -43,17 +43,19 @@ OURS = {('D-NTCIR-eval', 'MSnDCG'): 'D_nDCG', ('D-NTCIR-eval', 'Q'): 'D_Q', ('D-
         ('DIN-NTCIR-PQeval', 'PplusQ'): 'PplusQ', ('NEVIAPQ2sharpnev', 'PplusQ#'): 'PplusQ_sharp'}
 
 
-def read_golden() -> dict[tuple[str, str], float]:
-    """``{(our measure string, topic): NTCIREVAL's value}`` of every row but q017's."""
-    golden = {}
-    with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
+def read_golden(path=DIVERSITY / 'ntcireval_per_topic.tsv', refused: str = REFUSED) -> dict[tuple[str, str], float]:
+    """``{(our measure string, topic): NTCIREVAL's value}`` of every row of an ``ntcireval_per_topic.tsv`` but the
+    ``refused`` topic's (a value printed by two scripts must be the same)."""
+    golden: dict[tuple[str, str], float] = {}
+    with open(path, encoding='utf-8') as lines:
         for row in csv.DictReader(lines, delimiter='\t'):
             name, cutoff = row['measure'].split('@')
             measure = ir_measures.parse_measure(f'{OURS[row["command"], name]}@{int(cutoff)}')
             if row['gamma'] != '-':
                 measure = measure(gamma=float(row['gamma']))
-            if row['qid'] != REFUSED:
-                golden[str(measure), row['qid']] = float(row['value'])
+            key = (str(measure), row['qid'])
+            if row['qid'] != refused:
+                assert golden.setdefault(key, float(row['value'])) == float(row['value']), key
     return golden
 
 
