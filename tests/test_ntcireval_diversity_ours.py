@@ -8,6 +8,9 @@ t6 (every judgment L0) is in the inputs but not in the values: NTCIREVAL refuses
 """
 from __future__ import annotations
 
+import csv
+
+import ir_measures
 from conftest import DATA
 from test_ntcir_diversity import TOLERANCE, evaluate, read_golden
 
@@ -29,3 +32,61 @@ def test_every_ntcireval_value():
     assert not wrong, wrong[:10]
     still = [key for key in KNOWN_DISAGREEMENTS if abs(values[key] - golden[key]) <= TOLERANCE]
     assert not still, still
+
+
+#: gcompute's lines without ``@k`` in the same runs (``ntcireval_gcompute_per_topic.tsv``), NTCIREVAL's (command,
+#: printed name) -> our measure: on the list the script cut at K, i.e. without a cutoff under the depth cut K.
+GCOMPUTE = {('D-NTCIR-eval', 'RR'): 'D_RR', ('D-NTCIR-eval', 'O-measure'): 'D_O_measure',
+            ('D-NTCIR-eval', 'P-measure'): 'D_P_measure', ('D-NTCIR-eval', 'P-plus'): 'D_P_plus',
+            ('D-NTCIR-eval', 'AP'): 'D_AP', ('D-NTCIR-eval', 'Q-measure'): 'D_Q',
+            ('D-NTCIR-eval', 'NCUrb,P'): "D_NCU(utility='P')", ('D-NTCIR-eval', 'NCUrb,BR'): 'D_NCU',
+            ('D-NTCIR-eval', 'RBP'): 'D_RBP', ('D-NTCIR-eval', 'ERR'): 'D_ERR', ('D-NTCIR-eval', 'EBR'): 'D_EBR',
+            ('D-NTCIR-eval', 'I-rec@n'): 'I_rec_n', ('D-NTCIR-eval2', 'RBP'): 'D_RBP(p=0.99)',
+            ('gcompute -gap', 'GAP'): 'D_GAP', ('gcompute -gap', 'GAP@k'): 'D_GAP@k',
+            ('gcompute -gamma 0.8', 'NCUrb,P'): "D_NCU(gamma=0.8,utility='P')",
+            ('gcompute -gamma 0.8', 'NCUrb,BR'): 'D_NCU(gamma=0.8)'}
+
+
+def read_gcompute() -> dict[int, dict[tuple[str, str], float]]:
+    """``{K: {(our measure string, topic): NTCIREVAL's value}}`` of ``ntcireval_gcompute_per_topic.tsv``."""
+    golden: dict[int, dict[tuple[str, str], float]] = {}
+    with open(OURS_DATA / 'ntcireval_gcompute_per_topic.tsv', encoding='utf-8') as lines:
+        for row in csv.DictReader(lines, delimiter='\t'):
+            name = row['measure'].replace(f'@{int(row["cutoff"]):04d}', '@k')
+            measure = GCOMPUTE[row['command'], name].replace('@k', f'@{row["cutoff"]}')
+            key = (str(ir_measures.parse_measure(measure)), row['qid'])
+            assert golden.setdefault(int(row['cutoff']), {}).setdefault(key, float(row['value'])) == float(
+                row['value']), key
+    return golden
+
+
+def test_every_gcompute_line_without_a_cutoff():
+    """4,012 printed values (59 topics x cutoffs 5, 10, 20, 1000): RR, O-measure, P-measure, P-plus, AP, Q-measure,
+    rank-biased NCU (γ 0.95 and 0.8), RBP (p 0.95 and 0.99), ERR, EBR and GAP, as gcompute prints them on the list
+    the scripts cut at K (our depth cut), GAP@K, and I-rec@n, which NTCIREVAL's irec reads from the whole run (past
+    K when the topic has more intents)."""
+    golden = read_gcompute()
+    assert sum(map(len, golden.values())) == 4012
+    qrels = irmeasures_ext.intent_qrels(str(OURS_DATA / 'Dqrels.txt'), str(OURS_DATA / 'DINprob.txt'))
+    for cutoff, values in golden.items():
+        cut = {key: value for key, value in values.items() if key[0] != 'I_rec_n'}
+        ours = evaluate(sorted({measure for measure, _ in cut}), qrels, str(OURS_DATA / 'run.txt'), depth=cutoff)
+        ours.update(evaluate(['I_rec_n'], qrels, str(OURS_DATA / 'run.txt')))
+        wrong = [(key, ours.get(key), value) for key, value in values.items()
+                 if key not in ours or abs(ours[key] - value) > TOLERANCE]
+        assert not wrong, (cutoff, wrong[:10])
+
+
+def test_a_cutoff_is_the_list_cut_there():
+    """D-RR@k, D-O-measure@k, D-P-measure@k, D-P-plus@k and D-NCU@k (no NTCIREVAL line has them) are the measure on
+    the list cut at k: NTCIREVAL's lines at K = k; I-rec@n under the depth cut reads only the top K."""
+    golden = read_gcompute()[5]
+    qrels = irmeasures_ext.intent_qrels(str(OURS_DATA / 'Dqrels.txt'), str(OURS_DATA / 'DINprob.txt'))
+    names = ('D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', "D_NCU(utility='P')", 'D_NCU')
+    ours = evaluate([f'{name}@5' for name in names], qrels, str(OURS_DATA / 'run.txt'))
+    for (measure, topic), value in golden.items():
+        if measure in names:
+            assert abs(ours[str(ir_measures.parse_measure(measure) @ 5), topic] - value) <= TOLERANCE
+    past_five = [topic for (measure, topic), value in golden.items() if measure == 'I_rec_n'
+                 and evaluate(['I_rec_n'], qrels, str(OURS_DATA / 'run.txt'), depth=5)['I_rec_n', topic] < value]
+    assert past_five  # (topics with more than 5 intents found below rank 5)

@@ -461,12 +461,17 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'D_sharp_ERR': lambda p: 0.5 + 1 / (4 * p), 'D_sharp_RBP': lambda p: 0.5 + 0.025 * 0.95 ** (p - 1),
             'D_sharp_EBR': lambda p: 0.5 + 0.5 / (p + 1), 'IA_ERR': lambda p: 1 / (2 * p),
             'IA_RBP': lambda p: 0.05 * 0.95 ** (p - 1), 'IA_EBR': lambda p: 1 / (p + 1), 'D_AP': lambda p: 1 / p,
-            'D_P': lambda p: 1 / 3, 'D_Hit': lambda p: 1.0, 'D_nDCG_JK': lambda p: 1 / max(1.0, math.log2(p))}
+            'D_P': lambda p: 1 / 3, 'D_Hit': lambda p: 1.0, 'D_nDCG_JK': lambda p: 1 / max(1.0, math.log2(p)),
+            'I_rec_n': lambda p: float(p == 1),  # n = |I| = 1
+            'D_RR': lambda p: 1 / p, 'D_O_measure': lambda p: 2 / (p + 1), 'D_P_measure': lambda p: 2 / (p + 1),
+            'D_P_plus': lambda p: 2 / (p + 1), 'D_NCU': lambda p: 2 / (p + 1),  # BR(p)·γ^0 / 1
+            'D_GAP': lambda p: 1 / p}  # GS = 1·2 at rank p, GI(1) = 2
 #: NTCIREVAL's intent-aware measures (they read the intents, and refuse the range and the expected value).
 INTENT_AWARE = ('I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q',
                 'DIN_sharp_nDCG', 'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR',
                 'D_RBP', 'D_EBR', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR', 'D_AP',
-                'D_P', 'D_Hit', 'D_nDCG_JK')
+                'D_P', 'D_Hit', 'D_nDCG_JK', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU',
+                'D_GAP')
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

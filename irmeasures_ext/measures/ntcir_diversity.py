@@ -17,7 +17,15 @@ from __future__ import annotations
 
 from ir_measures.measures import ParamInfo
 
-from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, declare
+from irmeasures_ext.measures.base import (
+    REL_PARAM,
+    REQUIRED_CUTOFF_PARAM,
+    ExtMeasure,
+    Param,
+    declare,
+    integer_from,
+)
+from irmeasures_ext.measures.ntcir_br import NCU
 from irmeasures_ext.measures.ntcir_cascade import probability
 
 GAMMA_PARAM = Param(probability(below_one=False), dtype=float, default=0.5,
@@ -26,7 +34,12 @@ PERSISTENCE_PARAM = Param(probability(below_one=True), dtype=float, default=0.95
                           desc="persistence of RBP (NTCIREVAL's default 0.95; its D-NTCIR-eval2 script: 0.99)")
 _PARAMS: dict[str, ParamInfo] = {'cutoff': REQUIRED_CUTOFF_PARAM, 'rel': REL_PARAM}
 _SHARP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'gamma': GAMMA_PARAM}
-_RBP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'p': PERSISTENCE_PARAM}
+#: The measures NTCIREVAL's gcompute also prints without ``@k``: computed on the whole list without a cutoff.
+_WHOLE_LIST_PARAMS: dict[str, ParamInfo] = {
+    'cutoff': Param(integer_from(1), dtype=int, required=False,
+                    desc="ranking cutoff threshold k (without: the whole list, NTCIREVAL's line without @k)"),
+    'rel': REL_PARAM}
+_RBP_PARAMS: dict[str, ParamInfo] = {**_WHOLE_LIST_PARAMS, 'p': PERSISTENCE_PARAM}
 
 
 class _NtcirDiversityMeasure(ExtMeasure):
@@ -58,12 +71,14 @@ class _D_nDCG(_NtcirDiversityMeasure):
 
 class _D_Q(_NtcirDiversityMeasure):
     """
-    D-Q@k: Q-measure@k (β = 1) over the global gain.
+    D-Q@k: Q-measure@k (β = 1) over the global gain, Σ_{r≤k, GG(r)>0} BR(r) / min(k, R); without a cutoff,
+    NTCIREVAL's "Q-measure" line: the same over the whole list, divided by R.
     """
     __name__ = 'D_Q'
     NAME = __name__
     PRETTY_NAME = 'D-Q (NTCIREVAL)'
     SHORT_DESC = 'Q-measure over the global gain of the intents.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
 
 
 class _D_nERR(_NtcirDiversityMeasure):
@@ -78,17 +93,19 @@ class _D_nERR(_NtcirDiversityMeasure):
 
 class _D_ERR(_NtcirDiversityMeasure):
     """
-    D-ERR@k: ERR@k over the global gain (not normalised), stop probability GG/(H + 1).
+    D-ERR@k: ERR@k over the global gain (not normalised), stop probability GG/(H + 1); without a cutoff, over the
+    whole list (NTCIREVAL's "ERR" line).
     """
     __name__ = 'D_ERR'
     NAME = __name__
     PRETTY_NAME = 'D-ERR (NTCIREVAL)'
     SHORT_DESC = 'ERR over the global gain of the intents.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
 
 
 class _D_RBP(_NtcirDiversityMeasure):
     """
-    D-RBP@k = (1 − p)·Σ_{r≤k} GG(r)·p^{r−1} / H.
+    D-RBP@k = (1 − p)·Σ_{r≤k} GG(r)·p^{r−1} / H; without a cutoff, over the whole list (NTCIREVAL's "RBP" line).
     """
     __name__ = 'D_RBP'
     NAME = __name__
@@ -99,22 +116,26 @@ class _D_RBP(_NtcirDiversityMeasure):
 
 class _D_EBR(_NtcirDiversityMeasure):
     """
-    D-EBR@k: EBR@k over the global gain: Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = GG/(H + 1).
+    D-EBR@k: EBR@k over the global gain: Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = GG/(H + 1); without a cutoff,
+    over the whole list (NTCIREVAL's "EBR" line).
     """
     __name__ = 'D_EBR'
     NAME = __name__
     PRETTY_NAME = 'D-EBR (NTCIREVAL)'
     SHORT_DESC = 'Expected blended ratio over the global gain of the intents.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
 
 
 class _D_AP(_NtcirDiversityMeasure):
     """
-    D-AP@k = Σ_{r≤k, GG(r)>0} C(r)/r / min(k, R) (NTCIREVAL's AP@k over the global gain).
+    D-AP@k = Σ_{r≤k, GG(r)>0} C(r)/r / min(k, R) (NTCIREVAL's AP@k over the global gain); without a cutoff,
+    NTCIREVAL's "AP" line: the same over the whole list, divided by R.
     """
     __name__ = 'D_AP'
     NAME = __name__
     PRETTY_NAME = 'D-AP (NTCIREVAL)'
     SHORT_DESC = 'Average precision over the docs of global gain above 0.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
 
 
 class _D_P(_NtcirDiversityMeasure):
@@ -146,6 +167,91 @@ class _D_nDCG_JK(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D-nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
     SHORT_DESC = "NTCIREVAL's nDCG@k over the global gain of the intents."
+
+
+class _I_rec_n(_NtcirDiversityMeasure):
+    """
+    I-rec@n: I-rec at rank n = |I|, the number of intents with a relevant doc (NTCIREVAL's ``I-rec@n``, which
+    reads the whole run).
+    """
+    __name__ = 'I_rec_n'
+    NAME = __name__
+    PRETTY_NAME = 'I-rec@n (NTCIREVAL)'
+    SHORT_DESC = 'Intent recall at rank n, the number of intents.'
+    SUPPORTED_PARAMS = {'rel': REL_PARAM}
+
+
+class _D_RR(_NtcirDiversityMeasure):
+    """
+    D-RR = 1/r1, r1 the first rank of global gain above 0 (0 without one); on the top k with a cutoff (NTCIREVAL's
+    "RR" line of gcompute on the list cut at k).
+    """
+    __name__ = 'D_RR'
+    NAME = __name__
+    PRETTY_NAME = 'D-RR (NTCIREVAL)'
+    SHORT_DESC = 'Reciprocal rank of the first doc of global gain above 0.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _D_O_measure(_NtcirDiversityMeasure):
+    """
+    D-O-measure = BR(r1) over the global gain (β = 1), r1 the first rank of GG > 0; on the top k with a cutoff.
+    """
+    __name__ = 'D_O_measure'
+    NAME = __name__
+    PRETTY_NAME = 'D-O-measure (NTCIREVAL)'
+    SHORT_DESC = 'Blended ratio at the first doc of global gain above 0.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _D_P_measure(_NtcirDiversityMeasure):
+    """
+    D-P-measure = BR(rp) over the global gain, rp the first rank of the list's largest GG; on the top k with a
+    cutoff.
+    """
+    __name__ = 'D_P_measure'
+    NAME = __name__
+    PRETTY_NAME = 'D-P-measure (NTCIREVAL)'
+    SHORT_DESC = 'Blended ratio at the first doc of the largest global gain retrieved.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _D_P_plus(_NtcirDiversityMeasure):
+    """
+    D-P-plus = Σ_{r≤rp, GG(r)>0} BR(r) / C(rp) over the global gain; on the top k with a cutoff.
+    """
+    __name__ = 'D_P_plus'
+    NAME = __name__
+    PRETTY_NAME = 'D-P-plus (NTCIREVAL)'
+    SHORT_DESC = 'Mean blended ratio down to the first doc of the largest global gain retrieved.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _D_NCU(_NtcirDiversityMeasure):
+    """
+    D-NCU: rank-biased NCU over the global gain, Σ_{GG(r)>0} u(r)·γ^{C(r)−1} / Σ_{j≤R} γ^{j−1}, u = BR(r)
+    (``utility='BR'``) or C(r)/r (``'P'``); on the top k with a cutoff (NTCIREVAL's gcompute prints "NCUrb,BR" and
+    "NCUrb,P"; it has no graded-uniform NCU).
+    """
+    __name__ = 'D_NCU'
+    NAME = __name__
+    PRETTY_NAME = 'D-NCU (rank-biased, NTCIREVAL)'
+    SHORT_DESC = 'Rank-biased normalised cumulative utility over the global gain of the intents.'
+    SUPPORTED_PARAMS = {**_WHOLE_LIST_PARAMS, 'utility': NCU.SUPPORTED_PARAMS['utility'],
+                        'gamma': NCU.SUPPORTED_PARAMS['gamma']}
+
+
+class _D_GAP(_NtcirDiversityMeasure):
+    """
+    D-GAP@k: graded average precision with the global gains as grades (NTCIREVAL's ``gcompute -gap``), Σ_{r≤k}
+    GS(r)/r / GI(min(k, R)), GS(r) = Σ_{s≤r} m·(m + 1) with m = min(GG(r), GG(s)) for GG(r) > 0 (else 0), GI(n) =
+    Σ_{j≤n} GG*(j)·(GG*(j) + 1) over the ideal list; without a cutoff over the whole list, divided by GI(R).
+    """
+    __name__ = 'D_GAP'
+    NAME = __name__
+    PRETTY_NAME = 'D-GAP (NTCIREVAL)'
+    SHORT_DESC = 'Graded average precision with the global gains as grades.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
 
 
 class _D_sharp_nDCG(_NtcirDiversityMeasure):
@@ -338,6 +444,13 @@ D_AP = declare(_D_AP())
 D_P = declare(_D_P())
 D_Hit = declare(_D_Hit())
 D_nDCG_JK = declare(_D_nDCG_JK())
+I_rec_n = declare(_I_rec_n())
+D_RR = declare(_D_RR())
+D_O_measure = declare(_D_O_measure())
+D_P_measure = declare(_D_P_measure())
+D_P_plus = declare(_D_P_plus())
+D_NCU = declare(_D_NCU())
+D_GAP = declare(_D_GAP())
 D_sharp_nDCG = declare(_D_sharp_nDCG())
 D_sharp_Q = declare(_D_sharp_Q())
 D_sharp_ERR = declare(_D_sharp_ERR())

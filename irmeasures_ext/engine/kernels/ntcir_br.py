@@ -85,6 +85,11 @@ def p_plus(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return safe_divide(total, _per_query(rows.hits[preferred], rows.query[preferred], ranked.n_queries))
 
 
+def rank_biased_norm(n_relevant: np.ndarray, gamma: float) -> np.ndarray:
+    """Σ_{j=1..R} γ^(j−1) per query: rank-biased NCU's normaliser."""
+    return n_relevant.astype(np.float64) if gamma == 1 else (1 - gamma ** n_relevant) / (1 - gamma)
+
+
 @kernel('NCU', prepare=graded_ideal, credit=graded_credit,
         bounded_by_credit=lambda measure: measure['stopping'] == 'rb')
 def ncu(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -102,8 +107,7 @@ def ncu(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     else:
         gamma = measure['gamma']
         weight = gamma ** (rows.hits - 1.0)
-        n_relevant = judgments.n_relevant(rel)
-        total = n_relevant.astype(np.float64) if gamma == 1 else (1 - gamma ** n_relevant) / (1 - gamma)
+        total = rank_biased_norm(judgments.n_relevant(rel), gamma)
     return safe_divide(segment_sum(rows.blended * weight, rows.query, ranked.n_queries), total)
 
 

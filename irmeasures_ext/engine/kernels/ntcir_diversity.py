@@ -14,7 +14,14 @@ every doc of GG > 0 by GG descending, H = its largest GG.
   G(r)·p^{r−1} / H (persistence p, NTCIREVAL's default 0.95; its D-NTCIR-eval2 script passes 0.99); D-AP@k =
   Σ_{r≤k, G(r)>0} C(r)/r / min(k, R), D-P@k = C(k)/k, D-Hit@k = 1 if C(k) > 0, and D-nDCG_JK@k (NTCIREVAL's
   ``nDCG@k``) discounts by 1 to rank 2, then by log2(r).
-- I-rec@k = |{i ∈ I: a doc of the top k is relevant to i}| / |I|.
+- Without a cutoff (NTCIREVAL's lines without ``@k``: gcompute on the list as the script cut it, our depth cut),
+  D-AP and D-Q divide by R, and D-RBP, D-ERR, D-EBR read the whole list. On the top k (the whole list without a
+  cutoff): D-RR = 1/r1, r1 the first rank of GG > 0; D-O-measure = BR(r1); D-P-measure = BR(rp), rp the first
+  rank of the largest GG; D-P-plus = Σ_{r≤rp, G(r)>0} BR(r) / C(rp); D-NCU = Σ_{G(r)>0} u(r)·γ^{C(r)−1} /
+  Σ_{j≤R} γ^{j−1}, u = C(r)/r (``utility='P'``) or BR(r) (gcompute's rank-biased NCU); D-GAP@k = Σ_{r≤k}
+  GS(r)/r / GI(min(k, R)), GS(r) = Σ_{s≤r} m(m + 1) with m = min(G(r), G(s)) for G(r) > 0, GI(n) = Σ_{j≤n}
+  G*(j)(G*(j) + 1) over the ideal list (gcompute's ``-gap``: Robertson's GAP with the gains as grades).
+- I-rec@k = |{i ∈ I: a doc of the top k is relevant to i}| / |I|; I-rec@n = I-rec at rank n = |I|.
 - DIN: a doc's gain counts its informational intents, and a navigational intent only at the first doc relevant to
   it; the ideal list stays the D-measures'. C(r) counts the docs whose DIN gain is above 0.
 - X#@k = γ·I-rec@k + (1 − γ)·X@k.
@@ -33,14 +40,27 @@ from ir_measures import measures as irm
 from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, Intents, earlier_of_same
 from irmeasures_ext.engine.judgments import IdealList, Judgments, ideal_list
 from irmeasures_ext.engine.kernels.common import KernelFunction, PrepareFunction, cascade, discounted_gain, kernel
+from irmeasures_ext.engine.kernels.ntcir_br import rank_biased_norm
+from irmeasures_ext.engine.kernels.ntcir_gap import grade_weight
 from irmeasures_ext.engine.kernels.q import blended_ratio
 from irmeasures_ext.engine.ranking import RankedRun
-from irmeasures_ext.engine.segments import safe_divide, segment_cumsum, segment_sum
+from irmeasures_ext.engine.segments import run_starts, safe_divide, segment_cumsum, segment_sum
 from irmeasures_ext.errors import InputError
+from irmeasures_ext.measures.base import optional_param
 
 
 def _ms_discount(rank: np.ndarray) -> np.ndarray:
     return np.log2(rank + 1.0)
+
+
+#: The cutoff of a measure given without one: the whole list (NTCIREVAL's lines without ``@k``).
+WHOLE_LIST = np.iinfo(np.int64).max
+
+
+def _cutoff(measure: irm.Measure) -> int:
+    """The measure's cutoff k, or :data:`WHOLE_LIST`."""
+    cutoff = optional_param(measure, 'cutoff')
+    return WHOLE_LIST if cutoff is None else cutoff
 
 
 def _intents(judgments: Judgments) -> Intents:
@@ -182,12 +202,12 @@ def _blended_mean(lists: GainLists, cutoff: int, beta: float) -> np.ndarray:
 
 def q_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R)."""
-    return _blended_mean(lists, measure['cutoff'], 1.0)
+    return _blended_mean(lists, _cutoff(measure), 1.0)
 
 
 def average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """AP@k = Σ_{r≤k, G(r)>0} C(r)/r / min(k, R) (NTCIREVAL's, which divides by min(k, R))."""
-    return _blended_mean(lists, measure['cutoff'], 0.0)
+    return _blended_mean(lists, _cutoff(measure), 0.0)
 
 
 def _hits(lists: GainLists, cutoff: int) -> np.ndarray:
@@ -224,7 +244,7 @@ def _err(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, top: np.ndarra
 
 def err(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1) (not normalised)."""
-    return _err(*lists.at(measure['cutoff']), lists.top, lists.n_segments)
+    return _err(*lists.at(_cutoff(measure)), lists.top, lists.n_segments)
 
 
 def nerr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
@@ -238,27 +258,88 @@ def nerr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 def rbp(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H."""
     p = measure['p']
-    segment, rank, gain = lists.at(measure['cutoff'])
+    segment, rank, gain = lists.at(_cutoff(measure))
     return safe_divide((1 - p) * segment_sum(gain * p ** (rank - 1.0), segment, lists.n_segments), lists.top)
 
 
 def ebr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1)."""
-    segment, _, gain, blended = lists.blended(measure['cutoff'])
+    segment, _, gain, blended = lists.blended(_cutoff(measure))
     return cascade(segment, gain / (lists.top[segment] + 1), blended, lists.n_segments)
 
 
-def p_plus(lists: GainLists, measure: irm.Measure) -> np.ndarray:
-    """P-plus on the top k: the mean BR of the rows of gain above 0 down to rp, the first rank of the largest gain
-    in the top k (0 for a segment with no such row there)."""
-    segment, rank, gain, blended = lists.blended(measure['cutoff'])
-    best = np.zeros(lists.n_segments)
+def _first_of_each(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:
+    """Per segment, ``values`` at its first row (rows grouped by segment); 0 for a segment without rows."""
+    first = run_starts(segment)
+    result = np.zeros(n_segments)
+    result[segment[first]] = values[first]
+    return result
+
+
+def reciprocal_rank(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """RR on the top k = 1/r1, r1 the first rank of gain above 0 (0 without one)."""
+    segment, rank, gain = lists.at(_cutoff(measure))
+    relevant = gain > 0
+    return _first_of_each(segment[relevant], 1.0 / rank[relevant], lists.n_segments)
+
+
+def o_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """O-measure on the top k = BR(r1) (0 without a row of gain above 0)."""
+    segment, _, _, blended = lists.blended(_cutoff(measure))
+    return _first_of_each(segment, blended, lists.n_segments)
+
+
+def _preferred_rank(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, n_segments: int) -> np.ndarray:
+    """rp per segment: the first rank of its largest gain among the rows given (the int64 maximum without
+    rows)."""
+    best = np.zeros(n_segments)
     np.maximum.at(best, segment, gain)
-    first_best = np.full(lists.n_segments, np.iinfo(np.int64).max)
-    np.minimum.at(first_best, segment, np.where(gain == best[segment], rank, np.iinfo(np.int64).max))
-    until = rank <= first_best[segment]
+    preferred = np.full(n_segments, np.iinfo(np.int64).max)
+    np.minimum.at(preferred, segment, np.where(gain == best[segment], rank, np.iinfo(np.int64).max))
+    return preferred
+
+
+def p_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """P-measure on the top k = BR(rp), rp the first rank of the largest gain there (0 without one above 0)."""
+    segment, rank, gain, blended = lists.blended(_cutoff(measure))
+    at = rank == _preferred_rank(segment, rank, gain, lists.n_segments)[segment]
+    result = np.zeros(lists.n_segments)
+    result[segment[at]] = blended[at]
+    return result
+
+
+def p_plus(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """P-plus on the top k: the mean BR of the rows of gain above 0 down to rp (0 for a segment with no such row
+    there)."""
+    segment, rank, gain, blended = lists.blended(_cutoff(measure))
+    until = rank <= _preferred_rank(segment, rank, gain, lists.n_segments)[segment]
     return safe_divide(segment_sum(blended[until], segment[until], lists.n_segments),
                        np.bincount(segment[until], minlength=lists.n_segments))
+
+
+def rank_biased_ncu(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """NCUrb on the top k = Σ_{G(r)>0} u(r)·γ^{C(r)−1} / Σ_{j≤R} γ^{j−1}, u = BR(r) or C(r)/r (``utility``)."""
+    segment, _, _, utility = lists.blended(_cutoff(measure), 1.0 if measure['utility'] == 'BR' else 0.0)
+    hits = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1.0  # C(r) at each row of gain above 0
+    gamma = measure['gamma']
+    return safe_divide(segment_sum(utility * gamma ** (hits - 1), segment, lists.n_segments),
+                       rank_biased_norm(lists.ideal.counts, gamma))
+
+
+def graded_average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
+    """GAP@k = Σ_{r≤k} GS(r)/r / GI(min(k, R)) over the gains (module docstring): every pair of rows of gain above
+    0 in a segment's top k, as NTCIREVAL's gcompute computes it."""
+    cutoff, ideal = _cutoff(measure), lists.ideal
+    segment, rank, gain = lists.at(cutoff)
+    relevant = gain > 0
+    segment, rank, gain = segment[relevant], rank[relevant], gain[relevant]
+    pairs_of_row = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1  # rows s ≤ r of its segment
+    row = np.repeat(np.arange(len(segment)), pairs_of_row)
+    earlier = row - (np.arange(len(row)) - np.repeat(np.cumsum(pairs_of_row) - pairs_of_row, pairs_of_row))
+    grade_sum = np.bincount(row, grade_weight(np.minimum(gain[row], gain[earlier])), minlength=len(segment))
+    keep = ideal.rank <= cutoff
+    return safe_divide(segment_sum(grade_sum / rank, segment, lists.n_segments),
+                       segment_sum(grade_weight(ideal.gain[keep]), ideal.query[keep], lists.n_segments))
 
 
 OfLists = Callable[[GainLists, irm.Measure], np.ndarray]
@@ -274,16 +355,27 @@ def intent_aware(of: OfLists, measure: irm.Measure, ranked: RankedRun) -> np.nda
     return _per_query(ranked, of(intent_lists(ranked, measure['rel']), measure))
 
 
-def intent_recall(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """I-rec@k (module docstring); needs no probabilities."""
+def _intent_recall(ranked: RankedRun, rel: int, depth: np.ndarray) -> np.ndarray:
+    """|{i ∈ I: a doc of the top ``depth`` (per query) is relevant to i}| / |I|; needs no probabilities."""
     intents = ranked.judgments.intents
     assert intents is not None  # (the evaluator reads the qrels with intents)
-    rel = measure['rel']
     row, intent, _ = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
     found = np.zeros(len(intents.query), dtype=bool)
-    found[intent[ranked.rank[row] <= measure['cutoff']]] = True
+    found[intent[ranked.rank[row] <= depth[intents.query[intent]]]] = True
     return safe_divide(np.bincount(intents.query[found], minlength=ranked.n_queries),
                        intents.covered(rel, ranked.n_queries))
+
+
+def intent_recall(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """I-rec@k (module docstring)."""
+    return _intent_recall(ranked, measure['rel'], np.full(ranked.n_queries, measure['cutoff']))
+
+
+def intent_recall_at_n(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """I-rec@n: I-rec at rank n = |I| (module docstring)."""
+    intents = ranked.judgments.intents
+    assert intents is not None  # (the evaluator reads the qrels with intents)
+    return _intent_recall(ranked, measure['rel'], intents.covered(measure['rel'], ranked.n_queries))
 
 
 def sharp(of: KernelFunction, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
@@ -315,6 +407,7 @@ def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[Ker
 
 # (Registered by calls of partial functions, not decorators: mutation testing reaches the functions.)
 _ntcir_kernel('I_rec', prepare=lambda measure, judgments: None)(intent_recall)
+_ntcir_kernel('I_rec_n', prepare=lambda measure, judgments: None)(intent_recall_at_n)
 _ntcir_kernel('PplusQ')(p_plus_q)
 _ntcir_kernel('PplusQ_sharp')(partial(sharp, p_plus_q))
 for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', err), ('RBP', rbp), ('EBR', ebr)):
@@ -322,7 +415,9 @@ for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', 
     if _name != 'nERR':  # (NTCIREVAL's scripts have no D#-nERR)
         _ntcir_kernel(f'D_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _d_gains)))
     _ntcir_kernel(f'IA_{"MSnDCG" if _name == "nDCG" else _name}')(partial(intent_aware, _of))
-for _name, _of in (('AP', average_precision), ('P', precision), ('Hit', hit), ('nDCG_JK', jk_ndcg)):
+for _name, _of in (('AP', average_precision), ('P', precision), ('Hit', hit), ('nDCG_JK', jk_ndcg),
+                   ('RR', reciprocal_rank), ('O_measure', o_measure), ('P_measure', p_measure), ('P_plus', p_plus),
+                   ('NCU', rank_biased_ncu), ('GAP', graded_average_precision)):
     _ntcir_kernel(f'D_{_name}', _prepare_global)(partial(global_measure, _of, _d_gains))
 for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure)):
     _ntcir_kernel(f'DIN_{_name}', _prepare_global)(partial(global_measure, _of, _din_gains))
