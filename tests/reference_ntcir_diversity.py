@@ -34,13 +34,19 @@ NTCIREVAL's conventions, as these functions follow them:
   - P-plus on the list truncated to k: rp = the first rank ≤ k whose G equals the largest G of the top k;
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0;
   - RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H (persistence p: 0.95, NTCIREVAL's default; D-NTCIR-eval2's 0.99);
-  - EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1).
+  - EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1);
+  - on the list truncated to k (gcompute's lines without ``@k``; k = :data:`WHOLE_LIST` for the whole list): RR =
+    1/r1, r1 the first rank with G > 0; O-measure = BR(r1); P-measure = BR(rp); rank-biased NCU = Σ_{G(r)>0}
+    u(r)·γ^{C(r)−1} / Σ_{j=1..R} γ^{j−1}, u = C(r)/r or BR(r); AP and Q-measure are AP@k and Q@k with k ≥ R;
+  - GAP@k (gcompute ``-gap``) = Σ_{r≤k} GS(r)/r / GI(min(k, R)), GS(r) = Σ_{s≤r} m(m + 1), m = min(G(r), G(s)),
+    for G(r) > 0 (else 0), GI(n) = Σ_{j≤n} G*(j)(G*(j) + 1) over the ideal list.
 
 * **D-measures** (``D-NTCIR-eval``, ``eval2``): D-nDCG (NTCIREVAL's ``MSnDCG@k``), D-Q (``Q@k``), D-nERR
   (``nERR@k``), D-ERR (``ERR@k``), D-RBP (``RBP@k``), D-EBR (``EBR@k``), D-AP (``AP@k``), D-P (``P@k``), D-Hit
   (``Hit@k``) and D-nDCG_JK (``nDCG@k``) are these measures with gains GG
   against the ideal list.
-* **I-rec@k** (``irec``) = |{i ∈ I: a doc of the top k has level ≥ ``rel`` for i}| / |I| (0 if I is empty).
+* **I-rec@k** (``irec``) = |{i ∈ I: a doc of the top k has level ≥ ``rel`` for i}| / |I| (0 if I is empty);
+  I-rec@n is I-rec@|I|.
 * **DIN-measures** (``DIN-NTCIR-eval``): walking the ranking from the top, a doc's gain is Σ P(i|q)·g_i(d) over
   its informational intents, plus P(j|q)·g_j(d) for each navigational intent j for which d is the first doc of
   the ranking of level ≥ ``rel`` for j (later docs of j add nothing, even at a higher level). DIN-nDCG and
@@ -67,6 +73,9 @@ Probabilities = Mapping[str, float]  # {intent: P(i|q)}
 Types = Mapping[str, str]  # {intent: 'inf' or 'nav'}
 GAMMA = 0.5
 PERSISTENCE = 0.95
+NCU_GAMMA = 0.95  # (gcompute's default -gamma)
+#: A cutoff beyond every list: the measure on the whole list.
+WHOLE_LIST = 10 ** 9
 
 
 def tie_rule_ranking(scores: Mapping[str, float]) -> list[str]:
@@ -253,6 +262,58 @@ def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float
     return sum(relevant) / len(relevant)
 
 
+def reciprocal_rank(gains: Sequence[float], cutoff: int) -> float:
+    """RR on the top k = 1/r1, r1 the first rank with G > 0 (0 without one)."""
+    for rank, gain in enumerate(gains[:cutoff], start=1):
+        if gain > 0:
+            return 1 / rank
+    return 0.0
+
+
+def o_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """O-measure on the top k = BR(r1) (0 without a doc of G > 0)."""
+    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff), gains, strict=False):
+        if gain > 0:
+            return ratio
+    return 0.0
+
+
+def p_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """P-measure on the top k = BR(rp), rp the first rank whose G is the largest G of the top k (0 without one
+    above 0)."""
+    top = list(gains[:cutoff])
+    if not top or max(top) <= 0:
+        return 0.0
+    return blended_ratios(top, ideal, cutoff)[top.index(max(top))]
+
+
+def rank_biased_ncu(gains: Sequence[float], ideal: Sequence[float], cutoff: int, utility: str = 'BR',
+                    gamma: float = NCU_GAMMA) -> float:
+    """NCUrb on the top k = Σ_{r≤k, G(r)>0} u(r)·γ^{C(r)−1} / Σ_{j=1..R} γ^{j−1}, u = BR(r) or C(r)/r."""
+    norm = sum(gamma ** (j - 1) for j in range(1, len(ideal) + 1))
+    if norm == 0:
+        return 0.0
+    total, found = 0.0, 0
+    for rank, (ratio, gain) in enumerate(zip(blended_ratios(gains, ideal, cutoff), gains, strict=False), start=1):
+        if gain > 0:
+            found += 1
+            total += (ratio if utility == 'BR' else found / rank) * gamma ** (found - 1)
+    return total / norm
+
+
+def graded_average_precision(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+    """GAP@k = Σ_{r≤k} GS(r)/r / GI(min(k, R)), as gcompute ``-gap`` loops."""
+    ideal_sum = sum(gain * (gain + 1) for gain in ideal[:cutoff])
+    if ideal_sum == 0:
+        return 0.0
+    top = list(gains[:cutoff])
+    total = 0.0
+    for rank, gain in enumerate(top, start=1):
+        if gain > 0:
+            total += sum(min(gain, other) * (min(gain, other) + 1) for other in top[:rank]) / rank
+    return total / ideal_sum
+
+
 # ---------------------------------------------------------------- the diversity measures
 
 
@@ -264,6 +325,11 @@ def i_rec(ranking: Sequence[str], judgments: Judgments, cutoff: int, rel: int = 
     covered = {intent for doc in ranking[:cutoff] for intent, level in judgments.get(doc, {}).items()
                if level >= rel}
     return len(covered) / len(intents)
+
+
+def i_rec_at_n(ranking: Sequence[str], judgments: Judgments, rel: int = 1) -> float:
+    """I-rec@n = I-rec at rank n = |I|."""
+    return i_rec(ranking, judgments, len(intents_with_relevant_doc(judgments, rel)), rel)
 
 
 def d_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
@@ -374,6 +440,50 @@ def d_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabili
     """D-EBR@k: EBR@k with gains GG against the ideal list."""
     return ebr(global_gains(ranking, judgments, probabilities, rel), ideal_global_gains(judgments, probabilities, rel),
                cutoff)
+
+
+def _over_global_gain(measure: Callable[[Sequence[float], Sequence[float], int], float], ranking: Sequence[str],
+                      judgments: Judgments, probabilities: Probabilities, cutoff: int, rel: int) -> float:
+    """``measure`` with gains GG against the D-measures' ideal list."""
+    return measure(global_gains(ranking, judgments, probabilities, rel),
+                   ideal_global_gains(judgments, probabilities, rel), cutoff)
+
+
+def d_rr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+         rel: int = 1) -> float:
+    """D-RR: RR on the top k with gains GG."""
+    return reciprocal_rank(global_gains(ranking, judgments, probabilities, rel), cutoff)
+
+
+def d_o_measure(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                rel: int = 1) -> float:
+    """D-O-measure: the O-measure on the top k with gains GG."""
+    return _over_global_gain(o_measure, ranking, judgments, probabilities, cutoff, rel)
+
+
+def d_p_measure(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+                rel: int = 1) -> float:
+    """D-P-measure: the P-measure on the top k with gains GG."""
+    return _over_global_gain(p_measure, ranking, judgments, probabilities, cutoff, rel)
+
+
+def d_p_plus(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+             rel: int = 1) -> float:
+    """D-P-plus: P-plus on the top k with gains GG."""
+    return _over_global_gain(p_plus, ranking, judgments, probabilities, cutoff, rel)
+
+
+def d_ncu(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int, rel: int = 1,
+          utility: str = 'BR', gamma: float = NCU_GAMMA) -> float:
+    """D-NCU: rank-biased NCU on the top k with gains GG."""
+    return _over_global_gain(lambda gains, ideal, k: rank_biased_ncu(gains, ideal, k, utility, gamma), ranking,
+                             judgments, probabilities, cutoff, rel)
+
+
+def d_gap(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
+          rel: int = 1) -> float:
+    """D-GAP@k: GAP@k with gains GG."""
+    return _over_global_gain(graded_average_precision, ranking, judgments, probabilities, cutoff, rel)
 
 
 def d_sharp_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,

@@ -62,7 +62,16 @@ REFERENCES = {'I_rec': (ref.i_rec, False), 'D_nDCG': (ref.d_ndcg, False), 'D_Q':
               'DIN_sharp_nDCG': (ref.din_sharp_ndcg, True), 'DIN_sharp_Q': (ref.din_sharp_q, True),
               'IA_MSnDCG': (ref.ia_msndcg, False), 'IA_nERR': (ref.ia_nerr, False), 'IA_Q': (ref.ia_q, False),
               'IA_ERR': (ref.ia_err, False), 'IA_RBP': (ref.ia_rbp, False), 'IA_EBR': (ref.ia_ebr, False),
-              'PplusQ': (ref.pplus_q, True), 'PplusQ_sharp': (ref.pplus_q_sharp, True)}
+              'PplusQ': (ref.pplus_q, True), 'PplusQ_sharp': (ref.pplus_q_sharp, True),
+              'D_RR': (ref.d_rr, False), 'D_O_measure': (ref.d_o_measure, False),
+              'D_P_measure': (ref.d_p_measure, False), 'D_P_plus': (ref.d_p_plus, False),
+              'D_NCU': (ref.d_ncu, False), 'D_GAP': (ref.d_gap, False), 'I_rec_n': (ref.i_rec_at_n, False)}
+#: The measures of gcompute's lines without ``@k`` (and I-rec@n), which the scripts do not pick out: checked
+#: against ``tests/data/ntcireval_diversity_ours/ntcireval_gcompute_per_topic.tsv``.
+GCOMPUTE_ONLY = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP', 'I_rec_n'}
+#: The measures that also take no cutoff (the whole list).
+WHOLE_LIST = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP', 'D_AP', 'D_Q', 'D_RBP', 'D_ERR',
+              'D_EBR'}
 SHARP = {'D_sharp_nDCG', 'D_sharp_Q', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'DIN_sharp_nDCG', 'DIN_sharp_Q',
          'PplusQ_sharp'}
 PERSISTENT = {'D_RBP', 'D_sharp_RBP', 'IA_RBP'}
@@ -70,13 +79,17 @@ PERSISTENT = {'D_RBP', 'D_sharp_RBP', 'IA_RBP'}
 
 def reference_value(name: str, ranking: list[str], judgments: ref.Judgments, probabilities: ref.Probabilities,
                     types: ref.Types, cutoff: int, rel: int, gamma: float | None = None,
-                    persistence: float | None = None) -> float:
-    """The reference's value of measure ``name`` (the package's name, e.g. ``D_sharp_Q``) for one topic."""
+                    persistence: float | None = None, ncu: dict[str, float | str] | None = None) -> float:
+    """The reference's value of measure ``name`` (the package's name, e.g. ``D_sharp_Q``) for one topic
+    (``ncu``: D_NCU's ``utility`` and ``gamma``)."""
     function, typed = REFERENCES[name]
     assert (gamma is not None) == (name in SHARP), (name, gamma)
     extra = ({} if gamma is None else {'gamma': gamma}) | ({} if persistence is None else {'p': persistence})
+    extra |= ncu or {}
     if name == 'I_rec':
         return function(ranking, judgments, cutoff, rel)
+    if name == 'I_rec_n':
+        return function(ranking, judgments, rel)
     if typed:
         return function(ranking, judgments, probabilities, types, cutoff, rel, **extra)
     return function(ranking, judgments, probabilities, cutoff, rel, **extra)
@@ -114,7 +127,7 @@ def mismatches(name: str, rank_by=ref.tie_rule_ranking, types=TYPES) -> list[str
     return wrong
 
 
-@pytest.mark.parametrize('name', sorted(REFERENCES))
+@pytest.mark.parametrize('name', sorted(set(REFERENCES) - GCOMPUTE_ONLY))
 def test_reference_equals_ntcireval_on_every_row(name):
     wrong = mismatches(name)
     assert not wrong, f'{len(wrong)} rows differ:\n' + '\n'.join(wrong[:20])
@@ -128,7 +141,7 @@ def test_the_file_covers_every_measure_cutoff_gamma_and_topic():
     assert len(topics) == 148 and 'q017' in topics and 'q009' in topics and 'q009' not in RUN
     assert set(PROBABILITIES) - topics == {'q006', 'q007'}
     assert all(not ref.intents_with_relevant_doc(QRELS.get(topic, {})) for topic in ('q006', 'q007'))
-    assert set(GOLDEN) == set(REFERENCES)
+    assert set(GOLDEN) == set(REFERENCES) - GCOMPUTE_ONLY
     for name, rows in GOLDEN.items():
         gammas = [0.5, 0.25] if name in SHARP else [None]
         persistences = {'D_RBP': [0.95, 0.99], 'D_sharp_RBP': [0.99], 'IA_RBP': [0.95]}.get(name, [None])
@@ -137,6 +150,44 @@ def test_the_file_covers_every_measure_cutoff_gamma_and_topic():
             for p in persistences for topic in topics)
     assert sum(len(rows) for rows in GOLDEN.values()) == 21904
     assert math.isclose(sum(PROBABILITIES['q017'].values()), 0.9)
+
+
+#: gcompute's lines of ``ntcireval_gcompute_per_topic.tsv``: (command, printed name) -> (measure, its parameters).
+GCOMPUTE_LINES = {('D-NTCIR-eval', 'RR'): ('D_RR', {}), ('D-NTCIR-eval', 'O-measure'): ('D_O_measure', {}),
+                  ('D-NTCIR-eval', 'P-measure'): ('D_P_measure', {}), ('D-NTCIR-eval', 'P-plus'): ('D_P_plus', {}),
+                  ('D-NTCIR-eval', 'AP'): ('D_AP', {}), ('D-NTCIR-eval', 'Q-measure'): ('D_Q', {}),
+                  ('D-NTCIR-eval', 'NCUrb,P'): ('D_NCU', {'ncu': {'utility': 'P'}}),
+                  ('D-NTCIR-eval', 'NCUrb,BR'): ('D_NCU', {}),
+                  ('D-NTCIR-eval', 'RBP'): ('D_RBP', {'persistence': 0.95}), ('D-NTCIR-eval', 'ERR'): ('D_ERR', {}),
+                  ('D-NTCIR-eval', 'EBR'): ('D_EBR', {}), ('D-NTCIR-eval', 'I-rec@n'): ('I_rec_n', {}),
+                  ('D-NTCIR-eval2', 'RBP'): ('D_RBP', {'persistence': 0.99}), ('gcompute -gap', 'GAP'): ('D_GAP', {}),
+                  ('gcompute -gamma 0.8', 'NCUrb,P'): ('D_NCU', {'ncu': {'utility': 'P', 'gamma': 0.8}}),
+                  ('gcompute -gamma 0.8', 'NCUrb,BR'): ('D_NCU', {'ncu': {'gamma': 0.8}})}
+
+
+def test_reference_equals_gcompute_on_the_list_cut_at_k():
+    """The references reproduce all 4,012 values of ``ntcireval_diversity_ours/ntcireval_gcompute_per_topic.tsv``:
+    each line without ``@k`` is the measure on the whole of the run cut at K; GAP@K the measure at cutoff K;
+    I-rec@n reads the whole run."""
+    ours = DATA / 'ntcireval_diversity_ours'
+    qrels, run = ref.read_dqrels(ours / 'Dqrels.txt'), ref.read_trec_run(ours / 'run.txt')
+    probabilities, types = ref.read_dinprob(ours / 'DINprob.txt')
+    checked, wrong = 0, []
+    with open(ours / 'ntcireval_gcompute_per_topic.tsv', encoding='utf-8') as lines:
+        for row in csv.DictReader(lines, delimiter='\t'):
+            cutoff, topic = int(row['cutoff']), row['qid']
+            ranking = ref.tie_rule_ranking(run.get(topic, {}))
+            if row['measure'] == f'GAP@{cutoff:04d}':
+                name, params, depth = 'D_GAP', {}, cutoff
+            else:
+                name, params = GCOMPUTE_LINES[row['command'], row['measure']]
+                depth, ranking = ref.WHOLE_LIST, ranking if name == 'I_rec_n' else ranking[:cutoff]
+            value = reference_value(name, ranking, qrels[topic], probabilities[topic], types[topic], depth, REL,
+                                    **params)
+            checked += 1
+            if not abs(value - float(row['value'])) <= TOLERANCE:
+                wrong.append((row['command'], row['measure'], cutoff, topic, value, row['value']))
+    assert checked == 4012 and not wrong, wrong[:10]
 
 
 def test_the_data_checks_the_order_and_the_intent_types():
@@ -285,19 +336,26 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
     measures = {}
     for name in REFERENCES:
         params = (f'gamma={gamma},' if name in SHARP else '') + ('p=0.8,' if name in PERSISTENT else '') + f'rel={rel}'
-        measure = ir_measures.parse_measure(f'{name}({params})@{cutoff}')
-        measures[str(measure)] = (name, measure, False)
-        measures[str(measure(judged_only=True))] = (name, measure(judged_only=True), True)
-    values = provider_values([measure for _, measure, _ in measures.values()], qrels, intents, run)
+        forms = [(f'{name}({params})' + ('' if name == 'I_rec_n' else f'@{cutoff}'), cutoff, {})]
+        if name in WHOLE_LIST:
+            forms.append((f'{name}({params})', ref.WHOLE_LIST, {}))
+        if name == 'D_NCU':
+            forms.append((f"D_NCU(utility='P',gamma={gamma},{params})@{cutoff}", cutoff,
+                          {'utility': 'P', 'gamma': gamma}))
+        for text, depth, ncu in forms:
+            measure = ir_measures.parse_measure(text)
+            measures[str(measure)] = (name, measure, False, depth, ncu)
+            measures[str(measure(judged_only=True))] = (name, measure(judged_only=True), True, depth, ncu)
+    values = provider_values([measure for _, measure, _, _, _ in measures.values()], qrels, intents, run)
     assert set(values) == {(key, topic) for key in measures for topic in qrels}
-    for key, (name, _, judged_only) in measures.items():
+    for key, (name, _, judged_only, depth, ncu) in measures.items():
         for topic, judgments in qrels.items():
             ranking = ref.tie_rule_ranking(run.get(topic, {}))
             if judged_only:
                 ranking = [doc for doc in ranking if doc in judgments]
             probabilities = {intent: probability for intent, (probability, _) in intents[topic].items()}
             types = {intent: kind for intent, (_, kind) in intents[topic].items()}
-            expected = reference_value(name, ranking, judgments, probabilities, types, cutoff, rel,
-                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None)
+            expected = reference_value(name, ranking, judgments, probabilities, types, depth, rel,
+                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None, ncu)
             assert values[key, topic] == pytest.approx(expected, abs=1e-12), (key, topic, values[key, topic],
                                                                               expected)
