@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 
 import ir_measures
+import pytest
 from conftest import DATA
+from public_paths import main
 from test_ntcir_diversity import TOLERANCE, evaluate, read_golden
 
 import irmeasures_ext
@@ -47,16 +49,20 @@ GCOMPUTE = {('D-NTCIR-eval', 'RR'): 'D_RR', ('D-NTCIR-eval', 'O-measure'): 'D_O_
             ('gcompute -gamma 0.8', 'NCUrb,BR'): 'D_NCU(gamma=0.8)'}
 
 
+def _gcompute_rows() -> list[dict[str, str]]:
+    with open(OURS_DATA / 'ntcireval_gcompute_per_topic.tsv', encoding='utf-8') as lines:
+        return list(csv.DictReader(lines, delimiter='\t'))
+
+
 def read_gcompute() -> dict[int, dict[tuple[str, str], float]]:
     """``{K: {(our measure string, topic): NTCIREVAL's value}}`` of ``ntcireval_gcompute_per_topic.tsv``."""
     golden: dict[int, dict[tuple[str, str], float]] = {}
-    with open(OURS_DATA / 'ntcireval_gcompute_per_topic.tsv', encoding='utf-8') as lines:
-        for row in csv.DictReader(lines, delimiter='\t'):
-            name = row['measure'].replace(f'@{int(row["cutoff"]):04d}', '@k')
-            measure = GCOMPUTE[row['command'], name].replace('@k', f'@{row["cutoff"]}')
-            key = (str(ir_measures.parse_measure(measure)), row['qid'])
-            assert golden.setdefault(int(row['cutoff']), {}).setdefault(key, float(row['value'])) == float(
-                row['value']), key
+    for row in _gcompute_rows():
+        name = row['measure'].replace(f'@{int(row["cutoff"]):04d}', '@k')
+        measure = GCOMPUTE[row['command'], name].replace('@k', f'@{row["cutoff"]}')
+        key = (str(ir_measures.parse_measure(measure)), row['qid'])
+        assert golden.setdefault(int(row['cutoff']), {}).setdefault(key, float(row['value'])) == float(
+            row['value']), key
     return golden
 
 
@@ -90,3 +96,30 @@ def test_a_cutoff_is_the_list_cut_there():
     past_five = [topic for (measure, topic), value in golden.items() if measure == 'I_rec_n'
                  and evaluate(['I_rec_n'], qrels, str(OURS_DATA / 'run.txt'), depth=5)['I_rec_n', topic] < value]
     assert past_five  # (topics with more than 5 intents found below rank 5)
+
+
+@pytest.mark.parametrize('cutoff', [5, 1000])
+def test_the_diversity_mode_prints_gcomputes_lines(capsys, cutoff):
+    """``irmeasures-ext ntcireval Dqrels run -I DINprob -cutoffs K -truncate K -gap`` (and ``-gamma 0.8``) print
+    NTCIREVAL's values of gcompute's lines without ``@K``, GAP@K and I-rec@n (read past K) for K = 5 and 1000."""
+    golden = {(command, name.replace(f'@{cutoff:04d}', '@k'), topic): value for command, name, topic, value in (
+        (row['command'], row['measure'], row['qid'], float(row['value'])) for row in _gcompute_rows()
+        if int(row['cutoff']) == cutoff)}
+    printed = {'D-RR': 'RR', 'D-O-measure': 'O-measure', 'D-P-measure': 'P-measure', 'D-P-plus': 'P-plus',
+               'D-AP': 'AP', 'D-Q-measure': 'Q-measure', 'D-NCUrb,P': 'NCUrb,P', 'D-NCUrb,BR': 'NCUrb,BR',
+               'D-RBP': 'RBP', 'D-ERR': 'ERR', 'D-EBR': 'EBR', 'I-rec@n': 'I-rec@n'}
+    for extra, command, names in ((['-gap'], 'gcompute -gap', {'D-GAP': 'GAP', f'D-GAP@{cutoff:04d}': 'GAP@k'}),
+                                  (['-gamma', '0.8'], 'gcompute -gamma 0.8', {'D-NCUrb,P': 'NCUrb,P',
+                                                                              'D-NCUrb,BR': 'NCUrb,BR'})):
+        argv = ['ntcireval', str(OURS_DATA / 'Dqrels.txt'), str(OURS_DATA / 'run.txt'), '-I',
+                str(OURS_DATA / 'DINprob.txt'), '-cutoffs', str(cutoff), '-truncate', str(cutoff), '-q', '-o', 'tsv',
+                '-p', '12', *extra]
+        assert main(argv) == 0
+        lines = {name: ('D-NTCIR-eval', theirs) for name, theirs in printed.items()}
+        lines.update({name: (command, theirs) for name, theirs in names.items()})  # (-gamma 0.8: NCU's lines)
+        rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
+        compared = [(topic, name) for topic, name, _ in rows if name in lines and topic not in ('all', 't6')]
+        assert len(compared) == 59 * len(lines)
+        for topic, name, value in rows:
+            if (topic, name) in compared:
+                assert abs(float(value) - golden[(*lines[name], topic)]) <= TOLERANCE, (extra, topic, name, value)

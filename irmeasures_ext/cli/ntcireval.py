@@ -131,18 +131,26 @@ ROWS: dict[str, Row] = {
 }
 
 
-#: The diversity mode's lines (``-I``), per cutoff: (NTCIREVAL's name, our measure's name); a #-measure takes γ
-#: (``-Igamma``), an RBP the persistence (``-rbp``).
+#: The diversity mode's lines (``-I``) printed once, before the cutoffs: (NTCIREVAL's name, our measure's name, its
+#: fixed parameters): gcompute's lines without ``@k``, on the list cut at ``-truncate`` (the scripts' K), and
+#: I-rec@n, which NTCIREVAL's irec reads from the whole run (past ``-truncate`` too). D-GAP only with ``-gap``.
+DIVERSITY_BEFORE_CUTOFFS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ('D-RR', 'D_RR', {}), ('D-O-measure', 'D_O_measure', {}), ('D-P-measure', 'D_P_measure', {}),
+    ('D-P-plus', 'D_P_plus', {}), ('D-AP', 'D_AP', {}), ('D-Q-measure', 'D_Q', {}),
+    ('D-NCUrb,P', 'D_NCU', {'utility': 'P'}), ('D-NCUrb,BR', 'D_NCU', {}), ('D-GAP', 'D_GAP', {}),
+    ('D-RBP', 'D_RBP', {}), ('D-ERR', 'D_ERR', {}), ('D-EBR', 'D_EBR', {}), ('I-rec@n', 'I_rec_n', {}))
+#: The diversity mode's lines per cutoff: (NTCIREVAL's name, our measure's name); D-GAP@k only with ``-gap``.
 DIVERSITY_ROWS = (('I-rec@k', 'I_rec'), ('D-nDCG@k', 'D_nDCG'), ('D-Q@k', 'D_Q'), ('D-nERR@k', 'D_nERR'),
                   ('D-ERR@k', 'D_ERR'), ('D-RBP@k', 'D_RBP'), ('D-EBR@k', 'D_EBR'), ('D-AP@k', 'D_AP'),
-                  ('D-P@k', 'D_P'), ('D-Hit@k', 'D_Hit'), ('D-nDCG_JK@k', 'D_nDCG_JK'), ('D#-nDCG@k', 'D_sharp_nDCG'),
-                  ('D#-Q@k', 'D_sharp_Q'), ('D#-ERR@k', 'D_sharp_ERR'), ('D#-RBP@k', 'D_sharp_RBP'),
-                  ('D#-EBR@k', 'D_sharp_EBR'), ('DIN-nDCG@k', 'DIN_nDCG'), ('DIN-Q@k', 'DIN_Q'),
-                  ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'), ('IA-MSnDCG@k', 'IA_MSnDCG'),
-                  ('IA-nERR@k', 'IA_nERR'), ('IA-Q@k', 'IA_Q'), ('IA-ERR@k', 'IA_ERR'), ('IA-RBP@k', 'IA_RBP'),
-                  ('IA-EBR@k', 'IA_EBR'), ('PplusQ@k', 'PplusQ'), ('PplusQ#@k', 'PplusQ_sharp'))
+                  ('D-GAP@k', 'D_GAP'), ('D-P@k', 'D_P'), ('D-Hit@k', 'D_Hit'), ('D-nDCG_JK@k', 'D_nDCG_JK'),
+                  ('D#-nDCG@k', 'D_sharp_nDCG'), ('D#-Q@k', 'D_sharp_Q'), ('D#-ERR@k', 'D_sharp_ERR'),
+                  ('D#-RBP@k', 'D_sharp_RBP'), ('D#-EBR@k', 'D_sharp_EBR'), ('DIN-nDCG@k', 'DIN_nDCG'),
+                  ('DIN-Q@k', 'DIN_Q'), ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'),
+                  ('IA-MSnDCG@k', 'IA_MSnDCG'), ('IA-nERR@k', 'IA_nERR'), ('IA-Q@k', 'IA_Q'), ('IA-ERR@k', 'IA_ERR'),
+                  ('IA-RBP@k', 'IA_RBP'), ('IA-EBR@k', 'IA_EBR'), ('PplusQ@k', 'PplusQ'),
+                  ('PplusQ#@k', 'PplusQ_sharp'))
 #: The options of the ad hoc evaluation that the diversity mode does not take (its gains are the levels).
-AD_HOC_ONLY = ('g', 'bpref', 'ec', 'gap', 'rbup', 's', 'logb', 'gamma')
+AD_HOC_ONLY = ('g', 'bpref', 'ec', 'rbup', 's', 'logb')
 
 
 def run(argv: list[str]) -> int:
@@ -175,7 +183,12 @@ def run(argv: list[str]) -> int:
         if args.ec:
             check_class_ids(qrels.table)
     configured = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
-    results = evaluate(list(dict.fromkeys(measure for _, measure in printed)), qrels, run_input, configured)
+    measures = list(dict.fromkeys(measure for _, measure in printed))
+    whole_run = [measure for measure in measures if args.truncate and measure.NAME == 'I_rec_n']
+    results = evaluate([measure for measure in measures if measure not in whole_run], qrels, run_input, configured)
+    if whole_run:  # (NTCIREVAL's irec reads the whole run, not the list its scripts cut at K)
+        whole = ext_provider.configured(args.ties, args.score_precision, classes=args.ec)
+        results.values.update(evaluate(whole_run, qrels, run_input, whole).values)
     relevance = qrels.table['relevance']
 
     def queries_with(labels: Any) -> Any:
@@ -211,20 +224,25 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
-    """(name, our measure) of every line of the diversity mode, per cutoff in DIVERSITY_ROWS' order (CliError for
-    an ad hoc option)."""
+    """(name, our measure) of every line of the diversity mode: DIVERSITY_BEFORE_CUTOFFS, then per cutoff
+    DIVERSITY_ROWS (CliError for an ad hoc option)."""
     given = [f'-{name}' for name in AD_HOC_ONLY if getattr(args, name) not in (None, False)]
     if given:
         raise CliError(f'{" ".join(given)}: not taken with -I (the diversity measures: their gains are the levels)')
-    options = {'gamma': args.Igamma, 'p': args.rbp}
-    printed = []
+
+    def built(ours: str, fixed: dict[str, Any]) -> Measure:
+        declared = ext_measures.DECLARED[ours]
+        options = {'p': args.rbp, 'gamma': args.gamma if ours == 'D_NCU' else args.Igamma, **fixed}
+        measure = declared(**{param: value for param, value in options.items()
+                              if value is not None and param in declared.SUPPORTED_PARAMS})
+        return measure(judged_only=True) if args.j else measure
+
+    def shown(ours: str) -> bool:
+        return ours != 'D_GAP' or args.gap
+    printed = [(name, built(ours, fixed)) for name, ours, fixed in DIVERSITY_BEFORE_CUTOFFS if shown(ours)]
     for cutoff in args.cutoffs:
-        for name, ours in DIVERSITY_ROWS:
-            declared = ext_measures.DECLARED[ours]
-            measure = declared(**{param: value for param, value in options.items()
-                                  if value is not None and param in declared.SUPPORTED_PARAMS})
-            printed.append((name.replace('@k', f'@{cutoff:04d}'),
-                            (measure(judged_only=True) if args.j else measure) @ cutoff))
+        printed += [(name.replace('@k', f'@{cutoff:04d}'), built(ours, {}) @ cutoff)
+                    for name, ours in DIVERSITY_ROWS if shown(ours)]
     return printed
 
 
@@ -408,12 +426,13 @@ def _parser() -> ArgumentParser:
                              'member of a class counts (label -ec, compute -ec; not with -bpref)')
     parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP and RBP@k (default 0.95; with -I, '
                                                               'of D-RBP, D#-RBP, IA-RBP)')
-    parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb,P and NCUrb,BR (default 0.95)')
+    parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb,P and NCUrb,BR (default 0.95; with '
+                                                                '-I, of D-NCUrb,P and D-NCUrb,BR)')
     parser.add_argument('-logb', type=float, metavar='B', help="log base of nDCG@k's discount (default 2; 0: "
                                                                'natural log)')
     parser.add_argument('-s', metavar='STOPS', help='stop values of NCUgu,P and NCUgu,BR per level, e.g. 1:1:4 '
                                                     '(default: the gains)')
-    parser.add_argument('-gap', action='store_true', help='also GAP and GAP@k')
+    parser.add_argument('-gap', action='store_true', help='also GAP and GAP@k (with -I: D-GAP and D-GAP@k)')
     parser.add_argument('-rbup', type=float, metavar='U', help='also iRBU@k, with this patience u (0 <= u <= 1)')
     add_ranking(parser)
     return parser
