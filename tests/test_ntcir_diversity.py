@@ -315,6 +315,7 @@ def test_the_depth_cut_is_the_measure_on_the_run_cut_at_the_depth(tmp_path):
         run.setdefault(doc.query_id, {})[doc.doc_id] = doc.score
     cut = {topic: {doc: docs[doc] for doc in sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)[:3]}
            for topic, docs in run.items()}
-    measures = ['D_sharp_nDCG@10', 'IA_Q@10', 'PplusQ@10', 'DIN_Q@5', 'alpha_nDCG@10', 'NRBP', 'AP_IA']
+    measures = ['D_sharp_nDCG@10', 'IA_Q@10', 'PplusQ@10', 'DIN_Q@5', 'alpha_nDCG@10', 'NRBP', 'AP_IA', 'D_Q', 'D_GAP',
+                'D_NCU', 'D_P_measure', 'I_rec_n']
     assert evaluate(measures, qrels, run, depth=3) == evaluate(measures, qrels, cut)
     assert evaluate(measures, qrels, run, depth=3) != evaluate(measures, qrels, run)

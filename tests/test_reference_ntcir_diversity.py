@@ -342,6 +342,7 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
         if name == 'D_NCU':
             forms.append((f"D_NCU(utility='P',gamma={gamma},{params})@{cutoff}", cutoff,
                           {'utility': 'P', 'gamma': gamma}))
+            forms += [(f'D_NCU(gamma={ends},{params})', ref.WHOLE_LIST, {'gamma': ends}) for ends in (0.0, 1.0)]
         for text, depth, ncu in forms:
             measure = ir_measures.parse_measure(text)
             measures[str(measure)] = (name, measure, False, depth, ncu)

@@ -336,7 +336,7 @@ def graded_average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarr
     pairs_of_row = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1  # rows s ≤ r of its segment
     row = np.repeat(np.arange(len(segment)), pairs_of_row)
     earlier = row - (np.arange(len(row)) - np.repeat(np.cumsum(pairs_of_row) - pairs_of_row, pairs_of_row))
-    grade_sum = np.bincount(row, grade_weight(np.minimum(gain[row], gain[earlier])), minlength=len(segment))
+    grade_sum = np.bincount(row, grade_weight(np.minimum(gain[row], gain[earlier])))  # (each row pairs with itself)
     keep = ideal.rank <= cutoff
     return safe_divide(segment_sum(grade_sum / rank, segment, lists.n_segments),
                        segment_sum(grade_weight(ideal.gain[keep]), ideal.query[keep], lists.n_segments))
