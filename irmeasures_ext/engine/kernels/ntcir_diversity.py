@@ -107,6 +107,14 @@ def _prepare_global(measure: irm.Measure, judgments: Judgments) -> None:
     global_ideal(judgments, measure['rel'])
 
 
+def _pairs_of_rows(ranked: RankedRun, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, intent, label) of each (intent, label >= ``rel``) judgment of the run's rows, in row order (computed
+    once per run and ``rel``)."""
+    intents = ranked.judgments.intents
+    assert intents is not None  # (the evaluator reads the qrels with intents)
+    return ranked.cached(('intent pairs', rel), lambda: intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel))
+
+
 def _d_gains(ranked: RankedRun, rel: int) -> np.ndarray:
     """GG per row."""
     return global_gains(ranked.judgments, rel)[ranked.judged[JUDGMENT_COLUMN]]
@@ -115,7 +123,7 @@ def _d_gains(ranked: RankedRun, rel: int) -> np.ndarray:
 def _din_gains(ranked: RankedRun, rel: int) -> np.ndarray:
     """DIN gain per row: a navigational intent counts only at its first relevant doc."""
     intents = _intents(ranked.judgments)
-    row, intent, label = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+    row, intent, label = _pairs_of_rows(ranked, rel)
     assert intents.navigational is not None  # (set with the probabilities)
     counts = ~intents.navigational[intent] | (earlier_of_same(intent) == 0)
     return np.bincount(row, np.where(counts, _probability(intents)[intent] * label, 0.0), minlength=len(ranked.rank))
@@ -165,9 +173,14 @@ def _top_of(ideal: IdealList) -> np.ndarray:
 
 
 def _global_lists(ranked: RankedRun, rel: int, gains_of: GainsOfRows) -> GainLists:
-    """The run's lists of GG (or DIN's gains, ``gains_of``) per query, against the D-measures' ideal list."""
-    ideal = global_ideal(ranked.judgments, rel)
-    return GainLists(ranked.query, ranked.rank, gains_of(ranked, rel), ideal, _top_of(ideal))
+    """The run's lists of GG (or DIN's gains, ``gains_of``) per query, its rows of gain above 0, against the
+    D-measures' ideal list (computed once per run, ``gains_of`` and ``rel``)."""
+    def compute() -> GainLists:
+        ideal = global_ideal(ranked.judgments, rel)
+        gain = gains_of(ranked, rel)
+        kept = gain > 0
+        return GainLists(ranked.query[kept], ranked.rank[kept], gain[kept], ideal, _top_of(ideal))
+    return ranked.cached(('global lists', gains_of, rel), compute)
 
 
 def intent_lists(ranked: RankedRun, rel: int) -> GainLists:
@@ -175,7 +188,7 @@ def intent_lists(ranked: RankedRun, rel: int) -> GainLists:
     ``rel``)."""
     def compute() -> GainLists:
         intents = _intents(ranked.judgments)
-        row, intent, label = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+        row, intent, label = _pairs_of_rows(ranked, rel)
         order = np.argsort(intent, kind='stable')  # (pairs are in rank order within each query)
         ideal = ranked.judgments.cached(('intent ideal', rel), lambda: ideal_list(
             *intents.relevant_pairs(rel)[1:], len(intents.query)))
@@ -359,7 +372,7 @@ def _intent_recall(ranked: RankedRun, rel: int, depth: np.ndarray) -> np.ndarray
     """|{i ∈ I: a doc of the top ``depth`` (per query) is relevant to i}| / |I|; needs no probabilities."""
     intents = ranked.judgments.intents
     assert intents is not None  # (the evaluator reads the qrels with intents)
-    row, intent, _ = intents.of_rows(ranked.judged[JUDGMENT_COLUMN], rel)
+    row, intent, _ = _pairs_of_rows(ranked, rel)
     found = np.zeros(len(intents.query), dtype=bool)
     found[intent[ranked.rank[row] <= depth[intents.query[intent]]]] = True
     return safe_divide(np.bincount(intents.query[found], minlength=ranked.n_queries),
