@@ -12,8 +12,8 @@ process (common.run_measured):
   alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, P_IA and StRecall at 5, 10 and 20, NRBP, nNRBP and AP_IA);
 - ``pyndeval``: a Python process reading the same files with ``ir_measures.read_trec_qrels``/``read_trec_run``
   and computing the same 21 measures with ir_measures' pyndeval provider (one setting: one pyndeval pass);
-- ``ntcireval -I``: ``python -m irmeasures_ext ntcireval QRELS.diversity RUN -I DINPROB -cutoffs 10,20``, NTCIREVAL's
-  15 intent-aware measures at two cutoffs, with ``DINprob.diversity.txt`` beside the qrels (each query's 5
+- ``ntcireval -I``: ``python -m irmeasures_ext ntcireval QRELS.diversity RUN -I DINPROB -cutoffs 10,20``, every line
+  of NTCIREVAL's diversity mode (28 at each cutoff, 12 without one), with ``DINprob.diversity.txt`` beside the qrels (each query's 5
   intents, probabilities of 4 decimals summing to 1, one or two navigational; seeded).
 
 A warm-up round is not counted. Reports medians and the issue's targets: ``diversity`` and ``ntcireval -I``
