@@ -77,6 +77,36 @@ _HEAD = max(map(len, _MAGIC.values()))
 #: What reading a corrupt compressed file raises (the line-by-line reader then names where).
 _CORRUPT = (OSError, EOFError, lzma.LZMAError)
 _BOM = b'\xef\xbb\xbf'
+
+
+class _ErrorOnClose(io.RawIOBase):
+    """A readable file over ``raw`` whose read errors (a corrupt or truncated xz stream) end the stream instead and
+    are raised by :meth:`close`, on the thread that closes it: Arrow reads a Python file on its own threads, and
+    pyarrow 14 deadlocks when a read there raises (its thread then waits for the GIL that the caller, cleaning up
+    the reader, holds)."""
+
+    def __init__(self, raw: lzma.LZMAFile) -> None:
+        super().__init__()
+        self._raw = raw
+        self._error: BaseException | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._error is None:
+            try:
+                return self._raw.readinto(buffer)
+            except _CORRUPT as error:
+                self._error = error
+        return 0
+
+    def close(self) -> None:
+        error, self._error = self._error, None
+        self._raw.close()
+        super().close()
+        if error is not None:
+            raise error
 #: Bytes read and normalised at once on the normalising path.
 _BLOCK = 1 << 23
 #: Bytes scanned at once for irregular spacing.
@@ -194,7 +224,7 @@ class TrecSource(Source):
 
     def _stream(self) -> pa.NativeFile:
         if self.compression == 'xz':  # (no Arrow codec: Python's lzma, read through by Arrow)
-            return pa.PythonFile(self._binary(), mode='r')
+            return pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw())), mode='r')
         raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
         return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
 
@@ -305,8 +335,12 @@ class TrecSource(Source):
                 raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {line_no}: '
                                     f'{error}') from None
 
+    def _raw(self) -> BinaryIO:
+        """The file's bytes as stored (compressed or not)."""
+        return io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
+
     def _binary(self) -> BinaryIO:
-        raw: BinaryIO = io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
+        raw = self._raw()
         return raw if self.compression is None else _OPENER[self.compression](raw)
 
     def _raise_unreadable(self, layout: Layout) -> None:
