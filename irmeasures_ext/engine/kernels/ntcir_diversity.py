@@ -339,19 +339,38 @@ def rank_biased_ncu(lists: GainLists, measure: irm.Measure) -> np.ndarray:
                        rank_biased_norm(lists.ideal.counts, gamma))
 
 
+#: About the most (row, earlier row) pairs that GAP's grade sums build at once (a few arrays of this length).
+GAP_PAIRS_AT_ONCE = 1 << 20
+
+
+def grade_sums(segment: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """GS(r) per row (rows grouped by segment in rank order) = Σ over the rows s ≤ r of its segment of m·(m + 1),
+    m = min(G(r), G(s)): from every such pair, as NTCIREVAL's gcompute loops, built for a block of rows at a time
+    (about :data:`GAP_PAIRS_AT_ONCE` pairs; quadratic time in the rows of a segment, as gcompute's)."""
+    pairs = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1  # (the rows s ≤ r of its segment)
+    pairs_until = np.cumsum(pairs)
+    sums = np.empty(len(segment))
+    first = 0
+    while first < len(segment):
+        before = pairs_until[first] - pairs[first]
+        last = max(first + 1, int(np.searchsorted(pairs_until, before + GAP_PAIRS_AT_ONCE, side='right')))
+        count = pairs[first:last]
+        row = np.repeat(np.arange(first, last), count)
+        earlier = row - (np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count))
+        sums[first:last] = np.bincount(row - first, grade_weight(np.minimum(gain[row], gain[earlier])))
+        first = last
+    return sums
+
+
 def graded_average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
-    """GAP@k = Σ_{r≤k} GS(r)/r / GI(min(k, R)) over the gains (module docstring): every pair of rows of gain above
-    0 in a segment's top k, as NTCIREVAL's gcompute computes it."""
+    """GAP@k = Σ_{r≤k} GS(r)/r / GI(min(k, R)) over the gains (module docstring), from the rows of gain above 0 in
+    a segment's top k."""
     cutoff, ideal = _cutoff(measure), lists.ideal
     segment, rank, gain = lists.at(cutoff)
     relevant = gain > 0
     segment, rank, gain = segment[relevant], rank[relevant], gain[relevant]
-    pairs_of_row = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1  # rows s ≤ r of its segment
-    row = np.repeat(np.arange(len(segment)), pairs_of_row)
-    earlier = row - (np.arange(len(row)) - np.repeat(np.cumsum(pairs_of_row) - pairs_of_row, pairs_of_row))
-    grade_sum = np.bincount(row, grade_weight(np.minimum(gain[row], gain[earlier])))  # (each row pairs with itself)
     keep = ideal.rank <= cutoff
-    return safe_divide(segment_sum(grade_sum / rank, segment, lists.n_segments),
+    return safe_divide(segment_sum(grade_sums(segment, gain) / rank, segment, lists.n_segments),
                        segment_sum(grade_weight(ideal.gain[keep]), ideal.query[keep], lists.n_segments))
 
 
