@@ -11,8 +11,11 @@ from __future__ import annotations
 import csv
 
 import ir_measures
+import numpy as np
 import pytest
 from conftest import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from public_paths import main
 from test_ntcir_diversity import TOLERANCE, evaluate, read_golden
 
@@ -127,3 +130,15 @@ def test_the_diversity_mode_prints_gcomputes_lines(capsys, cutoff):
         for topic, name, value in rows:
             if (topic, name) in compared:
                 assert abs(float(value) - golden[(*lines[name], topic)]) <= TOLERANCE, (extra, topic, name, value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 6), max_size=30), st.integers(1, 12))
+def test_gap_pair_blocks_cover_the_rows_within_the_limit(pairs, limit):
+    """D-GAP's grade sums are built a block of rows at a time: the blocks follow each other over every row, each
+    holds at most ``limit`` pairs (or one row alone), and each is as long as the limit allows."""
+    blocks = ntcir_diversity.pair_blocks(np.array(pairs, dtype=np.int64), limit)
+    assert [row for first, last in blocks for row in range(first, last)] == list(range(len(pairs)))
+    for first, last in blocks:
+        assert sum(pairs[first:last]) <= limit or last == first + 1
+        assert last == len(pairs) or sum(pairs[first:last + 1]) > limit

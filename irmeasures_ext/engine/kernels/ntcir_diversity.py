@@ -343,22 +343,31 @@ def rank_biased_ncu(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 GAP_PAIRS_AT_ONCE = 1 << 20
 
 
+def pair_blocks(pairs: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive row ranges [first, last) covering every row, each as long as its rows' ``pairs`` stay within
+    ``limit`` (a row of more pairs alone)."""
+    pairs_until = np.cumsum(pairs)
+    blocks = []
+    first = 0
+    while first < len(pairs):
+        before = pairs_until[first] - pairs[first]
+        last = max(first + 1, int(np.searchsorted(pairs_until, before + limit, side='right')))
+        blocks.append((first, last))
+        first = last
+    return blocks
+
+
 def grade_sums(segment: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """GS(r) per row (rows grouped by segment in rank order) = Σ over the rows s ≤ r of its segment of m·(m + 1),
     m = min(G(r), G(s)): from every such pair, as NTCIREVAL's gcompute loops, built for a block of rows at a time
-    (about :data:`GAP_PAIRS_AT_ONCE` pairs; quadratic time in the rows of a segment, as gcompute's)."""
+    (:func:`pair_blocks`, :data:`GAP_PAIRS_AT_ONCE`; quadratic time in the rows of a segment, as gcompute's)."""
     pairs = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1  # (the rows s ≤ r of its segment)
-    pairs_until = np.cumsum(pairs)
     sums = np.empty(len(segment))
-    first = 0
-    while first < len(segment):
-        before = pairs_until[first] - pairs[first]
-        last = max(first + 1, int(np.searchsorted(pairs_until, before + GAP_PAIRS_AT_ONCE, side='right')))
+    for first, last in pair_blocks(pairs, GAP_PAIRS_AT_ONCE):
         count = pairs[first:last]
         row = np.repeat(np.arange(first, last), count)
         earlier = row - (np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count))
         sums[first:last] = np.bincount(row - first, grade_weight(np.minimum(gain[row], gain[earlier])))
-        first = last
     return sums
 
 
