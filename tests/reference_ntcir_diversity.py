@@ -31,7 +31,8 @@ NTCIREVAL's conventions, as these functions follow them:
   - MSnDCG@k = Σ_{r≤k} G(r)/log2(r + 1) over the same sum of the ideal list (0 if that is 0);
   - Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0);
   - nERR@k = ERR@k / ERR@k of the ideal list, ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1);
-  - P-plus on the list truncated to k: rp = the first rank ≤ k whose G equals the largest G of the top k;
+  - P-plus on the list truncated to k: rp = the first rank ≤ k whose G equals the largest G of the top k (G
+    compared as gcompute reads them, printed with 12 decimals: 0.1 + 0.2 is 0.3);
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0;
   - RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H (persistence p: 0.95, NTCIREVAL's default; D-NTCIR-eval2's 0.99);
   - EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1);
@@ -250,13 +251,19 @@ def jk_ndcg(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> floa
     return dcg(gains) / best if best > 0 else 0.0
 
 
+def _preferred(gains: Sequence[float]) -> int:
+    """The index of the first of the largest gains, compared as gcompute reads them: printed with 12 decimals."""
+    printed = [f'{gain:.12f}' for gain in gains]
+    return printed.index(max(printed, key=float))
+
+
 def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
     """P-plus on the top k: rp = the first rank whose G is the largest G of the top k;
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0."""
     top = list(gains[:cutoff])
     if not top or max(top) <= 0:
         return 0.0
-    preferred = top.index(max(top)) + 1
+    preferred = _preferred(top) + 1
     ratios = blended_ratios(top, ideal, preferred)
     relevant = [ratio for ratio, gain in zip(ratios, top, strict=False) if gain > 0]
     return sum(relevant) / len(relevant)
@@ -284,7 +291,7 @@ def p_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> fl
     top = list(gains[:cutoff])
     if not top or max(top) <= 0:
         return 0.0
-    return blended_ratios(top, ideal, cutoff)[top.index(max(top))]
+    return blended_ratios(top, ideal, cutoff)[_preferred(top)]
 
 
 def rank_biased_ncu(gains: Sequence[float], ideal: Sequence[float], cutoff: int, utility: str = 'BR',

@@ -184,6 +184,38 @@ def test_measures_need_probabilities_except_i_rec():
                                                                                    ('I_rec@2', 'q1'): 1.0}
 
 
+
+#: The measures that take no cutoff too (NTCIREVAL's gcompute lines without ``@k``): the others require one.
+WHOLE_LIST = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP', 'D_AP', 'D_Q', 'D_RBP', 'D_ERR',
+              'D_EBR', 'I_rec_n'}
+
+
+def test_which_measures_take_no_cutoff():
+    """NTCIREVAL's lines without ``@k`` (on the list as the script cut it) are our measures without a cutoff; every
+    other measure of the family requires one (IA-RBP, D#-RBP, ... as before)."""
+    family = {name for name, measure in irmeasures_ext.measures.DECLARED.items()
+              if type(measure).__module__ == 'irmeasures_ext.measures.ntcir_diversity'}
+    assert WHOLE_LIST < family and len(family) == 35
+    qrels = irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
+    for name in sorted(family - WHOLE_LIST):
+        with pytest.raises(MeasureParamError, match=f'{name}.*cutoff'):
+            evaluate([name], qrels, {'q': {'a': 1.0}})
+    assert set(evaluate(sorted(WHOLE_LIST), qrels, {'q': {'a': 1.0}})) == {(name, 'q') for name in WHOLE_LIST}
+
+
+def test_the_largest_gain_is_found_as_ntcireval_reads_the_gains():
+    """P-measure and P-plus stop at rp, the first rank of the list's largest gain. Doc a, relevant to intents of
+    P 0.1 and 0.2, and doc b, to one of 0.3, have one gain (0.1 + 0.2 = 0.3, as NTCIREVAL's glabel passes the gains
+    to gcompute with 12 decimals), but not as doubles: ranked b, x (unjudged), a, rp is 1. Ideal: c (0.4), a, b;
+    BR(1) = (1 + 0.3)/(1 + 0.4) (NTCIREVAL 190111 prints 0.928571428571 for both)."""
+    qrels = irmeasures_ext.intent_qrels(
+        [ir_measures.Qrel('q', 'a', 1, '1'), ir_measures.Qrel('q', 'a', 1, '2'), ir_measures.Qrel('q', 'b', 1, '3'),
+         ir_measures.Qrel('q', 'c', 1, '4')], {'q': {'1': 0.1, '2': 0.2, '3': 0.3, '4': 0.4}})
+    assert 0.1 + 0.2 != 0.3
+    values = evaluate(['D_P_measure', 'D_P_plus'], qrels, {'q': {'b': 3.0, 'x': 2.0, 'a': 1.0}})
+    assert values == pytest.approx({('D_P_measure', 'q'): 1.3 / 1.4, ('D_P_plus', 'q'): 1.3 / 1.4}, abs=1e-15)
+
+
 def test_hand_computed_case():
     """One topic, intents 1 (P 0.6, informational) and 2 (P 0.4, navigational); qrels a: 1→L2, b: 1→L1, 2→L3,
     c: 2→L1; the run ranks b, c, a. GG: a 1.2, b 0.6 + 1.2 = 1.8, c 0.4; ideal b, a, c."""
@@ -284,6 +316,18 @@ def test_the_ntcireval_diversity_mode_prints_ntcirevals_values(tmp_path, capsys,
         ours, cutoff = name.split('@')
         command, theirs = NTCIREVAL_LINES[ours]
         assert abs(float(value) - float(printed[command, f'{theirs}@{cutoff}', topic])) <= TOLERANCE, (topic, name)
+
+
+def test_the_ntcireval_diversity_modes_warnings_are_printed_once(capsys):
+    """With -truncate, I-rec@n is computed in a second pass over the whole run: the inputs' warnings (an intent
+    without qrels lines) are printed once all the same."""
+    ours = DATA / 'ntcireval_diversity_ours'
+    argv = ['ntcireval', str(ours / 'Dqrels.txt'), str(ours / 'run.txt'), '-I', str(ours / 'DINprob.txt')]
+    assert main(argv) == 0
+    warned = capsys.readouterr().err
+    assert warned.count('this intent has no qrels line') == 1  # (t8's, and t41's counted in it)
+    assert main([*argv, '-truncate', '5']) == 0
+    assert capsys.readouterr().err == warned
 
 
 def test_the_ntcireval_diversity_mode_refuses_ad_hoc_options(capsys):

@@ -233,6 +233,9 @@ def test_small_example_by_hand():
     # P-plus of intent 2 on c, b: rp = 2 (level 3); BR(1) = (1 + 1)/(1 + 3), BR(2) = (2 + 4)/(2 + 4).
     assert ref.p_plus([1.0, 3.0], [3.0, 1.0], 5) == pytest.approx((0.5 + 1) / 2)
     assert ref.p_plus([1.0, 3.0], [3.0, 1.0], 1) == pytest.approx(0.5)
+    # rp is the first of the largest gains as gcompute reads them (12 decimals): 0.1 + 0.2 ties with 0.3.
+    assert ref.p_measure([0.3, 0.0, 0.1 + 0.2], [0.4, 0.1 + 0.2, 0.3], 5) == pytest.approx(1.3 / 1.4)
+    assert ref.p_plus([0.3, 0.0, 0.1 + 0.2], [0.4, 0.1 + 0.2, 0.3], 5) == pytest.approx(1.3 / 1.4)
     assert ref.ia_msndcg(ranking, judgments, probabilities, 1) == pytest.approx(0.6 * 1 / 2 + 0.4 * 1)
     # IA-nERR@1: intent 1 (H 2): (1/3)/(2/3); intent 2 (H 3): (3/4)/(3/4).
     assert ref.ia_nerr(ranking, judgments, probabilities, 1) == pytest.approx(0.6 * 0.5 + 0.4)

@@ -5,6 +5,7 @@ evaluation. Blocks of a few dozen bytes make queries straddle blocks."""
 from __future__ import annotations
 
 import gzip
+import lzma
 import math
 import os
 import random
@@ -454,3 +455,21 @@ def test_a_run_path_that_is_a_pipe_is_read_once(tmp_path):
         feeder.join()
         os.close(read_end)
     assert values[ir_measures.RR] == 0.5  # a is ranked second
+
+
+@pytest.mark.parametrize('damage', ['truncated', 'corrupt'])
+def test_a_damaged_xz_run_streamed_names_the_file(tmp_path, monkeypatch, damage):
+    """A streamed xz run that ends early or holds damaged bytes is an InputError naming the file and the last line
+    read, as when it is read whole (lzma's own error, not an OSError, used to escape the streamed reader)."""
+    qrels, run = write_files(tmp_path, seed=3)
+    data = bytearray(lzma.compress(run.read_bytes()))
+    if damage == 'truncated':
+        data = data[:len(data) // 2]
+    else:
+        data[len(data) // 2:len(data) // 2 + 8] = b'\xff' * 8
+    damaged = tmp_path / 'run.xz'
+    damaged.write_bytes(bytes(data))
+    for stream_from in (1 << 40, 0):  # (read whole, then streamed)
+        monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', stream_from)
+        with pytest.raises(InputError, match=f'{damaged}: corrupt or truncated xz after line '):
+            irmeasures_ext.provider.calc_aggregate([ir_measures.AP], str(qrels), str(damaged))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TextIO
@@ -188,7 +189,9 @@ def run(argv: list[str]) -> int:
     results = evaluate([measure for measure in measures if measure not in whole_run], qrels, run_input, configured)
     if whole_run:  # (NTCIREVAL's irec reads the whole run, not the list its scripts cut at K)
         whole = ext_provider.configured(args.ties, args.score_precision, classes=args.ec)
-        results.values.update(evaluate(whole_run, qrels, run_input, whole).values)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # (the same inputs: their warnings are printed once, above)
+            results.values.update(evaluate(whole_run, qrels, run_input, whole).values)
     relevance = qrels.table['relevance']
 
     def queries_with(labels: Any) -> Any:

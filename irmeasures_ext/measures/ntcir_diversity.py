@@ -399,7 +399,7 @@ class _IA_RBP(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'IA-RBP (NTCIREVAL)'
     SHORT_DESC = 'Intent-aware RBP.'
-    SUPPORTED_PARAMS = _RBP_PARAMS
+    SUPPORTED_PARAMS = {**_PARAMS, 'p': PERSISTENCE_PARAM}
 
 
 class _IA_EBR(_NtcirDiversityMeasure):

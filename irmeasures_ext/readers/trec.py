@@ -80,10 +80,10 @@ _BOM = b'\xef\xbb\xbf'
 
 
 class _ErrorOnClose(io.RawIOBase):
-    """A readable file over ``raw`` whose read errors (a corrupt or truncated xz stream) end the stream instead and
-    are raised by :meth:`close`, on the thread that closes it: Arrow reads a Python file on its own threads, and
-    pyarrow 14 deadlocks when a read there raises (its thread then waits for the GIL that the caller, cleaning up
-    the reader, holds)."""
+    """A readable file over ``raw`` whose read errors (a corrupt or truncated xz stream, or any other) end the
+    stream instead and are raised by :meth:`close`, on the thread that closes it: Arrow reads a Python file on its
+    own threads, and pyarrow 14 deadlocks when a read there raises (its thread then waits for the GIL that the
+    caller, cleaning up the reader, holds)."""
 
     def __init__(self, raw: lzma.LZMAFile) -> None:
         super().__init__()
@@ -97,7 +97,7 @@ class _ErrorOnClose(io.RawIOBase):
         if self._error is None:
             try:
                 return self._raw.readinto(buffer)
-            except _CORRUPT as error:
+            except Exception as error:  # (raised by close, on the caller's thread)
                 self._error = error
         return 0
 
@@ -293,7 +293,7 @@ class TrecSource(Source):
             else:
                 if rows:
                     return
-        except (OSError, EOFError):  # a corrupt gzip stream: the line-by-line reader says where
+        except _CORRUPT:  # a corrupt compressed stream: the line-by-line reader says where
             pass
         self._raise_unreadable(layout)
 

@@ -302,9 +302,15 @@ def o_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     return _first_of_each(segment, blended, lists.n_segments)
 
 
+#: The decimals to which gains are compared when finding the largest (NTCIREVAL's glabel passes them to gcompute as
+#: ``%.12f`` text: 0.1 + 0.2 and 0.3 are one gain there, as they are by definition, but not as doubles).
+GAIN_DECIMALS = 12
+
+
 def _preferred_rank(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, n_segments: int) -> np.ndarray:
-    """rp per segment: the first rank of its largest gain among the rows given (the int64 maximum without
-    rows)."""
+    """rp per segment: the first rank of its largest gain (to :data:`GAIN_DECIMALS`) among the rows given (the int64
+    maximum without rows)."""
+    gain = np.round(gain, GAIN_DECIMALS)
     best = np.zeros(n_segments)
     np.maximum.at(best, segment, gain)
     preferred = np.full(n_segments, np.iinfo(np.int64).max)
