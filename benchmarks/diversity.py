@@ -13,8 +13,8 @@ process (common.run_measured):
 - ``pyndeval``: a Python process reading the same files with ``ir_measures.read_trec_qrels``/``read_trec_run``
   and computing the same 21 measures with ir_measures' pyndeval provider (one setting: one pyndeval pass);
 - ``ntcireval -I``: ``python -m irmeasures_ext ntcireval QRELS.diversity RUN -I DINPROB -cutoffs 10,20``, every line
-  of NTCIREVAL's diversity mode (28 at each cutoff, 12 without one), with ``DINprob.diversity.txt`` beside the qrels (each query's 5
-  intents, probabilities of 4 decimals summing to 1, one or two navigational; seeded).
+  of NTCIREVAL's diversity mode (28 at each cutoff, 12 without one), with ``DINprob.diversity.txt`` beside the qrels
+  (each query's 5 intents, probabilities of 4 decimals summing to 1, one or two navigational; seeded).
 
 A warm-up round is not counted. Reports medians and the issue's targets: ``diversity`` and ``ntcireval -I``
 ≤ 3× ``five``, and ``diversity`` faster than ``pyndeval``; as ratios of the medians and per round. Writes
