@@ -182,6 +182,22 @@ def interleaved_rounds(commands: dict[str, tuple[list[str], tuple[Path, ...]]],
     return seconds, peak_mb
 
 
+def timing_cells(seconds: dict[str, list[float]], peak_mb: dict[str, list[float]], name: str) -> str:
+    """The ``median | min–max | peak RSS`` cells of a report's table row for one command of
+    :func:`interleaved_rounds`."""
+    return (f'{statistics.median(seconds[name]):.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
+            f'| {statistics.median(peak_mb[name]):.0f}')
+
+
+def rounds_record(commands: dict[str, Any], seconds: dict[str, list[float]], peak_mb: dict[str, list[float]],
+                  ratios: dict[str, dict], load: list[tuple[float, float, float]]) -> dict[str, Any]:
+    """The JSON record of :func:`interleaved_rounds`' measurements (``load``: the load average before and
+    after)."""
+    return {'commands': commands, 'seconds': seconds, 'peak_rss_mb': peak_mb,
+            'median_seconds': {name: statistics.median(values) for name, values in seconds.items()},
+            'ratios': ratios, 'machine': machine(), 'load_average': load}
+
+
 def target_ratios(seconds: dict[str, list[float]], targets: list[tuple[str, str, float]]) -> dict[str, dict]:
     """Per target (command, the command it is compared with, the largest ratio allowed): the ratio of the medians,
     each round's ratio (sorted) and the target."""

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -35,8 +34,10 @@ from common import (
     install_kind,
     interleaved_rounds,
     machine,
+    rounds_record,
     target_lines,
     target_ratios,
+    timing_cells,
     write_results,
 )
 from datagen import paths
@@ -116,7 +117,6 @@ def main() -> int:
     load_before = os.getloadavg()
     seconds, peak_mb = interleaved_rounds(measured, args.repeat)
     load_after = os.getloadavg()
-    median = {name: statistics.median(values) for name, values in seconds.items()}
     ratios = target_ratios(seconds, TARGETS)
     lines = [f'# ndeval\'s measures: our command against the five-measure command and pyndeval — '
              f'{time.strftime("%Y-%m-%d %H:%M")}', '',
@@ -125,15 +125,11 @@ def main() -> int:
              f'{machine()}.', f'Load average before/after: {load_before[0]:.2f} / {load_after[0]:.2f}.', '',
              f'Measures (diversity, pyndeval): {" ".join(MEASURES)}.', '',
              '| command | process s (median) | min–max | peak RSS MB |', '| --- | --- | --- | --- |']
-    for name in measured:
-        lines.append(f'| {name} | {median[name]:.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
-                     f'| {statistics.median(peak_mb[name]):.0f} |')
+    lines += [f'| {name} | {timing_cells(seconds, peak_mb, name)} |' for name in measured]
     lines += ['', '## Targets (issue 37, §5)', '']
     lines += target_lines(ratios)
-    write_results('diversity', {'commands': {name: command for name, (command, _) in measured.items()},
-                                'seconds': seconds, 'peak_rss_mb': peak_mb, 'median_seconds': median,
-                                'ratios': ratios, 'machine': machine(),
-                                'load_average': [load_before, load_after]}, '\n'.join(lines) + '\n')
+    write_results('diversity', rounds_record({name: command for name, (command, _) in measured.items()}, seconds,
+                                             peak_mb, ratios, [load_before, load_after]), '\n'.join(lines) + '\n')
     return 0
 
 

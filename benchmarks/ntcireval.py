@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -32,8 +31,10 @@ from common import (
     install_kind,
     interleaved_rounds,
     machine,
+    rounds_record,
     target_lines,
     target_ratios,
+    timing_cells,
     write_results,
 )
 from datagen import paths
@@ -83,7 +84,6 @@ def main() -> int:
     seconds, peak_mb = interleaved_rounds({name: ([sys.executable, '-m', 'irmeasures_ext', *arguments], inputs)
                                            for name, (arguments, inputs) in measured.items()}, args.repeat)
     load_after = os.getloadavg()
-    median = {name: statistics.median(values) for name, values in seconds.items()}
     ratios = target_ratios(seconds, TARGETS)
     lines = [f'# ntcireval against the five-measure command — {time.strftime("%Y-%m-%d %H:%M")}', '',
              f'Whole `python -m irmeasures_ext` processes on `benchmarks/data/1m` (1,000 queries, 1M run lines); '
@@ -92,14 +92,11 @@ def main() -> int:
              '| command | arguments | process s (median) | min–max | peak RSS MB |', '| --- | --- | --- | --- | --- |']
     for name, (arguments, _) in measured.items():
         shown = ' '.join(Path(a).name if a.startswith('/') else a for a in arguments)
-        lines.append(f'| {name} | `{shown}` | {median[name]:.3f} | {min(seconds[name]):.3f}–{max(seconds[name]):.3f} '
-                     f'| {statistics.median(peak_mb[name]):.0f} |')
+        lines.append(f'| {name} | `{shown}` | {timing_cells(seconds, peak_mb, name)} |')
     lines += ['', '## Targets (issue 29, §5)', '']
     lines += target_lines(ratios)
-    write_results('ntcireval', {'commands': {name: arguments for name, (arguments, _) in measured.items()},
-                                'seconds': seconds, 'peak_rss_mb': peak_mb, 'median_seconds': median,
-                                'ratios': ratios, 'machine': machine(),
-                                'load_average': [load_before, load_after]}, '\n'.join(lines) + '\n')
+    write_results('ntcireval', rounds_record({name: arguments for name, (arguments, _) in measured.items()}, seconds,
+                                             peak_mb, ratios, [load_before, load_after]), '\n'.join(lines) + '\n')
     return 0
 
 

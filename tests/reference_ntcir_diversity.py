@@ -67,6 +67,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from reference import expected_reciprocal_rank as err  # (ERR@k, stop probability G/(H + 1): the same loop)
 from reference_diversity import read_trec_run  # noqa: F401  (a TREC run, as the ndeval references read it)
 
 Judgments = Mapping[str, Mapping[str, float]]  # {doc_id: {intent: level}}
@@ -184,16 +185,6 @@ def q_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> fl
     ratios = blended_ratios(gains, ideal, cutoff)
     total = sum(ratio for ratio, gain in zip(ratios, gains, strict=False) if gain > 0)
     return total / min(cutoff, len(ideal))
-
-
-def err(gains: Sequence[float], highest: float, cutoff: int) -> float:
-    """ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)), with stop probability p = G/(H + 1)."""
-    total, not_stopped = 0.0, 1.0
-    for rank, gain in enumerate(gains[:cutoff], start=1):
-        stop = gain / (highest + 1)
-        total += not_stopped * stop / rank
-        not_stopped *= 1 - stop
-    return total
 
 
 def nerr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
