@@ -26,7 +26,8 @@ NTCIREVAL's conventions, as these functions follow them:
   list** is every judged doc with GG > 0, by GG descending; R = its length, H = its largest GG.
 * **Ad hoc measures on a gain list** (``gcompute``), at cutoff k, with G(r) the gain at rank r, C(r) = the
   number of ranks s ≤ r with G(s) > 0, CG(r) = Σ_{s≤r} G(s), CG*(r) = the ideal list's cumulative gain at
-  rank min(r, R) (0 if R = 0), BR(r) = (C(r) + CG(r)) / (r + CG*(r)):
+  rank min(r, R) (0 if R = 0), BR(r) = (C(r) + β·CG(r)) / (r + β·CG*(r)) (patience β: 1, NTCIREVAL's default,
+  its ``gcompute -beta``; every function whose value holds a BR takes ``beta``):
 
   - MSnDCG@k = Σ_{r≤k} G(r)/log2(r + 1) over the same sum of the ideal list (0 if that is 0);
   - Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0);
@@ -74,6 +75,7 @@ Judgments = Mapping[str, Mapping[str, float]]  # {doc_id: {intent: level}}
 Probabilities = Mapping[str, float]  # {intent: P(i|q)}
 Types = Mapping[str, str]  # {intent: 'inf' or 'nav'}
 GAMMA = 0.5
+BETA = 1.0  # (gcompute's default -beta)
 PERSISTENCE = 0.95
 NCU_GAMMA = 0.95  # (gcompute's default -gamma)
 #: A cutoff beyond every list: the measure on the whole list.
@@ -166,23 +168,23 @@ def _ideal_cumulative_gain(ideal: Sequence[float], rank: int) -> float:
     return sum(ideal[:rank])
 
 
-def blended_ratios(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> list[float]:
-    """BR(r) = (C(r) + CG(r)) / (r + CG*(r)) for r ≤ k (β = 1), whatever G(r)."""
+def blended_ratios(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> list[float]:
+    """BR(r) = (C(r) + β·CG(r)) / (r + β·CG*(r)) for r ≤ k, whatever G(r)."""
     ratios = []
     relevant, cumulative = 0, 0.0
     for rank, gain in enumerate(gains[:cutoff], start=1):
         if gain > 0:
             relevant += 1
         cumulative += gain
-        ratios.append((relevant + cumulative) / (rank + _ideal_cumulative_gain(ideal, rank)))
+        ratios.append((relevant + beta * cumulative) / (rank + beta * _ideal_cumulative_gain(ideal, rank)))
     return ratios
 
 
-def q_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+def q_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> float:
     """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R) (0 if R = 0)."""
     if not ideal:
         return 0.0
-    ratios = blended_ratios(gains, ideal, cutoff)
+    ratios = blended_ratios(gains, ideal, cutoff, beta)
     total = sum(ratio for ratio, gain in zip(ratios, gains, strict=False) if gain > 0)
     return total / min(cutoff, len(ideal))
 
@@ -204,13 +206,13 @@ def rbp(gains: Sequence[float], highest: float, cutoff: int, persistence: float 
                                    for rank, gain in enumerate(gains[:cutoff], start=1)) / highest
 
 
-def ebr(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+def ebr(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> float:
     """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1), H = the ideal list's largest gain."""
     if not ideal:
         return 0.0
     highest = max(ideal)
     total, not_stopped = 0.0, 1.0
-    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff), gains[:cutoff], strict=False):
+    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff, beta), gains[:cutoff], strict=False):
         stop = gain / (highest + 1)
         total += not_stopped * stop * ratio
         not_stopped *= 1 - stop
@@ -248,14 +250,14 @@ def _preferred(gains: Sequence[float]) -> int:
     return printed.index(max(printed, key=float))
 
 
-def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+def p_plus(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> float:
     """P-plus on the top k: rp = the first rank whose G is the largest G of the top k;
     Σ_{r≤rp, G(r)>0} BR(r) / C(rp); 0 if no doc of the top k has G > 0."""
     top = list(gains[:cutoff])
     if not top or max(top) <= 0:
         return 0.0
     preferred = _preferred(top) + 1
-    ratios = blended_ratios(top, ideal, preferred)
+    ratios = blended_ratios(top, ideal, preferred, beta)
     relevant = [ratio for ratio, gain in zip(ratios, top, strict=False) if gain > 0]
     return sum(relevant) / len(relevant)
 
@@ -268,31 +270,32 @@ def reciprocal_rank(gains: Sequence[float], cutoff: int) -> float:
     return 0.0
 
 
-def o_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+def o_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> float:
     """O-measure on the top k = BR(r1) (0 without a doc of G > 0)."""
-    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff), gains, strict=False):
+    for ratio, gain in zip(blended_ratios(gains, ideal, cutoff, beta), gains, strict=False):
         if gain > 0:
             return ratio
     return 0.0
 
 
-def p_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int) -> float:
+def p_measure(gains: Sequence[float], ideal: Sequence[float], cutoff: int, beta: float = BETA) -> float:
     """P-measure on the top k = BR(rp), rp the first rank whose G is the largest G of the top k (0 without one
     above 0)."""
     top = list(gains[:cutoff])
     if not top or max(top) <= 0:
         return 0.0
-    return blended_ratios(top, ideal, cutoff)[_preferred(top)]
+    return blended_ratios(top, ideal, cutoff, beta)[_preferred(top)]
 
 
 def rank_biased_ncu(gains: Sequence[float], ideal: Sequence[float], cutoff: int, utility: str = 'BR',
-                    gamma: float = NCU_GAMMA) -> float:
+                    gamma: float = NCU_GAMMA, beta: float = BETA) -> float:
     """NCUrb on the top k = Σ_{r≤k, G(r)>0} u(r)·γ^{C(r)−1} / Σ_{j=1..R} γ^{j−1}, u = BR(r) or C(r)/r."""
     norm = sum(gamma ** (j - 1) for j in range(1, len(ideal) + 1))
     if norm == 0:
         return 0.0
     total, found = 0.0, 0
-    for rank, (ratio, gain) in enumerate(zip(blended_ratios(gains, ideal, cutoff), gains, strict=False), start=1):
+    for rank, (ratio, gain) in enumerate(zip(blended_ratios(gains, ideal, cutoff, beta), gains, strict=False),
+                                         start=1):
         if gain > 0:
             found += 1
             total += (ratio if utility == 'BR' else found / rank) * gamma ** (found - 1)
@@ -338,10 +341,10 @@ def d_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabil
 
 
 def d_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-        rel: int = 1) -> float:
+        rel: int = 1, beta: float = BETA) -> float:
     """D-Q@k: Q@k with gains GG against the ideal list."""
     return q_measure(global_gains(ranking, judgments, probabilities, rel),
-                     ideal_global_gains(judgments, probabilities, rel), cutoff)
+                     ideal_global_gains(judgments, probabilities, rel), cutoff, beta)
 
 
 def d_nerr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
@@ -359,10 +362,10 @@ def d_sharp_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Pr
 
 
 def d_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-              rel: int = 1, gamma: float = GAMMA) -> float:
+              rel: int = 1, gamma: float = GAMMA, beta: float = BETA) -> float:
     """D#-Q@k = γ·I-rec@k + (1 − γ)·D-Q@k."""
     return (gamma * i_rec(ranking, judgments, cutoff, rel)
-            + (1 - gamma) * d_q(ranking, judgments, probabilities, cutoff, rel))
+            + (1 - gamma) * d_q(ranking, judgments, probabilities, cutoff, rel, beta))
 
 
 def din_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
@@ -373,10 +376,10 @@ def din_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probab
 
 
 def din_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
-          cutoff: int, rel: int = 1) -> float:
+          cutoff: int, rel: int = 1, beta: float = BETA) -> float:
     """DIN-Q@k: Q@k with the DIN gains against the D-measures' ideal list."""
     return q_measure(din_gains(ranking, judgments, probabilities, types, rel),
-                     ideal_global_gains(judgments, probabilities, rel), cutoff)
+                     ideal_global_gains(judgments, probabilities, rel), cutoff, beta)
 
 
 def din_sharp_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
@@ -387,10 +390,10 @@ def din_sharp_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: 
 
 
 def din_sharp_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
-                cutoff: int, rel: int = 1, gamma: float = GAMMA) -> float:
+                cutoff: int, rel: int = 1, gamma: float = GAMMA, beta: float = BETA) -> float:
     """DIN#-Q@k = γ·I-rec@k + (1 − γ)·DIN-Q@k."""
     return (gamma * i_rec(ranking, judgments, cutoff, rel)
-            + (1 - gamma) * din_q(ranking, judgments, probabilities, types, cutoff, rel))
+            + (1 - gamma) * din_q(ranking, judgments, probabilities, types, cutoff, rel, beta))
 
 
 def d_ap(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
@@ -434,10 +437,10 @@ def d_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabili
 
 
 def d_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-          rel: int = 1) -> float:
+          rel: int = 1, beta: float = BETA) -> float:
     """D-EBR@k: EBR@k with gains GG against the ideal list."""
     return ebr(global_gains(ranking, judgments, probabilities, rel), ideal_global_gains(judgments, probabilities, rel),
-               cutoff)
+               cutoff, beta)
 
 
 def _over_global_gain(measure: Callable[[Sequence[float], Sequence[float], int], float], ranking: Sequence[str],
@@ -454,27 +457,30 @@ def d_rr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilit
 
 
 def d_o_measure(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-                rel: int = 1) -> float:
+                rel: int = 1, beta: float = BETA) -> float:
     """D-O-measure: the O-measure on the top k with gains GG."""
-    return _over_global_gain(o_measure, ranking, judgments, probabilities, cutoff, rel)
+    return _over_global_gain(lambda gains, ideal, k: o_measure(gains, ideal, k, beta), ranking, judgments,
+                             probabilities, cutoff, rel)
 
 
 def d_p_measure(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-                rel: int = 1) -> float:
+                rel: int = 1, beta: float = BETA) -> float:
     """D-P-measure: the P-measure on the top k with gains GG."""
-    return _over_global_gain(p_measure, ranking, judgments, probabilities, cutoff, rel)
+    return _over_global_gain(lambda gains, ideal, k: p_measure(gains, ideal, k, beta), ranking, judgments,
+                             probabilities, cutoff, rel)
 
 
 def d_p_plus(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-             rel: int = 1) -> float:
+             rel: int = 1, beta: float = BETA) -> float:
     """D-P-plus: P-plus on the top k with gains GG."""
-    return _over_global_gain(p_plus, ranking, judgments, probabilities, cutoff, rel)
+    return _over_global_gain(lambda gains, ideal, k: p_plus(gains, ideal, k, beta), ranking, judgments,
+                             probabilities, cutoff, rel)
 
 
 def d_ncu(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int, rel: int = 1,
-          utility: str = 'BR', gamma: float = NCU_GAMMA) -> float:
-    """D-NCU: rank-biased NCU on the top k with gains GG."""
-    return _over_global_gain(lambda gains, ideal, k: rank_biased_ncu(gains, ideal, k, utility, gamma), ranking,
+          utility: str = 'BR', gamma: float = NCU_GAMMA, beta: float = BETA) -> float:
+    """D-NCU: rank-biased NCU on the top k with gains GG (``beta`` matters only to ``utility='BR'``)."""
+    return _over_global_gain(lambda gains, ideal, k: rank_biased_ncu(gains, ideal, k, utility, gamma, beta), ranking,
                              judgments, probabilities, cutoff, rel)
 
 
@@ -499,10 +505,10 @@ def d_sharp_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Pro
 
 
 def d_sharp_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-                rel: int = 1, gamma: float = GAMMA) -> float:
+                rel: int = 1, gamma: float = GAMMA, beta: float = BETA) -> float:
     """D#-EBR@k = γ·I-rec@k + (1 − γ)·D-EBR@k."""
     return (gamma * i_rec(ranking, judgments, cutoff, rel)
-            + (1 - gamma) * d_ebr(ranking, judgments, probabilities, cutoff, rel))
+            + (1 - gamma) * d_ebr(ranking, judgments, probabilities, cutoff, rel, beta))
 
 
 def _intent_aware(measure: Callable[[Sequence[float], Sequence[float], int], float], ranking: Sequence[str],
@@ -528,9 +534,10 @@ def ia_nerr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabi
 
 
 def ia_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-         rel: int = 1) -> float:
+         rel: int = 1, beta: float = BETA) -> float:
     """IA-Q@k = Σ_{i∈I} P(i|q)·Q_i@k."""
-    return _intent_aware(q_measure, ranking, judgments, probabilities, cutoff, rel)
+    return _intent_aware(lambda gains, ideal, k: q_measure(gains, ideal, k, beta), ranking, judgments, probabilities,
+                         cutoff, rel)
 
 
 def ia_err(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
@@ -548,27 +555,28 @@ def ia_rbp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabil
 
 
 def ia_ebr(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
-           rel: int = 1) -> float:
+           rel: int = 1, beta: float = BETA) -> float:
     """IA-EBR@k = Σ_{i∈I} P(i|q)·EBR_i@k."""
-    return _intent_aware(ebr, ranking, judgments, probabilities, cutoff, rel)
+    return _intent_aware(lambda gains, ideal, k: ebr(gains, ideal, k, beta), ranking, judgments, probabilities,
+                         cutoff, rel)
 
 
 def pplus_q(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
-            cutoff: int, rel: int = 1) -> float:
+            cutoff: int, rel: int = 1, beta: float = BETA) -> float:
     """P+Q@k = Σ_{i∈I} P(i|q)·(Q_i@k if i is informational, P-plus_i on the top k if navigational)."""
     total = 0.0
     for intent in sorted(intents_with_relevant_doc(judgments, rel)):
         measure = p_plus if types[intent] == 'nav' else q_measure
         total += probabilities[intent] * measure(intent_gains(ranking, judgments, intent, rel),
-                                                 ideal_intent_gains(judgments, intent, rel), cutoff)
+                                                 ideal_intent_gains(judgments, intent, rel), cutoff, beta)
     return total
 
 
 def pplus_q_sharp(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, types: Types,
-                  cutoff: int, rel: int = 1, gamma: float = GAMMA) -> float:
+                  cutoff: int, rel: int = 1, gamma: float = GAMMA, beta: float = BETA) -> float:
     """P+Q#@k = γ·I-rec@k + (1 − γ)·P+Q@k."""
     return (gamma * i_rec(ranking, judgments, cutoff, rel)
-            + (1 - gamma) * pplus_q(ranking, judgments, probabilities, types, cutoff, rel))
+            + (1 - gamma) * pplus_q(ranking, judgments, probabilities, types, cutoff, rel, beta))
 
 
 # ---------------------------------------------------------------- NTCIREVAL's files

@@ -248,6 +248,12 @@ def test_tie_policies_and_parameters():
             evaluate(['D_nDCG@2'], qrels, run, ties=ties)
     with pytest.raises(MeasureParamError, match='gamma must be a number with 0 <= gamma <= 1'):
         irmeasures_ext.D_sharp_Q(gamma=1.5)
+    with pytest.raises(MeasureParamError, match='D_Q: beta must be a finite number >= 0, got -1'):
+        irmeasures_ext.D_Q(beta=-1)
+    with pytest.raises(MeasureParamError, match="D_NCU: beta applies only with utility='BR', not utility='P'"):
+        irmeasures_ext.D_NCU(utility='P', beta=0.5)
+    with pytest.raises(MeasureParamError, match=r"D_nDCG: unknown parameter\(s\) \['beta'\]"):
+        irmeasures_ext.D_nDCG(beta=0.5)  # (only the measures built on the blended ratio take β)
 
 
 def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):

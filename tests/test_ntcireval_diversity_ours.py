@@ -13,6 +13,7 @@ import csv
 import ir_measures
 import numpy as np
 import pytest
+import reference_ntcir_diversity as ref
 from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -142,3 +143,91 @@ def test_gap_pair_blocks_cover_the_rows_within_the_limit(pairs, limit):
     for first, last in blocks:
         assert sum(pairs[first:last]) <= limit or last == first + 1
         assert last == len(pairs) or sum(pairs[first:last + 1]) > limit
+
+
+#: The diversity mode's printed names (``@k`` for a cutoff's) -> (the reference function, what it reads besides the
+#: ranking and judgments: ``irec`` the cutoff, ``irec_n`` nothing, ``plain`` the probabilities, ``typed`` the
+#: probabilities and types; whether it takes β, i.e. whether its value holds a blended ratio; its fixed parameters).
+DIVERSITY_REFERENCES = {
+    'D-RR': (ref.d_rr, 'plain', False, {}), 'D-O-measure': (ref.d_o_measure, 'plain', True, {}),
+    'D-P-measure': (ref.d_p_measure, 'plain', True, {}), 'D-P-plus': (ref.d_p_plus, 'plain', True, {}),
+    'D-AP': (ref.d_ap, 'plain', False, {}), 'D-Q-measure': (ref.d_q, 'plain', True, {}),
+    'D-NCUrb,P': (ref.d_ncu, 'plain', False, {'utility': 'P'}), 'D-NCUrb,BR': (ref.d_ncu, 'plain', True, {}),
+    'D-RBP': (ref.d_rbp, 'plain', False, {}), 'D-ERR': (ref.d_err, 'plain', False, {}),
+    'D-EBR': (ref.d_ebr, 'plain', True, {}), 'I-rec@n': (ref.i_rec_at_n, 'irec_n', False, {}),
+    'I-rec@k': (ref.i_rec, 'irec', False, {}), 'D-nDCG@k': (ref.d_ndcg, 'plain', False, {}),
+    'D-Q@k': (ref.d_q, 'plain', True, {}), 'D-nERR@k': (ref.d_nerr, 'plain', False, {}),
+    'D-ERR@k': (ref.d_err, 'plain', False, {}), 'D-RBP@k': (ref.d_rbp, 'plain', False, {}),
+    'D-EBR@k': (ref.d_ebr, 'plain', True, {}), 'D-AP@k': (ref.d_ap, 'plain', False, {}),
+    'D-P@k': (ref.d_p, 'plain', False, {}), 'D-Hit@k': (ref.d_hit, 'plain', False, {}),
+    'D-nDCG_JK@k': (ref.d_ndcg_jk, 'plain', False, {}), 'D#-nDCG@k': (ref.d_sharp_ndcg, 'plain', False, {}),
+    'D#-Q@k': (ref.d_sharp_q, 'plain', True, {}), 'D#-ERR@k': (ref.d_sharp_err, 'plain', False, {}),
+    'D#-RBP@k': (ref.d_sharp_rbp, 'plain', False, {}), 'D#-EBR@k': (ref.d_sharp_ebr, 'plain', True, {}),
+    'DIN-nDCG@k': (ref.din_ndcg, 'typed', False, {}), 'DIN-Q@k': (ref.din_q, 'typed', True, {}),
+    'DIN#-nDCG@k': (ref.din_sharp_ndcg, 'typed', False, {}), 'DIN#-Q@k': (ref.din_sharp_q, 'typed', True, {}),
+    'IA-MSnDCG@k': (ref.ia_msndcg, 'plain', False, {}), 'IA-nERR@k': (ref.ia_nerr, 'plain', False, {}),
+    'IA-Q@k': (ref.ia_q, 'plain', True, {}), 'IA-ERR@k': (ref.ia_err, 'plain', False, {}),
+    'IA-RBP@k': (ref.ia_rbp, 'plain', False, {}), 'IA-EBR@k': (ref.ia_ebr, 'plain', True, {}),
+    'PplusQ@k': (ref.pplus_q, 'typed', True, {}), 'PplusQ#@k': (ref.pplus_q_sharp, 'typed', True, {})}
+
+
+def _line(name: str) -> tuple[str, int]:
+    """(the key of :data:`DIVERSITY_REFERENCES`, the cutoff) of a printed name (``D-Q@0020``: ``D-Q@k``, 20)."""
+    base, _, at = name.partition('@')
+    return (name, ref.WHOLE_LIST) if at in ('', 'n') else (f'{base}@k', int(at))
+
+
+def diversity_reference(name: str, topic: str, beta: float, data: tuple) -> float:
+    """The reference's value of the diversity mode's line ``name`` (as printed, e.g. ``D-Q@0020``) for ``topic`` at
+    patience ``beta``; ``data``: (qrels, probabilities, types, run) as the references read the files."""
+    qrels, probabilities, types, run = data
+    line, cutoff = _line(name)
+    function, reads, takes_beta, fixed = DIVERSITY_REFERENCES[line]
+    ranking, judgments = ref.tie_rule_ranking(run.get(topic, {})), qrels[topic]
+    params = {**fixed, **({'beta': beta} if takes_beta else {})}
+    if reads == 'irec':
+        return function(ranking, judgments, cutoff)
+    if reads == 'irec_n':
+        return function(ranking, judgments)
+    if reads == 'typed':
+        return function(ranking, judgments, probabilities[topic], types[topic], cutoff, **params)
+    return function(ranking, judgments, probabilities[topic], cutoff, **params)
+
+
+@pytest.mark.parametrize('beta', [0.5, 2.0, 0.0])
+def test_the_diversity_mode_honours_beta(capsys, beta):
+    """``irmeasures-ext ntcireval Dqrels run -I DINprob -beta B`` (issue 45): every line whose value holds a blended
+    ratio (gcompute's O-measure, P-measure, P-plus, Q-measure, NCUrb,BR, EBR, Q@k and EBR@k over the global gain,
+    the D#-, DIN-, DIN#-, IA- and P+Q lines built on them) is computed with β = B, every other line as without
+    ``-beta``: each of the 59 topics' values equals the plain references computed with that β, and each β line
+    differs from its β = 1 value for some topic."""
+    qrels = ref.read_dqrels(OURS_DATA / 'Dqrels.txt')
+    probabilities, types = ref.read_dinprob(OURS_DATA / 'DINprob.txt')
+    data = (qrels, probabilities, types, ref.read_trec_run(OURS_DATA / 'run.txt'))
+    argv = ['ntcireval', str(OURS_DATA / 'Dqrels.txt'), str(OURS_DATA / 'run.txt'), '-I',
+            str(OURS_DATA / 'DINprob.txt'), '-cutoffs', '5,20', '-beta', str(beta), '-q', '-o', 'tsv', '-p', '-1']
+    assert main(argv) == 0
+    rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
+    per_topic = [(topic, name, float(value)) for topic, name, value in rows if topic != 'all']
+    topics = {topic for topic in qrels if ref.intents_with_relevant_doc(qrels[topic])}
+    assert {topic for topic, _, _ in per_topic} == topics and len(topics) == 59  # (t6 has no relevant doc)
+    assert len(per_topic) == 59 * (12 + 2 * 28)
+    changed = set()
+    for topic, name, value in per_topic:
+        expected = diversity_reference(name, topic, beta, data)
+        assert value == pytest.approx(expected, abs=1e-12), (topic, name, value, expected)
+        if abs(diversity_reference(name, topic, 1.0, data) - value) > 1e-9:
+            changed.add(name)
+    assert changed == {name for _, name, _ in per_topic if DIVERSITY_REFERENCES[_line(name)[0]][2]}
+
+
+@pytest.mark.parametrize('beta', ['-1', '-0.5', 'nan', 'inf'])
+def test_the_diversity_mode_refuses_bad_beta_as_the_ad_hoc_mode(capsys, beta):
+    """``-beta`` takes a finite number >= 0 in the diversity mode (``-I``) too: the ad hoc mode's one-line error,
+    exit status 2, nothing on stdout."""
+    files = [str(OURS_DATA / 'Dqrels.txt'), str(OURS_DATA / 'run.txt')]
+    assert main(['ntcireval', *files, '-I', str(OURS_DATA / 'DINprob.txt'), '-beta', beta]) == 2
+    diversity = capsys.readouterr()
+    assert main(['ntcireval', *files, '-g', '1:2:3:4', '-beta', beta]) == 2
+    assert (diversity.out, diversity.err) == ('', capsys.readouterr().err)
+    assert diversity.err == f'irmeasures-ext: error: -beta must be a finite number >= 0, got {float(beta):g}\n'

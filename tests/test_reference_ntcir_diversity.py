@@ -75,17 +75,21 @@ WHOLE_LIST = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP'
 SHARP = {'D_sharp_nDCG', 'D_sharp_Q', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'DIN_sharp_nDCG', 'DIN_sharp_Q',
          'PplusQ_sharp'}
 PERSISTENT = {'D_RBP', 'D_sharp_RBP', 'IA_RBP'}
+#: The measures built on the blended ratio, which take its patience β (D_NCU only with utility='BR').
+BLENDED = {'D_Q', 'D_EBR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_sharp_Q', 'D_sharp_EBR', 'DIN_Q',
+           'DIN_sharp_Q', 'IA_Q', 'IA_EBR', 'PplusQ', 'PplusQ_sharp'}
 
 
 def reference_value(name: str, ranking: list[str], judgments: ref.Judgments, probabilities: ref.Probabilities,
                     types: ref.Types, cutoff: int, rel: int, gamma: float | None = None,
-                    persistence: float | None = None, ncu: dict[str, float | str] | None = None) -> float:
+                    persistence: float | None = None, ncu: dict[str, float | str] | None = None,
+                    beta: float | None = None) -> float:
     """The reference's value of measure ``name`` (the package's name, e.g. ``D_sharp_Q``) for one topic
-    (``ncu``: D_NCU's ``utility`` and ``gamma``)."""
+    (``ncu``: D_NCU's ``utility`` and ``gamma``; ``beta``: the patience of a measure of :data:`BLENDED`)."""
     function, typed = REFERENCES[name]
     assert (gamma is not None) == (name in SHARP), (name, gamma)
     extra = ({} if gamma is None else {'gamma': gamma}) | ({} if persistence is None else {'p': persistence})
-    extra |= ncu or {}
+    extra |= (ncu or {}) | ({} if beta is None else {'beta': beta})
     if name == 'I_rec':
         return function(ranking, judgments, cutoff, rel)
     if name == 'I_rec_n':
@@ -332,26 +336,32 @@ def provider_values(measures: list, qrels: dict, intents: dict, run: dict) -> di
 
 
 @settings(max_examples=150, deadline=None)
-@given(intent_data(), st.sampled_from([1, 2, 3, 5, 20]), st.sampled_from([1, 2]), st.sampled_from([0.5, 0.25]))
-def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel, gamma):
+@given(intent_data(), st.sampled_from([1, 2, 3, 5, 20]), st.sampled_from([1, 2]), st.sampled_from([0.5, 0.25]),
+       st.sampled_from([1.0, 0.5, 2.0, 0.0]))
+def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel, gamma, beta):
     import ir_measures
     qrels, intents, run = data
     measures = {}
     for name in REFERENCES:
         params = (f'gamma={gamma},' if name in SHARP else '') + ('p=0.8,' if name in PERSISTENT else '') + f'rel={rel}'
-        forms = [(f'{name}({params})' + ('' if name == 'I_rec_n' else f'@{cutoff}'), cutoff, {})]
+        blended = f'beta={beta},' if name in BLENDED else ''  # (not for D_NCU(utility='P'), which takes none)
+        forms = [(f'{name}({blended}{params})' + ('' if name == 'I_rec_n' else f'@{cutoff}'), cutoff, {})]
         if name in WHOLE_LIST:
-            forms.append((f'{name}({params})', ref.WHOLE_LIST, {}))
+            forms.append((f'{name}({blended}{params})', ref.WHOLE_LIST, {}))
         if name == 'D_NCU':
             forms.append((f"D_NCU(utility='P',gamma={gamma},{params})@{cutoff}", cutoff,
                           {'utility': 'P', 'gamma': gamma}))
-            forms += [(f'D_NCU(gamma={ends},{params})', ref.WHOLE_LIST, {'gamma': ends}) for ends in (0.0, 1.0)]
+            forms += [(f'D_NCU(gamma={ends},{blended}{params})', ref.WHOLE_LIST, {'gamma': ends})
+                      for ends in (0.0, 1.0)]
         for text, depth, ncu in forms:
             measure = ir_measures.parse_measure(text)
             measures[str(measure)] = (name, measure, False, depth, ncu)
             measures[str(measure(judged_only=True))] = (name, measure(judged_only=True), True, depth, ncu)
     values = provider_values([measure for _, measure, _, _, _ in measures.values()], qrels, intents, run)
     assert set(values) == {(key, topic) for key in measures for topic in qrels}
+    # (the default rel=1 on real-valued levels counts every level above 0: irmeasures_ext/engine/relevance.py)
+    levels = {level for docs in qrels.values() for by_intent in docs.values() for level in by_intent.values()}
+    threshold = math.ulp(0.0) if rel == 1 and any(not float(level).is_integer() for level in levels) else rel
     for key, (name, _, judged_only, depth, ncu) in measures.items():
         for topic, judgments in qrels.items():
             ranking = ref.tie_rule_ranking(run.get(topic, {}))
@@ -359,7 +369,8 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
                 ranking = [doc for doc in ranking if doc in judgments]
             probabilities = {intent: probability for intent, (probability, _) in intents[topic].items()}
             types = {intent: kind for intent, (_, kind) in intents[topic].items()}
-            expected = reference_value(name, ranking, judgments, probabilities, types, depth, rel,
-                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None, ncu)
+            expected = reference_value(name, ranking, judgments, probabilities, types, depth, threshold,
+                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None, ncu,
+                                       beta if name in BLENDED else None)
             assert values[key, topic] == pytest.approx(expected, abs=1e-12), (key, topic, values[key, topic],
                                                                               expected)

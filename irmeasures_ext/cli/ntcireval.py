@@ -220,22 +220,30 @@ def settings_of(args: argparse.Namespace) -> Settings:
     if any(gain == 0 for gain in gains.values()):
         raise CliError(f'-g {args.g}: a gain of 0 is not supported (NTCIREVAL then leaves that level out of AP and '
                        'Q but counts it in R, RR and P@k; our measures do not reproduce that)')
+    return Settings(gains=gains, max_level=len(gains), beta=checked_beta(args), logb=args.logb, rbp=args.rbp,
+                    gamma=args.gamma, stops=None if args.s is None else _stop_values(args.s), rbup=args.rbup)
+
+
+def checked_beta(args: argparse.Namespace) -> float:
+    """``-beta``, a finite number >= 0, in both modes (CliError otherwise)."""
     if not math.isfinite(args.beta) or args.beta < 0:
         raise CliError(f'-beta must be a finite number >= 0, got {args.beta:g}')
-    return Settings(gains=gains, max_level=len(gains), beta=args.beta, logb=args.logb, rbp=args.rbp,
-                    gamma=args.gamma, stops=None if args.s is None else _stop_values(args.s), rbup=args.rbup)
+    return float(args.beta)
 
 
 def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
     """(name, our measure) of every line of the diversity mode: DIVERSITY_BEFORE_CUTOFFS, then per cutoff
-    DIVERSITY_ROWS (CliError for an ad hoc option)."""
+    DIVERSITY_ROWS (CliError for an ad hoc option or a bad ``-beta``). ``-beta`` goes to every measure that takes
+    it, those whose value holds a blended ratio (D-NCUrb,P's utility is precision: it takes none)."""
     given = [f'-{name}' for name in AD_HOC_ONLY if getattr(args, name) not in (None, False)]
     if given:
         raise CliError(f'{" ".join(given)}: not taken with -I (the diversity measures: their gains are the levels)')
+    beta = checked_beta(args)
 
     def built(ours: str, fixed: dict[str, Any]) -> Measure:
         declared = ext_measures.DECLARED[ours]
-        options = {'p': args.rbp, 'gamma': args.gamma if ours == 'D_NCU' else args.Igamma, **fixed}
+        options = {'p': args.rbp, 'gamma': args.gamma if ours == 'D_NCU' else args.Igamma,
+                   'beta': None if fixed.get('utility') == 'P' else beta, **fixed}
         measure = declared(**{param: value for param, value in options.items()
                               if value is not None and param in declared.SUPPORTED_PARAMS})
         return measure(judged_only=True) if args.j else measure
@@ -409,7 +417,9 @@ def _parser() -> ArgumentParser:
                         help='with -I: the weight of I-rec in the #-measures (default 0.5, as the scripts)')
     parser.add_argument('-beta', type=float, default=1.0, metavar='B',
                         help='patience of the blended ratio (O-measure, P-measure, P-plus, Q-measure, NCU*,BR, EBR, '
-                             'Q@k, EBR@k; default 1)')
+                             'Q@k, EBR@k; with -I, of D-O-measure, D-P-measure, D-P-plus, D-Q-measure, D-NCUrb,BR, '
+                             'D-EBR and of D-, D#-, DIN-, DIN#-, IA-Q@k, D-, D#-, IA-EBR@k, PplusQ@k and PplusQ#@k; '
+                             'default 1)')
     parser.add_argument('-cutoffs', type=_cutoffs, default=list(DEFAULT_CUTOFFS), metavar='LIST',
                         help=f'comma-separated cutoffs of the @k measures, at most {MAX_CUTOFFS} (default 1000)')
     parser.add_argument('-q', action='store_true', help='per topic, before the means (query id "all")')

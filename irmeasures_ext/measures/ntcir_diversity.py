@@ -4,7 +4,10 @@ Each needs qrels with the intent of each judgment; all but ``I_rec`` also the in
 (and, for DIN and P+Q, their types): give the qrels as ``irmeasures_ext.intent_qrels(qrels, probabilities)``,
 e.g. ``intent_qrels('Dqrels', 'DINprob')``. Kernels, and the definitions as NTCIREVAL 190111's diversity scripts
 compute them, in ``irmeasures_ext.engine.kernels.ntcir_diversity``; names as NTCIREVAL prints them, with ``_``
-for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``).
+for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``). The measures whose value holds a
+blended ratio BR(r) = (C(r) + β·CG(r)) / (r + β·CG*(r)) take its patience ``beta`` (default 1, NTCIREVAL's; its
+gcompute's ``-beta``): D-Q, D-EBR, D-O-measure, D-P-measure, D-P-plus, D-NCU (``utility='BR'``), D#-Q, D#-EBR,
+DIN-Q, DIN#-Q, IA-Q, IA-EBR, P+Q and P+Q#.
 
 .. cite:: Tetsuya Sakai, Ruihua Song. Evaluating Diversified Search Results Using Per-Intent Graded Relevance.
    SIGIR 2011 (I-rec, D- and D#-measures).
@@ -15,8 +18,11 @@ for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ir_measures.measures import ParamInfo
 
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import (
     REL_PARAM,
     REQUIRED_CUTOFF_PARAM,
@@ -27,6 +33,7 @@ from irmeasures_ext.measures.base import (
 )
 from irmeasures_ext.measures.ntcir_br import NCU
 from irmeasures_ext.measures.ntcir_cascade import probability
+from irmeasures_ext.measures.q import BETA_PARAM
 
 GAMMA_PARAM = Param(probability(below_one=False), dtype=float, default=0.5,
                     desc="weight of I-rec in the #-measure (NTCIREVAL's scripts: 0.5)")
@@ -34,12 +41,15 @@ PERSISTENCE_PARAM = Param(probability(below_one=True), dtype=float, default=0.95
                           desc="persistence of RBP (NTCIREVAL's default 0.95; its D-NTCIR-eval2 script: 0.99)")
 _PARAMS: dict[str, ParamInfo] = {'cutoff': REQUIRED_CUTOFF_PARAM, 'rel': REL_PARAM}
 _SHARP_PARAMS: dict[str, ParamInfo] = {**_PARAMS, 'gamma': GAMMA_PARAM}
+#: β of the blended ratio, for the measures built on it (NTCIREVAL's gcompute ``-beta``, default 1).
+_BETA: dict[str, ParamInfo] = {'beta': BETA_PARAM}
 #: The measures NTCIREVAL's gcompute also prints without ``@k``: computed on the whole list without a cutoff.
 _WHOLE_LIST_PARAMS: dict[str, ParamInfo] = {
     'cutoff': Param(integer_from(1), dtype=int, required=False,
                     desc="ranking cutoff threshold k (without: the whole list, NTCIREVAL's line without @k)"),
     'rel': REL_PARAM}
 _RBP_PARAMS: dict[str, ParamInfo] = {**_WHOLE_LIST_PARAMS, 'p': PERSISTENCE_PARAM}
+_BLENDED_WHOLE_LIST_PARAMS: dict[str, ParamInfo] = {**_WHOLE_LIST_PARAMS, **_BETA}
 
 
 class _NtcirDiversityMeasure(ExtMeasure):
@@ -71,14 +81,14 @@ class _D_nDCG(_NtcirDiversityMeasure):
 
 class _D_Q(_NtcirDiversityMeasure):
     """
-    D-Q@k: Q-measure@k (β = 1) over the global gain, Σ_{r≤k, GG(r)>0} BR(r) / min(k, R); without a cutoff,
-    NTCIREVAL's "Q-measure" line: the same over the whole list, divided by R.
+    D-Q@k: Q-measure@k over the global gain, Σ_{r≤k, GG(r)>0} BR(r) / min(k, R) (BR with patience ``beta``,
+    default 1); without a cutoff, NTCIREVAL's "Q-measure" line: the same over the whole list, divided by R.
     """
     __name__ = 'D_Q'
     NAME = __name__
     PRETTY_NAME = 'D-Q (NTCIREVAL)'
     SHORT_DESC = 'Q-measure over the global gain of the intents.'
-    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
 
 
 class _D_nERR(_NtcirDiversityMeasure):
@@ -123,7 +133,7 @@ class _D_EBR(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D-EBR (NTCIREVAL)'
     SHORT_DESC = 'Expected blended ratio over the global gain of the intents.'
-    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
 
 
 class _D_AP(_NtcirDiversityMeasure):
@@ -195,13 +205,14 @@ class _D_RR(_NtcirDiversityMeasure):
 
 class _D_O_measure(_NtcirDiversityMeasure):
     """
-    D-O-measure = BR(r1) over the global gain (β = 1), r1 the first rank of GG > 0; on the top k with a cutoff.
+    D-O-measure = BR(r1) over the global gain (patience ``beta``, default 1), r1 the first rank of GG > 0; on the top k
+    with a cutoff.
     """
     __name__ = 'D_O_measure'
     NAME = __name__
     PRETTY_NAME = 'D-O-measure (NTCIREVAL)'
     SHORT_DESC = 'Blended ratio at the first doc of global gain above 0.'
-    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
 
 
 class _D_P_measure(_NtcirDiversityMeasure):
@@ -213,7 +224,7 @@ class _D_P_measure(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D-P-measure (NTCIREVAL)'
     SHORT_DESC = 'Blended ratio at the first doc of the largest global gain retrieved.'
-    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
 
 
 class _D_P_plus(_NtcirDiversityMeasure):
@@ -224,21 +235,27 @@ class _D_P_plus(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D-P-plus (NTCIREVAL)'
     SHORT_DESC = 'Mean blended ratio down to the first doc of the largest global gain retrieved.'
-    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
 
 
 class _D_NCU(_NtcirDiversityMeasure):
     """
     D-NCU: rank-biased NCU over the global gain, Σ_{GG(r)>0} u(r)·γ^{C(r)−1} / Σ_{j≤R} γ^{j−1}, u = BR(r)
-    (``utility='BR'``) or C(r)/r (``'P'``); on the top k with a cutoff (NTCIREVAL's gcompute prints "NCUrb,BR" and
-    "NCUrb,P"; it has no graded-uniform NCU).
+    (``utility='BR'``, patience ``beta``) or C(r)/r (``'P'``, which takes no ``beta``, as ``NCU``); on the top k with
+    a cutoff (NTCIREVAL's gcompute prints "NCUrb,BR" and "NCUrb,P"; it has no graded-uniform NCU).
     """
     __name__ = 'D_NCU'
     NAME = __name__
     PRETTY_NAME = 'D-NCU (rank-biased, NTCIREVAL)'
     SHORT_DESC = 'Rank-biased normalised cumulative utility over the global gain of the intents.'
-    SUPPORTED_PARAMS = {**_WHOLE_LIST_PARAMS, 'utility': NCU.SUPPORTED_PARAMS['utility'],
+    SUPPORTED_PARAMS = {**_BLENDED_WHOLE_LIST_PARAMS, 'utility': NCU.SUPPORTED_PARAMS['utility'],
                         'gamma': NCU.SUPPORTED_PARAMS['gamma']}
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if 'beta' in self.params and self['utility'] != 'BR':
+            raise MeasureParamError(f"{self.NAME}: beta applies only with utility='BR', "
+                                    f"not utility={self['utility']!r}")
 
 
 class _D_GAP(_NtcirDiversityMeasure):
@@ -273,7 +290,7 @@ class _D_sharp_Q(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D#-Q (NTCIREVAL)'
     SHORT_DESC = 'I-rec and D-Q combined.'
-    SUPPORTED_PARAMS = _SHARP_PARAMS
+    SUPPORTED_PARAMS = {**_SHARP_PARAMS, **_BETA}
 
 
 class _D_sharp_ERR(_NtcirDiversityMeasure):
@@ -306,7 +323,7 @@ class _D_sharp_EBR(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'D#-EBR (NTCIREVAL)'
     SHORT_DESC = 'I-rec and D-EBR combined.'
-    SUPPORTED_PARAMS = _SHARP_PARAMS
+    SUPPORTED_PARAMS = {**_SHARP_PARAMS, **_BETA}
 
 
 class _DIN_nDCG(_NtcirDiversityMeasure):
@@ -327,6 +344,7 @@ class _DIN_Q(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'DIN-Q (NTCIREVAL)'
     SHORT_DESC = 'D-Q counting each navigational intent once.'
+    SUPPORTED_PARAMS = {**_PARAMS, **_BETA}
 
 
 class _DIN_sharp_nDCG(_NtcirDiversityMeasure):
@@ -348,7 +366,7 @@ class _DIN_sharp_Q(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'DIN#-Q (NTCIREVAL)'
     SHORT_DESC = 'I-rec and DIN-Q combined.'
-    SUPPORTED_PARAMS = _SHARP_PARAMS
+    SUPPORTED_PARAMS = {**_SHARP_PARAMS, **_BETA}
 
 
 class _IA_MSnDCG(_NtcirDiversityMeasure):
@@ -379,6 +397,7 @@ class _IA_Q(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'IA-Q (NTCIREVAL)'
     SHORT_DESC = 'Intent-aware Q-measure.'
+    SUPPORTED_PARAMS = {**_PARAMS, **_BETA}
 
 
 class _IA_ERR(_NtcirDiversityMeasure):
@@ -410,6 +429,7 @@ class _IA_EBR(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'IA-EBR (NTCIREVAL)'
     SHORT_DESC = 'Intent-aware expected blended ratio.'
+    SUPPORTED_PARAMS = {**_PARAMS, **_BETA}
 
 
 class _PplusQ(_NtcirDiversityMeasure):
@@ -420,6 +440,7 @@ class _PplusQ(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'P+Q (NTCIREVAL)'
     SHORT_DESC = 'Q for informational intents, P-plus for navigational ones.'
+    SUPPORTED_PARAMS = {**_PARAMS, **_BETA}
 
 
 class _PplusQ_sharp(_NtcirDiversityMeasure):
@@ -430,7 +451,7 @@ class _PplusQ_sharp(_NtcirDiversityMeasure):
     NAME = __name__
     PRETTY_NAME = 'P+Q# (NTCIREVAL)'
     SHORT_DESC = 'I-rec and P+Q combined.'
-    SUPPORTED_PARAMS = _SHARP_PARAMS
+    SUPPORTED_PARAMS = {**_SHARP_PARAMS, **_BETA}
 
 
 I_rec = declare(_I_rec())

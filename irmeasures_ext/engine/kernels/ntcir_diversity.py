@@ -8,8 +8,9 @@ P(i|q) from the intent probabilities. The global gain GG(d) = Σ_i P(i|q)·g_i(d
 every doc of GG > 0 by GG descending, H = its largest GG.
 
 - D-nDCG@k = MSnDCG@k over GG: Σ_{r≤k} G(r)/log2(r + 1) over the same of the ideal list.
-- D-Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR(r) = (C(r) + CG(r)) / (r + CG*(r)) (β = 1), R = the ideal list's
-  length; D-nERR@k = ERR@k / ERR@k of the ideal list, D-ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)) and D-EBR@k =
+- D-Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR(r) = (C(r) + β·CG(r)) / (r + β·CG*(r)) (the measure's ``beta``,
+  default 1, NTCIREVAL's gcompute ``-beta``: every measure built on BR takes it), R = the ideal list's length;
+  D-nERR@k = ERR@k / ERR@k of the ideal list, D-ERR@k = Σ_{r≤k} (1/r)·p(r)·Π_{s<r}(1 − p(s)) and D-EBR@k =
   Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)) with the stop probability p = G/(H + 1); D-RBP@k = (1 − p)·Σ_{r≤k}
   G(r)·p^{r−1} / H (persistence p, NTCIREVAL's default 0.95; its D-NTCIR-eval2 script passes 0.99); D-AP@k =
   Σ_{r≤k, G(r)>0} C(r)/r / min(k, R), D-P@k = C(k)/k, D-Hit@k = 1 if C(k) > 0, and D-nDCG_JK@k (NTCIREVAL's
@@ -151,9 +152,9 @@ class GainLists(NamedTuple):
         keep = self.rank <= cutoff
         return self.segment[keep], self.rank[keep], self.gain[keep]
 
-    def blended(self, cutoff: int, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def blended(self, cutoff: int, beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(segment, rank, gain, BR) of the rows of gain above 0 ranked ``cutoff`` or better, BR(r) = (C(r) +
-        β·CG(r)) / (r + β·CG*(r)) (NTCIREVAL's β = 1; β = 0 gives precision C(r)/r)."""
+        β·CG(r)) / (r + β·CG*(r)) (NTCIREVAL's default β = 1; β = 0 gives precision C(r)/r)."""
         starts = np.searchsorted(self.segment, np.arange(self.n_segments))
         relevant = self.gain > 0
         hits = segment_cumsum(relevant.astype(np.float64), self.segment, starts)
@@ -214,8 +215,8 @@ def _blended_mean(lists: GainLists, cutoff: int, beta: float) -> np.ndarray:
 
 
 def q_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
-    """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R)."""
-    return _blended_mean(lists, _cutoff(measure), 1.0)
+    """Q@k = Σ_{r≤k, G(r)>0} BR(r) / min(k, R), BR with the measure's ``beta``."""
+    return _blended_mean(lists, _cutoff(measure), measure['beta'])
 
 
 def average_precision(lists: GainLists, measure: irm.Measure) -> np.ndarray:
@@ -276,8 +277,8 @@ def rbp(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 
 
 def ebr(lists: GainLists, measure: irm.Measure) -> np.ndarray:
-    """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1)."""
-    segment, _, gain, blended = lists.blended(_cutoff(measure))
+    """EBR@k = Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1), BR with the measure's ``beta``."""
+    segment, _, gain, blended = lists.blended(_cutoff(measure), measure['beta'])
     return cascade(segment, gain / (lists.top[segment] + 1), blended, lists.n_segments)
 
 
@@ -298,7 +299,7 @@ def reciprocal_rank(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 
 def o_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """O-measure on the top k = BR(r1) (0 without a row of gain above 0)."""
-    segment, _, _, blended = lists.blended(_cutoff(measure))
+    segment, _, _, blended = lists.blended(_cutoff(measure), measure['beta'])
     return _first_of_each(segment, blended, lists.n_segments)
 
 
@@ -320,7 +321,7 @@ def _preferred_rank(segment: np.ndarray, rank: np.ndarray, gain: np.ndarray, n_s
 
 def p_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """P-measure on the top k = BR(rp), rp the first rank of the largest gain there (0 without one above 0)."""
-    segment, rank, gain, blended = lists.blended(_cutoff(measure))
+    segment, rank, gain, blended = lists.blended(_cutoff(measure), measure['beta'])
     at = rank == _preferred_rank(segment, rank, gain, lists.n_segments)[segment]
     result = np.zeros(lists.n_segments)
     result[segment[at]] = blended[at]
@@ -330,7 +331,7 @@ def p_measure(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 def p_plus(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """P-plus on the top k: the mean BR of the rows of gain above 0 down to rp (0 for a segment with no such row
     there)."""
-    segment, rank, gain, blended = lists.blended(_cutoff(measure))
+    segment, rank, gain, blended = lists.blended(_cutoff(measure), measure['beta'])
     until = rank <= _preferred_rank(segment, rank, gain, lists.n_segments)[segment]
     return safe_divide(segment_sum(blended[until], segment[until], lists.n_segments),
                        np.bincount(segment[until], minlength=lists.n_segments))
@@ -338,7 +339,8 @@ def p_plus(lists: GainLists, measure: irm.Measure) -> np.ndarray:
 
 def rank_biased_ncu(lists: GainLists, measure: irm.Measure) -> np.ndarray:
     """NCUrb on the top k = Σ_{G(r)>0} u(r)·γ^{C(r)−1} / Σ_{j≤R} γ^{j−1}, u = BR(r) or C(r)/r (``utility``)."""
-    segment, _, _, utility = lists.blended(_cutoff(measure), 1.0 if measure['utility'] == 'BR' else 0.0)
+    beta = measure['beta'] if measure['utility'] == 'BR' else 0.0
+    segment, _, _, utility = lists.blended(_cutoff(measure), beta)
     hits = np.arange(len(segment)) - np.searchsorted(segment, segment) + 1.0  # C(r) at each row of gain above 0
     gamma = measure['gamma']
     return safe_divide(segment_sum(utility * gamma ** (hits - 1), segment, lists.n_segments),
