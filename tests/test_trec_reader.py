@@ -54,7 +54,7 @@ def test_label_grammar_is_decimal_digits_within_int64_or_a_real_number(tmp_path_
     path.write_text(f'q 0 d {text}\n', encoding='utf-8')
     if re.fullmatch('-?[0-9]+', text):
         expected = int(text) if -2 ** 63 <= int(text) < 2 ** 63 else None
-    elif SCORE.fullmatch(text.encode()) and math.isfinite(float(text)):
+    elif SCORE.fullmatch(text.encode()) and math.isfinite(trec.score_value(text.encode())):  # (nan(...): NaN)
         expected = float(text)
         if expected.is_integer() and abs(expected) < 2 ** 63:
             expected = int(expected)
@@ -240,7 +240,7 @@ def test_a_duplicate_under_a_bom_names_its_line_at_every_block_boundary(tmp_path
 @pytest.mark.parametrize('line, problem', [
     (b'q1 0 d1 1_0', "relevance '1_0' is not a number"),
     (b'q1 0 d1 0x1F', "relevance '0x1F' is not a number"),
-    (b'q1 0 d1 1e400', "relevance '1e400' is not finite"),
+    (b'q1 0 d1 1e400', "relevance '1e400' is not finite: a label must be a finite number"),
     ('q1 0 d1 \uff11'.encode(), "relevance '\uff11' is not a number"),
     (b'q1 0 d1 9223372036854775808', "relevance '9223372036854775808' is out of range (-9223372036854775808 to "
                                      '9223372036854775807)'),
@@ -457,3 +457,104 @@ def read_all(stream: pa.NativeFile) -> bytes:
     while block := stream.read(1 << 16):
         blocks.append(block)
     return b''.join(blocks)
+
+
+# --- every error names file, line and problem (issue 45 §3) -----------------------------------------------------------
+
+NAN_SPELLINGS = ['nan', 'NaN', '-nan', '+NAN', 'nan()', 'NaN(123)', 'nan(0x1)', '-NaN(abc_1)']
+
+
+@pytest.mark.parametrize('label', NAN_SPELLINGS + ['inf', '-Infinity', '1e400'])
+def test_a_label_that_is_nan_or_infinite_names_its_line_in_every_spelling(tmp_path, label):
+    """strtod's NaN with a payload (``nan()``, ``NaN(123)``) gave a bare "could not convert string to float",
+    naming no file or line; every spelling of NaN and infinity is now the same error, on both paths."""
+    path = tmp_path / 'qrels.txt'
+    problem = ('NaN is not a label (a label must be a finite number)' if math.isnan(float(label.split('(')[0]))
+               else 'a label must be a finite number')
+    for text in (f'q 0 a 1\nq 0 b {label}\n', f'q 0 a 1\nq\t0\tb\t{label}\n'):  # (fast, normalised)
+        path.write_text(text)
+        with pytest.raises(TrecFileError) as error:
+            read_qrels(path)
+        assert str(error.value) == f"{path}:2: relevance '{label}' is not finite: {problem}"
+
+
+def test_a_nan_payload_is_a_score_as_strtod_reads_it():
+    assert all(math.isnan(trec.score_value(label.encode())) for label in NAN_SPELLINGS)
+    assert [trec.score_value(text) for text in (b'-inf', b'Infinity', b'.5', b'2.', b'1e3')] == [
+        -math.inf, math.inf, 0.5, 2.0, 1000.0]
+
+
+def zip_of(data: bytes) -> bytes:
+    import zipfile
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as archive:
+        archive.writestr('run.txt', data)
+    return buffer.getvalue()
+
+
+def binary_forms(kind: str) -> dict[str, tuple[bytes, str]]:
+    """Files that are not text, as bytes, and what the error says after the file's name."""
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+    table = (pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'score': [1.0]}) if kind == 'run' else
+             pa.table({'query_id': ['q1'], 'doc_id': ['a'], 'relevance': [1]}))
+    parquet, arrow, stream = pa.BufferOutputStream(), pa.BufferOutputStream(), pa.BufferOutputStream()
+    pq.write_table(table, parquet)
+    feather.write_feather(table, arrow)
+    with pa.ipc.new_stream(stream, table.schema) as writer:
+        writer.write_table(table)
+    flag = '--format' if kind == 'run' else '--qrels-format'
+    text = b'q1 Q0 a 1 1 t\n' if kind == 'run' else b'q1 0 a 1\n'
+    return {
+        'Parquet': (parquet.getvalue().to_pybytes(), 'this is a Parquet file, not TREC text: name it .parquet, or '
+                                                     f'give {flag} parquet on the command line'),
+        'Arrow IPC file': (arrow.getvalue().to_pybytes(), 'this is an Arrow IPC (Feather) file, not TREC text: name '
+                                                          f'it .arrow, or give {flag} arrow on the command line'),
+        'Arrow IPC stream': (stream.getvalue().to_pybytes(), 'this is an Arrow IPC stream, not TREC text: name it '
+                                                             f'.arrow, or give {flag} arrow on the command line'),
+        'gzipped Parquet': (gzip.compress(parquet.getvalue().to_pybytes()),
+                            'this is a Parquet file, compressed with gzip, not TREC text: decompress it, and name it '
+                            f'.parquet, or give {flag} parquet on the command line'),
+        'zstd': (pa.compress(text, 'zstd', asbytes=True),
+                 'this is a zstd-compressed file, which is not read: decompress it (zstd -d), or compress it with '
+                 'gzip, bzip2 or xz'),
+        'zip': (zip_of(text), 'this is a zip archive, not TREC text: extract it'),
+        'binary': (b'\x80\x04\x95' + b'\x00' * 5 + text, 'binary data, not TREC text (a NUL byte at byte 3)'),
+    }
+
+
+@pytest.mark.parametrize('kind', ['run', 'qrels'])
+@pytest.mark.parametrize('form', list(binary_forms('run')))
+def test_a_file_that_is_not_text_says_so(tmp_path, kind, form):
+    """A Parquet file named run.txt gave "expected 6 fields, got 3"; it is said to be one, whole or in pieces.
+    (gzip, bzip2 and xz are read whatever the name: test_a_compressed_file_is_known_by_its_bytes.)"""
+    data, problem = binary_forms(kind)[form]
+    path = tmp_path / f'{kind}.txt'
+    path.write_bytes(data)
+    read = read_run if kind == 'run' else read_qrels
+    with pytest.raises(TrecFileError) as error:
+        read(path)
+    assert str(error.value) == f'{path}: {problem}'
+    if kind == 'run':
+        with pytest.raises(TrecFileError) as error:
+            list(TrecSource(path).batches(trec.RUN, 64))
+        assert str(error.value) == f'{path}: {problem}'
+
+
+@pytest.mark.parametrize('suffix', ['.txt', '', '.gz', '.zst'])
+@pytest.mark.parametrize('compression', ['gzip', 'bz2', 'xz'])
+def test_a_compressed_file_is_known_by_its_bytes(tmp_path, compression, suffix):
+    path = tmp_path / f'run{suffix}'
+    path.write_bytes(COMPRESSIONS[compression][1](b'q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n'))
+    assert read_run(path)['doc_id'].to_pylist() == ['a', 'b']
+
+
+def test_text_that_starts_as_a_parquet_file_does_is_still_text(tmp_path):
+    """Only a file that is Parquet at both ends is called one: a query named PAR1 is text, its problem named."""
+    path = tmp_path / 'run.txt'
+    path.write_bytes(b'PAR1 Q0 a 1 2 t\nPAR1 Q0 b 2 x t\nPAR1')
+    with pytest.raises(TrecFileError) as error:
+        read_run(path)
+    assert str(error.value) == f"{path}:2: score 'x' is not a number"
+    path.write_bytes(b'PAR1 Q0 a 1 2 t\nPAR1 Q0 b 2 1 t\n')
+    assert read_run(path)['query_id'].to_pylist() == ['PAR1', 'PAR1']

@@ -83,7 +83,8 @@ def judgments_of_intents(qrels: pa.Table, one_label_for: list[str],
     repeated alike are counted once (``judgments.repeated``); conflicting labels of a (query, intent, doc)
     raise ConflictingLabelsError, and so do a doc's different labels for two intents where measures that
     ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc. With the
-    intents' ``probabilities``, an intent judged relevant (label > 0) that they do not list is an IntentFileError.
+    intents' ``probabilities``, an intent judged relevant (label > 0) that they do not list is a
+    MissingProbabilityError (an IntentFileError; its qrels line named as a RowError's).
     """
     qrels, (query, doc, intent) = _sorted(qrels)
     repeated = None
@@ -104,15 +105,16 @@ def judgments_of_intents(qrels: pa.Table, one_label_for: list[str],
     intent_query[intent] = query
     intents = Intents(np.append(first, len(label)), intent, label, intent_query)
     if probabilities is not None:
-        intents = _with_probabilities(intents, judgments, qrels[INTENT_COLUMN], probabilities)
+        intents = _with_probabilities(intents, judgments, qrels[INTENT_COLUMN], probabilities, qrels['doc_id'])
     judgments.intents = intents
     return judgments
 
 
 def _with_probabilities(intents: Intents, judgments: Judgments, intent_ids: pa.ChunkedArray,
-                        probabilities: IntentProbabilities) -> Intents:
-    """``intents`` with each one's probability and type from ``probabilities``."""
-    from irmeasures_ext.readers.intent_probabilities import IntentFileError  # (only qrels with probabilities)
+                        probabilities: IntentProbabilities, doc_ids: pa.ChunkedArray) -> Intents:
+    """``intents`` with each one's probability and type from ``probabilities`` (``intent_ids`` and ``doc_ids``:
+    each pair's)."""
+    from irmeasures_ext.readers.intent_probabilities import MissingProbabilityError  # (only with probabilities)
     first_pair = np.zeros(len(intents.query), dtype=np.int64)
     first_pair[intents.intent[::-1]] = np.arange(len(intents.intent))[::-1]
     keys = list(zip(ac.take(judgments.query_ids, from_numpy(intents.query)).to_pylist(),
@@ -122,9 +124,8 @@ def _with_probabilities(intents: Intents, judgments: Judgments, intent_ids: pa.C
     missing = np.flatnonzero((position < 0) & intents.relevant(np.nextafter(0.0, 1.0)))  # (labels above 0)
     if len(missing):
         query_id, intent = keys[int(missing[0])]
-        raise IntentFileError(f'intent {intent!r} of query {query_id!r} has relevant judgments but no probability in '
-                              f'the intent probabilities ({len(missing)} such intent(s)): list each intent of the '
-                              'qrels with its probability')
+        pair = int(np.argmax((intents.intent == missing[0]) & (intents.label > 0)))  # (its first relevant doc)
+        raise MissingProbabilityError(query_id, doc_ids[pair].as_py(), intent, len(missing), probabilities.name)
     judged = set(keys)
     unjudged = tuple(where for query_id, intent, where in zip(probabilities.query_id, probabilities.intent,
                                                               probabilities.where, strict=True)

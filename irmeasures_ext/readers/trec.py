@@ -57,6 +57,7 @@ from irmeasures_ext.errors import (
     RepeatedJudgment,
     RowError,
 )
+from irmeasures_ext.readers import FORMATS
 from irmeasures_ext.readers.schemas import (
     CLASS_COLUMN,
     QRELS,
@@ -77,6 +78,12 @@ _HEAD = max(map(len, _MAGIC.values()))
 #: What reading a corrupt compressed file raises (the line-by-line reader then names where).
 _CORRUPT = (OSError, EOFError, lzma.LZMAError)
 _BOM = b'\xef\xbb\xbf'
+#: The first bytes of files that are not text (:meth:`TrecSource.not_text`): Parquet (which ends with them too),
+#: Arrow IPC files (which end with ``ARROW1``) and streams (a continuation marker), zstd frames and zip archives.
+_PARQUET, _IPC_FILE, _IPC_STREAM = b'PAR1', b'ARROW1\x00\x00', b'\xff\xff\xff\xff'
+_ZSTD, _ZIP = b'\x28\xb5\x2f\xfd', b'PK\x03\x04'
+#: Bytes looked at for a NUL byte, the sign of binary data.
+_SNIFF = 4096
 
 
 class _ErrorOnClose(io.RawIOBase):
@@ -125,6 +132,12 @@ _OTHER_SEPARATORS = (b'\t', b'\v', b'\f')
 #: Byte pairs, as little-endian uint16, of two spaces and of a space before a line feed. (A space
 #: after one need not be looked for: it makes the line's first field, the query id, empty.)
 _SPACE_PAIRS = np.array([int.from_bytes(pair, 'little') for pair in (b'  ', b' \n')], dtype=np.uint16)
+
+
+def score_value(field: bytes) -> float:
+    """The value of a field :data:`SCORE` matches, as ``strtod`` reads it: Python's ``float`` reads every such
+    field but strtod's NaN with a payload (``nan()``, ``NaN(123)``, ``nan(0x1)``), which is NaN."""
+    return float(field.split(b'(', 1)[0])
 
 
 class TrecFileError(InputError):
@@ -322,6 +335,13 @@ class TrecSource(Source):
                 if fields != [b'']:
                     yield line_no, fields
 
+    def text_lines(self) -> Iterator[tuple[int, list[str]]]:
+        """:meth:`lines`, their fields decoded: the lines of any text input, in the TREC files' grammar (line ends,
+        BOM, blanks, separators, UTF-8; :mod:`.intent_probabilities`). TrecFileError names a line that is not
+        UTF-8."""
+        for line_no, fields in self.lines():
+            yield line_no, _decoded(fields, f'{self.name}:{line_no}')
+
     def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
         with self._binary() as binary:
             # latin-1 maps bytes one to one: universal newlines (\n, \r\n, \r) without decoding.
@@ -344,8 +364,70 @@ class TrecSource(Source):
         return raw if self.compression is None else _OPENER[self.compression](raw)
 
     def _raise_unreadable(self, layout: Layout) -> None:
-        """Raises TrecFileError for the first line the grammar refuses, or for qrels of no line; returns for a run
-        of no line (empty, or of blank lines): an empty run, which retrieves nothing."""
+        """Raises TrecFileError for the first line the grammar refuses (or, for a file that is not text, what it
+        is: :meth:`not_text`), or for qrels of no line; returns for a run of no line (empty, or of blank lines):
+        an empty run, which retrieves nothing."""
+        try:
+            self._check_lines(layout)
+        except TrecFileError as error:
+            not_text = self.not_text('--format' if layout.kind == 'run' else '--qrels-format')
+            if not_text is None:
+                raise
+            raise TrecFileError(not_text) from None
+
+    def not_text(self, option: str | None = None, what: str = 'TREC text') -> str | None:
+        """Why the file is not ``what`` at all, if its first bytes (decompressed) say so: a Parquet or Arrow IPC
+        file (then how to read it as one: its suffix, or the command's ``option`` giving its format), a zstd
+        file, a zip archive or binary data (a NUL byte in its first 4 KB); else None. Only for a file the grammar
+        has refused. A text file may begin with ``PAR1`` (a query id): a Parquet file is one only if it ends as
+        one too."""
+        try:
+            with self._binary() as binary:
+                head = binary.read(_SNIFF)
+        except (*_CORRUPT, zlib.error):
+            return None
+        if head.startswith(_PARQUET) and self._ends_as_parquet():
+            file_format, description = 'parquet', FORMATS['parquet'].description
+        elif head.startswith(_IPC_FILE) and self._tail(6)[0] in (None, _IPC_FILE[:6]):
+            file_format, description = 'arrow', FORMATS['arrow'].description
+        elif head.startswith(_IPC_STREAM):
+            file_format, description = 'arrow', 'an Arrow IPC stream'
+        elif head.startswith(_ZSTD):
+            return (f'{self.name}: this is a zstd-compressed file, which is not read: decompress it (zstd -d), or '
+                    'compress it with gzip, bzip2 or xz')
+        elif head.startswith(_ZIP):
+            return f'{self.name}: this is a zip archive, not {what}: extract it'
+        elif (nul := head.find(b'\x00')) >= 0:
+            return f'{self.name}: binary data, not {what} (a NUL byte at byte {nul})'
+        else:
+            return None
+        advice = f'name it {FORMATS[file_format].suffixes[0]}' + (
+            '' if option is None else f', or give {option} {file_format} on the command line')
+        if self.compressed:
+            return (f'{self.name}: this is {description}, compressed with {self.compression}, not {what}: '
+                    f'decompress it, and {advice}')
+        return f'{self.name}: this is {description}, not {what}: {advice}'
+
+    def _ends_as_parquet(self) -> bool:
+        """Whether the file ends as a Parquet file does: the length of a footer that fits in the file, and ``PAR1``
+        (a compressed file: assumed, not decompressed to its end)."""
+        tail, size = self._tail(8)
+        return tail is None or (tail[4:] == _PARQUET and int.from_bytes(tail[:4], 'little') <= size - 12)
+
+    def _tail(self, count: int) -> tuple[bytes | None, int]:
+        """The file's last ``count`` bytes and its size; (None, 0) for a compressed file (not decompressed to its
+        end)."""
+        if self.compressed:
+            return None, 0
+        if self._data is not None:
+            return self._data[-count:], len(self._data)
+        with open(self.path, 'rb') as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - count))
+            return handle.read(), size
+
+    def _check_lines(self, layout: Layout) -> None:
+        """:meth:`_raise_unreadable` for a file of text."""
         n_fields, found = len(layout.fields), False
         levels: bool | None = None  # (whether the first line's label is an NTCIREVAL level)
         for line_no, fields in self.lines():
@@ -355,11 +437,7 @@ class TrecSource(Source):
                 raise TrecFileError(f'{self.name}:{line_no}: expected {n_fields} fields ({layout.description}), '
                                     f'got {len(fields)}' + ('; a class id (the fifth field) is on every line or on '
                                                             'none' if mixed else ''))
-            for field in fields[:n_fields]:
-                try:
-                    field.decode('utf-8')
-                except UnicodeDecodeError as error:
-                    raise TrecFileError(f'{self.name}:{line_no}: not valid UTF-8 ({error.reason})') from None
+            _decoded(fields[:n_fields], f'{self.name}:{line_no}')
             if layout.kind == 'qrels':  # (NTCIREVAL's levels L0, L1, ... are labels 0, 1, ...)
                 label = fields[layout.fields.index('relevance')]
                 is_level = bool(LEVEL.fullmatch(label))
@@ -372,8 +450,10 @@ class TrecSource(Source):
             value = fields[layout.fields.index(layout.value)]
             if not SCORE.fullmatch(value):
                 raise TrecFileError(f'{self.name}:{line_no}: {layout.value} {_text(value)!r} is not a number')
-            if layout.kind == 'qrels' and not math.isfinite(float(value)):
-                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not finite')
+            if layout.kind == 'qrels' and not math.isfinite(label_value := score_value(value)):
+                rule = 'a label must be a finite number'
+                raise TrecFileError(f'{self.name}:{line_no}: relevance {_text(value)!r} is not finite: '
+                                    + (f'NaN is not a label ({rule})' if math.isnan(label_value) else rule))
             for name in layout.schema.names:
                 number = fields[layout.fields.index(name)]
                 real_label = name == 'relevance' and not LABEL.fullmatch(number)  # (a number, checked above)
@@ -449,12 +529,20 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
 def _number(field: bytes) -> int | float:
     """A label or class id field as its value (a real-valued label as a float, exactly as the table holds it)."""
     field = _level_as_label(field)
-    return int(field) if LABEL.fullmatch(field) else float(field)
+    return int(field) if LABEL.fullmatch(field) else score_value(field)
 
 
 def _level_as_label(field: bytes) -> bytes:
     """An NTCIREVAL level (``L2``) as its label (``2``); any other field as it is."""
     return field[1:] if LEVEL.fullmatch(field) else field
+
+
+def _decoded(fields: list[bytes], where: str) -> list[str]:
+    """``fields`` as text; TrecFileError naming ``where`` (file:line) for one that is not UTF-8."""
+    try:
+        return [field.decode('utf-8') for field in fields]
+    except UnicodeDecodeError as error:
+        raise TrecFileError(f'{where}: not valid UTF-8 ({error.reason})') from None
 
 
 def _text(field: bytes) -> str:
