@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import threading
+import warnings
 
 import ir_measures
 import matplotlib.figure
@@ -361,6 +362,30 @@ def test_measures_report_against_scipy(files):
         assert (power[str(m)]['significant_pairs'], power[str(m)]['pairs']) == (significant, 3)
 
 
+def test_the_measures_report_says_why_tau_is_undefined_where_every_run_ties(tmp_path):
+    """P@5 is 0.2 for every run: no ranking of the runs, so no τ with it; the table says so instead of a blank."""
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text('q1 0 a 1\nq1 0 b 1\nq2 0 c 1\n')
+    runs = []
+    for name, docs in {'one': 'a x y z w', 'two': 'x a y z w', 'three': 'x y a z w'}.items():
+        runs.append(tmp_path / f'{name}.txt')
+        runs[-1].write_text(''.join(f'{q} Q0 {d} {i + 1} {9 - i} r\n' for q in ('q1', 'q2')
+                                    for i, d in enumerate(docs.split())))
+    status, out, err = run_cli(qrels, *runs, 'RR', 'P@5', 'AP', '--measures-report', '-o', 'markdown')
+    assert status == 0, err
+    assert out.splitlines()[:5] == [
+        '| kendall_tau | RR | P@5 | AP |', '| --- | ---: | ---: | ---: |',
+        '| RR | 1.0000 | – (all runs tie on P@5) | 1.0000 |',
+        '| P@5 | – (all runs tie on P@5) | – (all runs tie on P@5) | – (all runs tie on P@5) |',
+        '| AP | 1.0000 | – (all runs tie on P@5) | 1.0000 |']
+    status, out, _ = run_cli(qrels, *runs, 'RR', 'P@5', '--measures-report')
+    assert out.splitlines()[:3] == ['kendall_tau\tRR\tP@5', 'RR\t1.0000\t– (all runs tie on P@5)',
+                                    'P@5\t– (all runs tie on P@5)\t– (all runs tie on P@5)']
+    status, out, _ = run_cli(qrels, *runs, 'RR', 'P@5', '--measures-report', '-o', 'jsonl')
+    assert json.loads(out.splitlines()[0]) == {'kind': 'kendall_tau', 'measure_a': 'RR', 'measure_b': 'P@5',
+                                               'kendall_tau': None, 'undefined': 'all runs tie on P@5'}
+
+
 def test_runs_evaluate_alike_one_at_a_time_and_concurrently():
     qrels, runs = make_runs(n_queries=15)
     measures = [NDCG10, RR, irmeasures_ext.Q @ 5, ir_measures.Bpref]  # Bpref: another provider
@@ -368,6 +393,23 @@ def test_runs_evaluate_alike_one_at_a_time_and_concurrently():
     for measure in measures:
         assert np.array_equal(one.values[measure], two.values[measure])
     assert one.values[ir_measures.Bpref][:, 1] == pytest.approx(pytrec_values(ir_measures.Bpref, qrels, runs['better']))
+
+
+@pytest.mark.parametrize('workers', [None, 2])
+def test_a_warning_of_a_run_evaluated_on_a_worker_thread_points_at_the_users_call(workers):
+    """The runs are evaluated in a thread pool: the warning is re-issued on the caller's thread, located at the call
+    (not at concurrent/futures/thread.py), once per run it concerns."""
+    qrels = {'q1': {'a': 1}, 'q2': {'b': 1}}
+    runs = {'elsewhere': {'x': {'a': 1.0}}, 'fine': {'q1': {'a': 1.0}}, 'also elsewhere': {'y': {'b': 1.0}}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        if workers is None:
+            irmeasures_ext.compare(qrels, runs, [RR])
+        else:
+            evaluate_runs(qrels, runs, [RR], workers=workers)
+    no_overlap = [w for w in caught if issubclass(w.category, irmeasures_ext.errors.NoOverlapWarning)]
+    assert [(w.filename, str(w.message)[:45]) for w in no_overlap] == [
+        (__file__, 'the run retrieves nothing for any of the 2 qr')] * 2
 
 
 def test_api_accepts_dataframes_with_either_column_names_and_refuses_bad_options():

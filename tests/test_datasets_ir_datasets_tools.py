@@ -141,9 +141,10 @@ def test_metadata_check_of_ir_datasets_passes_on_our_ids(home):
 def test_counts_known_offline_need_no_file(tmp_path, monkeypatch):
     monkeypatch.setenv('IR_DATASETS_HOME', str(tmp_path))
     register()
-    assert ir_datasets.load('quoter/english/train').queries_metadata() == {'count': 101171}
+    assert ir_datasets.load('quoter/english/train').queries_metadata() == {'count': 101171, 'official': True}
     assert ir_datasets.load('citation-rec/acl-200/test').metadata() == {
-        'docs': {'count': 19776}, 'queries': {'count': 9585}, 'qrels': {'count': 9585}}
+        'docs': {'count': 19776, 'official': True}, 'queries': {'count': 9585, 'official': True},
+        'qrels': {'count': 9585, 'official': True}}
     assert not list(tmp_path.iterdir())  # nothing read, downloaded or written
     assert all(entry['source'] for counts in known_counts().values() for entry in counts.values())
 
@@ -163,11 +164,11 @@ def test_metadata_with_no_files_answers_from_shipped_counts_and_leaves_the_rest_
             if not dataset.has(entity):
                 continue
             known = known_counts().get(dataset_id, {}).get(entity)
-            want = {} if known is None else {'count': known['count']}
+            want = {} if known is None else {'count': known['count'], 'official': True}
             assert getattr(dataset, f'{entity}_metadata')() == want == everything[entity], (dataset_id, entity)
     assert not list(tmp_path.iterdir())  # nothing downloaded, built or written
-    assert ir_datasets.load('nci/nq320k/dev').metadata() == {'docs': {}, 'queries': {'count': 7830},
-                                                             'qrels': {'count': 7830}}
+    assert ir_datasets.load('nci/nq320k/dev').metadata() == {'docs': {}, 'queries': {'count': 7830, 'official': True},
+                                                             'qrels': {'count': 7830, 'official': True}}
 
 
 def test_metadata_never_builds(tmp_path, monkeypatch):
@@ -180,12 +181,14 @@ def test_metadata_never_builds(tmp_path, monkeypatch):
         assert ir_datasets.load(dataset_id).metadata()['docs'] == {}  # (not built: not known)
     assert not list((tmp_path / 'nci' / 'nq320k').glob('*built*'))
     assert not list((tmp_path / 'nci' / 'trivia-qa').glob('*built*'))
-    assert ir_datasets.load('nci/nq320k/dev').queries_metadata() == {'count': 7830}  # shipped
+    assert ir_datasets.load('nci/nq320k/dev').queries_metadata() == {'count': 7830, 'official': True}  # shipped
     assert ir_datasets.load('nci/nq320k').docs_count() == 5  # builds
-    assert ir_datasets.load('nci/nq320k/dev').metadata() == {'docs': {'count': 5}, 'queries': {'count': 7830},
-                                                             'qrels': {'count': 7830}}
+    assert ir_datasets.load('nci/nq320k/dev').metadata() == {'docs': {'count': 5},
+                                                             'queries': {'count': 7830, 'official': True},
+                                                             'qrels': {'count': 7830, 'official': True}}
     assert ir_datasets.load('nci/trivia-qa').docs_count() == 4
-    assert ir_datasets.load('nci/trivia-qa/train').metadata() == {'docs': {'count': 4}, 'queries': {'count': 61888},
+    assert ir_datasets.load('nci/trivia-qa/train').metadata() == {'docs': {'count': 4},
+                                                                  'queries': {'count': 61888, 'official': True},
                                                                   'qrels': {'count': 4}}
 
 
@@ -211,6 +214,15 @@ def test_counts_follow_the_files_they_were_counted_from(tmp_path, monkeypatch):
     cached = json.loads((tmp_path / 'quoter' / CACHE_NAME).read_text())
     assert cached['quoter/english/test']['queries'] == {
         'count': TEST_LINES + 3, 'sources': {'english.txt': [english.stat().st_size, english.stat().st_mtime_ns]}}
+
+
+def test_shipped_counts_are_labelled_official_beside_files_placed_by_hand(home):
+    """ACL-200's files here were placed by hand (5 test contexts, not the release's 9,585): metadata() gives the
+    official counts, never read from the files, labelled as such; the ones counted from the files carry no label."""
+    test = ir_datasets.load('citation-rec/acl-200/test')
+    assert test.queries_metadata() == {'count': 9585, 'official': True}
+    assert sum(1 for _ in test.queries_iter()) == 5  # what is there
+    assert ir_datasets.load('citation-rec/refseer/test').queries_metadata() == {'count': 5}  # counted: no label
 
 
 def quoter_home_without_counts(tmp_path, monkeypatch) -> Path:

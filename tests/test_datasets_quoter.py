@@ -199,8 +199,9 @@ def test_offline_is_one_clear_message_naming_url_and_target(tmp_path, monkeypatc
 def test_a_file_placed_by_hand_is_used_as_it_is_with_a_warning(home):
     from irmeasures_ext.datasets import common
     common._warn_if_modified.cache_clear()  # (warned once per file version, maybe by an earlier test)
-    with pytest.warns(UserWarning, match=r'english\.txt has git blob SHA-1 .* using it as it is'):
+    with pytest.warns(UserWarning, match=r'english\.txt has git blob SHA-1 .* using it as it is') as warned:
         assert ir_datasets.load('quoter/english').docs_count() == 4
+    assert [warning.filename for warning in warned] == [__file__]  # the user's call, not a frame of a library
 
 
 def test_line_with_two_fields_is_an_input_error(tmp_path, monkeypatch):

@@ -6,7 +6,10 @@ notebook's own variables, and the test checks that a matplotlib figure was produ
 checkout's notebooks/ folder is as it was (the notebooks write only into temporary folders).
 Committed notebooks must carry no outputs.
 """
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbclient
@@ -109,3 +112,17 @@ def test_notebook_runs_end_to_end(name):
     produced = outputs(notebook)
     assert not [o for o in produced if o.output_type == 'error']
     assert any('image/png' in o.get('data', {}) for o in produced), 'no figure was produced'
+
+
+def test_the_readmes_command_runs_a_notebook_with_what_the_extra_installs(tmp_path):
+    """notebooks/README.md's command (nbclient's ``jupyter execute``; nbclient is in the [notebooks] extra, Jupyter's
+    editor is not) runs a notebook and writes the executed copy, with its figure, beside it (here on a copy)."""
+    command = "jupyter execute --output='{notebook_name}-run' notebooks/01_quickstart.ipynb"
+    assert command in ' '.join((NOTEBOOKS / 'README.md').read_text(encoding='utf-8').split())
+    shutil.copytree(NOTEBOOKS, tmp_path / 'notebooks')
+    env = {**os.environ, 'PATH': f'{Path(sys.executable).parent}{os.pathsep}{os.environ.get("PATH", "")}'}
+    result = subprocess.run(['bash', '-c', command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=CELL_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    executed = nbformat.read(tmp_path / 'notebooks' / '01_quickstart-run.ipynb', as_version=4)
+    assert any('image/png' in o.get('data', {}) for o in outputs(executed)), 'no figure was produced'

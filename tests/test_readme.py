@@ -169,3 +169,23 @@ def test_the_error_shown_is_what_the_command_prints(tmp_path):
     result = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'qrels.txt', 'run.txt', 'AP'], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stdout, result.stderr) == (2, '', DUPLICATE_ERROR)
+
+
+#: The command the READMEs give to run a notebook.
+NOTEBOOK_COMMAND = "jupyter execute --output='{notebook_name}-run' notebooks/01_quickstart.ipynb"
+
+
+def test_the_notebooks_are_run_with_what_their_extra_installs():
+    """The READMEs promised "open them with Jupyter", which no extra installs: they give nbclient's ``jupyter
+    execute`` (its console script; nbclient is in the [notebooks] extra) and say to install an editor apart."""
+    import configparser
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / 'setup.cfg', encoding='utf-8')
+    extra = setup['options.extras_require']['notebooks'].split()
+    assert any(requirement.startswith('nbclient') for requirement in extra)
+    assert not any(requirement.startswith(('jupyter', 'notebook')) for requirement in extra)
+    assert shutil.which('jupyter-execute', path=str(Path(sys.executable).parent)), 'nbclient installs jupyter-execute'
+    for readme in (ROOT / 'README.md', ROOT / 'notebooks' / 'README.md'):
+        text = ' '.join(readme.read_text(encoding='utf-8').split())
+        assert NOTEBOOK_COMMAND in text and 'pip install notebook' in text, readme
+        assert 'open them with Jupyter' not in text, readme

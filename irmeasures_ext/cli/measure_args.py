@@ -19,13 +19,20 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import CliError
 from irmeasures_ext.cli.trec_eval_names import TREC_EVAL_NAMES, TREC_EVAL_SETS, trec_eval_measures
-from irmeasures_ext.errors import IrMeasuresExtError
+from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 
 #: trec_eval names (for suggestions; any ``name.k`` form is tried too).
 TREC_NAMES = [*TREC_EVAL_NAMES, *TREC_EVAL_SETS]
 #: A value written unquoted, taken as text for a text parameter: ``expected``, ``float64``, ``exp-log2``.
 BARE_WORD = re.compile(r'[A-Za-z_][\w.-]*')
+#: Names other tools and papers give measures that ir_measures names otherwise, folded (:func:`_fold`): suggested
+#: before the closest spellings, which mislead here (``Hit`` is closest to D_Hit, a diversity measure, but the hit
+#: rate is Success; ``Qmeasure`` to P_measure). Any name that folds to one of ir_measures' is suggested too
+#: (``alpha-nDCG``: alpha_nDCG; ``MRR``'s case, hyphens and underscores).
+ALIASES = {'hit': 'Success', 'hits': 'Success', 'hitrate': 'Success', 'hitsrate': 'Success', 'hitratio': 'Success',
+           'qmeasure': 'Q'}
+NAME_HINT = '(names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)'
 
 
 class MeasureSyntaxError(CliError):
@@ -74,8 +81,7 @@ def _trec_measures(text: str, missing_ok: bool = False) -> list[Measure]:
         if cutoff and _is_trec_name(name):  # (map@100: a trec_eval name with ir_measures' cutoff syntax)
             raise CliError(f"unknown measure {f'{name}@{cutoff}'!r}{_suggestion(name, cutoff)} ('@k' follows "
                            "ir_measures' names; trec_eval's give a cutoff after a dot, e.g. ndcg_cut.10)") from None
-        raise CliError(f'unknown measure {name!r}{_suggestion(name, cutoff)} (names are case-sensitive, e.g. '
-                       'nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)') from None
+        raise CliError(f'unknown measure {name!r}{_suggestion(name, cutoff)} {NAME_HINT}') from None
 
 
 def _is_trec_name(name: str) -> bool:
@@ -91,10 +97,27 @@ def _suggestion(name: str, cutoff: str) -> str:
     try:
         equivalents = [str(_at(m, cutoff)) for m in ir_measures.parse_trec_measure(name)]
     except (ValueError, NameError, KeyError):
+        if alias := _alias(name):
+            return f'; did you mean {alias}{f"@{cutoff}" if cutoff else ""}?'
         known = {candidate.lower(): candidate for candidate in [*TREC_NAMES, *ir_measures.measures.registry]}
         matches = difflib.get_close_matches(name.lower(), list(known), n=3, cutoff=0.6)
         equivalents = [known[match] + (f'@{cutoff}' if cutoff else '') for match in matches]
     return f'; did you mean {" or ".join(dict.fromkeys(equivalents))}?' if equivalents else ''
+
+
+def _fold(name: str) -> str:
+    """``name`` without case, hyphens, underscores and spaces: ``alpha-nDCG``, ``Alpha_NDCG`` -> ``alphandcg``."""
+    return re.sub(r'[-_\s]', '', name).casefold()
+
+
+def _alias(name: str) -> str | None:
+    """The measure of ir_measures that ``name`` means (:data:`ALIASES`, else the one name of ir_measures' that
+    folds as it does), or None."""
+    folded = _fold(name)
+    if folded in ALIASES:
+        return ALIASES[folded]
+    same = {measure.NAME for candidate, measure in ir_measures.measures.registry.items() if _fold(candidate) == folded}
+    return same.pop() if len(same) == 1 else None
 
 
 def _at(measure: Measure, cutoff: str) -> Measure | str:
@@ -146,12 +169,18 @@ def _param_value(prototype: Measure, name: str, node: ast.expr, text: str) -> An
         raise _syntax_error(text)
     info = prototype.SUPPORTED_PARAMS.get(name)
     if info is not None and info.dtype is not str:
-        raise CliError(f'bad measure {text!r}: {prototype.NAME}: {name} must be of type {info.dtype.__name__}; got '
-                       f'the bare word {word!r} (only text parameters, such as ties, may be written unquoted)')
+        types = info.dtype if isinstance(info.dtype, tuple) else (info.dtype,)
+        raise CliError(f'bad measure {text!r}: {prototype.NAME}: {name} must be of type '
+                       f'{" or ".join(kind.__name__ for kind in types)}; got the bare word {word!r} (only text '
+                       'parameters, such as ties, may be written unquoted)')
     return word
 
 
 def _syntax_error(text: str) -> MeasureSyntaxError:
+    name = text.split('(')[0].split('@')[0].strip()
+    if name and name not in ir_measures.measures.registry and (alias := _alias(name)):  # alpha-nDCG@20
+        return MeasureSyntaxError(f'unknown measure {name!r}; did you mean {alias}{text[len(name):].strip()}? '
+                                  f'{NAME_HINT}')
     return MeasureSyntaxError(f'bad measure {text!r}: expected Name, Name@cutoff, Name(param=value, ...)@cutoff '
                               'or a trec_eval name')
 
@@ -161,3 +190,23 @@ def _validate(measure: Measure, text: str) -> None:
         check_measure(measure)
     except (ValueError, TypeError) as error:
         raise CliError(f'bad measure {text!r}: {error}') from None
+
+
+def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
+    """``measures`` as measures, for the Python API (``irmeasures_ext.provider.calc_aggregate``, ``compare``): a
+    string is parsed as the command line parses a measure argument (ir_measures' syntax first, then trec_eval's
+    names: ``'nDCG@10'``, ``'Q(beta=0.5)@10'``, ``'ndcg_cut.10'``); MeasureParamError for one that names no
+    measure, and for what is neither a measure nor a string."""
+    parsed: list[Measure] = []
+    for measure in measures:
+        if isinstance(measure, Measure):
+            parsed.append(measure)
+        elif isinstance(measure, str):
+            try:
+                parsed.extend(parse_measure(measure))
+            except CliError as error:
+                raise MeasureParamError(str(error)) from None
+        else:
+            raise MeasureParamError(f'expected a measure (e.g. ir_measures.nDCG @ 10) or its name (\'nDCG@10\'), got '
+                                    f'{type(measure).__name__} {measure!r}')
+    return parsed

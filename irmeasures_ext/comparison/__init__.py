@@ -15,12 +15,13 @@ CORRECTIONS = ('none', 'bonferroni', 'holm', 'bh')
 INTERVALS = ('t', 'bootstrap')
 
 
-def compare(qrels: Any, runs: Any, measures: Iterable[Measure], *, names: Iterable[str] | None = None,
+def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
             baseline: str | int | None = None, all_pairs: bool = False, test: str = 't', correction: str = 'none',
             ci: str = 't', alpha: float = 0.05, samples: int = 10_000, seed: int = 42, ties: str | None = None,
             score_precision: str | None = None) -> pd.DataFrame:
     """Compares runs measure by measure, as the results table of a paper.
 
+    ``measures``: measures, or their names as the command line takes them (``'nDCG@10'``, ``'ndcg_cut.10'``).
     ``runs``: a list of runs (TREC files, DataFrames with ir_measures or PyTerrier columns, any
     form ir_measures accepts; named by ``names``, else file stems or ``run1``...) or a dict name →
     run. Every run is compared with ``baseline`` (a name or index; default the first run), or all

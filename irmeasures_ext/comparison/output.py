@@ -164,27 +164,43 @@ def write_latex(out: IO[str], table: pd.DataFrame, places: int) -> None:
     out.write('\\bottomrule\n\\end{tabular}\n\\caption{' + caption + '}\n\\end{table}\n')
 
 
+def _undefined_tau(report: MeasuresReport, a: str, b: str) -> str | None:
+    """Why τ between measures ``a`` and ``b`` is undefined: every run ties on one (or both); else None."""
+    tied = [name for name in dict.fromkeys((a, b)) if name in report.tied]
+    return f'all runs tie on {" and ".join(tied)}' if tied and _missing(report.kendall_tau.loc[a, b]) else None
+
+
+def _tau_cell(report: MeasuresReport, a: str, b: str, places: int) -> str:
+    why = _undefined_tau(report, a, b)
+    return f'– ({why})' if why else _number(report.kendall_tau.loc[a, b], places)
+
+
 WRITERS = {'tsv': write_tsv, 'jsonl': write_jsonl, 'markdown': write_markdown, 'latex': write_latex}
 
 
 def write_report(out: IO[str], report: MeasuresReport, output_format: str, places: int) -> None:
     """The measures report: Kendall's τ between every two measures, then each measure's
     discriminative power; tsv and markdown as two tables, jsonl as one object per pair of measures
-    (``kind`` "kendall_tau") and per measure (``kind`` "discriminative_power")."""
+    (``kind`` "kendall_tau") and per measure (``kind`` "discriminative_power"). Where τ is undefined because
+    every run ties on a measure, the cell says so (``– (all runs tie on AP)``), and the jsonl object has
+    ``"undefined": "all runs tie on AP"``."""
     tau, power = report.kendall_tau, report.discriminative_power
     names = list(tau.index)
     if output_format == 'jsonl':
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                out.write(json.dumps({'kind': 'kendall_tau', 'measure_a': a, 'measure_b': b,
-                                      'kendall_tau': _json_value(tau.loc[a, b])}) + '\n')
+                record = {'kind': 'kendall_tau', 'measure_a': a, 'measure_b': b,
+                          'kendall_tau': _json_value(tau.loc[a, b])}
+                if why := _undefined_tau(report, a, b):
+                    record['undefined'] = why
+                out.write(json.dumps(record) + '\n')
         for record in power.to_dict('records'):
             out.write(json.dumps({'kind': 'discriminative_power', **{k: _json_value(v) for k, v in record.items()}})
                       + '\n')
         return
     if output_format not in ('tsv', 'markdown'):
         raise ComparisonError(f'the measures report is written as tsv, jsonl or markdown, not {output_format}')
-    rows = [['kendall_tau', *names]] + [[a, *(_number(tau.loc[a, b], places) for b in names)] for a in names]
+    rows = [['kendall_tau', *names]] + [[a, *(_tau_cell(report, a, b, places) for b in names)] for a in names]
     rows += [[], list(power.columns)] + [[r.measure, _number(r.significant_pairs, places), str(r.pairs),
                                           _number(r.discriminative_power, places)]
                                          for r in power.itertuples(index=False)]

@@ -24,10 +24,12 @@ from irmeasures_ext.measures.base import lower_is_better
 @dataclass(frozen=True)
 class MeasuresReport:
     """``kendall_tau``: a square DataFrame (measures × measures); ``discriminative_power``: a row per
-    measure with ``significant_pairs``, ``pairs`` and ``discriminative_power``."""
+    measure with ``significant_pairs``, ``pairs`` and ``discriminative_power``; ``tied``: the measures on which
+    every run has the same value, so that τ with them is undefined (NaN: they rank no run above another)."""
 
     kendall_tau: pd.DataFrame
     discriminative_power: pd.DataFrame
+    tied: tuple[str, ...] = ()
 
 
 def measures_report(run_values: RunValues, test: str = 't', correction: str = 'none', alpha: float = 0.05,
@@ -58,4 +60,5 @@ def measures_report(run_values: RunValues, test: str = 't', correction: str = 'n
                        index=names, columns=names)
     power = pd.DataFrame(power, columns=['measure', 'significant_pairs', 'pairs', 'discriminative_power'])
     power['significant_pairs'] = power['significant_pairs'].astype('Int64')
-    return MeasuresReport(tau, power)
+    tied = tuple(name for name in names if not np.count_nonzero(oriented[name] - oriented[name][0]))
+    return MeasuresReport(tau, power, tied)

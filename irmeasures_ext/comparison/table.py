@@ -16,8 +16,9 @@ from irmeasures_ext._arrow.memory import release_freed_memory
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS, stats
 from irmeasures_ext.engine.aggregates import MEAN, VARIANCE, Aggregate, aggregate_of
 from irmeasures_ext.engine.combined import Evaluation, Results
-from irmeasures_ext.errors import ComparisonError
+from irmeasures_ext.errors import ComparisonError, DeferredWarnings
 from irmeasures_ext.measures.base import lower_is_better
+from irmeasures_ext.plugin import measures_of
 from irmeasures_ext.plugin import provider as ext_provider
 
 COLUMNS = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'baseline', 'diff', 'p_value', 'p_adjusted',
@@ -73,14 +74,16 @@ def default_run_name(run: Any, index: int) -> str:
     return f'run{index + 1}'
 
 
-def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Iterable[str] | None = None,
+def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure | str], names: Iterable[str] | None = None,
                   ties: str | None = None, score_precision: str | None = None,
                   workers: int | None = None) -> RunValues:
     """Per-query values of every run: the qrels are read once, the runs evaluated ``workers`` at a
     time (default :data:`WORKERS`) by our provider for the measures it supports and ir_measures'
-    default pipeline for the others; the memory of each run is given back before the next."""
+    default pipeline for the others; the memory of each run is given back before the next. The warnings of our
+    provider about a run (raised on a worker thread) are re-issued from this call's caller, once its runs are
+    evaluated."""
     names, runs = run_names(runs, names)
-    evaluation = Evaluation(list(measures), ext_provider.configured(ties, score_precision))
+    evaluation = Evaluation(measures_of(measures), ext_provider.configured(ties, score_precision))
     if not evaluation.measures:
         raise ComparisonError('give at least one measure')
     evaluation.read_qrels(qrels)  # (InputError for qrels without a judgment)
@@ -90,8 +93,12 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure], names: Ite
             return evaluation.results(run)
         finally:
             release_freed_memory()
-    with ThreadPoolExecutor(workers or WORKERS) as pool:
-        results = list(pool.map(results_of, runs))
+    deferred = DeferredWarnings()
+    try:
+        with ThreadPoolExecutor(workers or WORKERS) as pool:
+            results = list(pool.map(deferred.running(results_of), runs))
+    finally:
+        deferred.reissue()
     values = {m: np.column_stack([r.values[m].astype(np.float64) for r in results]) for m in evaluation.measures}
     return RunValues(names, evaluation.measures, results[0].query_ids.to_pylist(), values)
 

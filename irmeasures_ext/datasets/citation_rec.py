@@ -36,7 +36,7 @@ from irmeasures_ext.datasets.common import (
     downloads as _downloads,
 )
 from irmeasures_ext.datasets.metadata import cached_count, count_records
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import InputError, extra_install
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -366,9 +366,14 @@ def citing_paper_filter(dataset_or_mapping: CitingSource,
                         positives: Collection[tuple[str, str]] | None = None) -> Any:
     """A PyTerrier transformer applying ``remove_citing_papers`` and re-ranking what is left.
 
-    Needs python-terrier (imported here, not by this package); citing ids and positives are read once, now.
+    Needs python-terrier (imported here, not by this package; without it, a ModuleNotFoundError naming the
+    install command); citing ids and positives are read once, now.
     """
-    import pyterrier as pt
+    try:
+        import pyterrier as pt
+    except ModuleNotFoundError as missing:
+        raise ModuleNotFoundError(f'citing_paper_filter needs python-terrier (no module {missing.name!r}): '
+                                  f'{extra_install("pyterrier")}', name=missing.name) from None
 
     citing = citing_ids(dataset_or_mapping)
     keep = positive_ids(dataset_or_mapping) if positives is None else set(positives)

@@ -6,7 +6,6 @@ import functools
 import hashlib
 import json
 import pkgutil
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from ir_datasets.datasets.base import ExpectedFile
 from ir_datasets.formats import BaseDocs
 from ir_datasets.indices import Docstore
 
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import InputError, warn_at_caller
 
 T = TypeVar('T')
 
@@ -169,7 +168,7 @@ def _warn_if_modified(path: Path, size: int, mtime_ns: int, entry: str) -> None:
     """Warns (once per file version) when a file in place differs from its pinned checksum."""
     problem = _checksum_problem(path, json.loads(entry))
     if problem:
-        warnings.warn(f'{path} {problem}: using it as it is (placed by hand?)', UserWarning, stacklevel=3)
+        warn_at_caller(f'{path} {problem}: using it as it is (placed by hand?)', UserWarning)
 
 
 def load_once(loader: Callable[..., T], path: Path, *args: Any) -> T:

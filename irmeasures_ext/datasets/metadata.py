@@ -1,7 +1,9 @@
 """``dataset.metadata()`` for this package's datasets: docs, queries and qrels counts.
 
 ``metadata()`` never downloads and never builds. Counts known without the files are in
-``metadata.json`` (each with its source). The others are counted from the files in place the
+``metadata.json`` (each with its source): the official counts of the released data, given as
+``{'count': n, 'official': True}`` whatever files are in place (a file placed by hand may hold others;
+reading it counts what is there). The others are counted from the files in place the
 first time ``metadata()`` (or ``*_count()``) asks for them, and kept in
 ``$IR_DATASETS_HOME/<collection>/irmeasures_ext-counts.json`` next to the data with the sizes and
 mtimes of the files they were counted from, so each is counted once per version of its files (a
@@ -42,13 +44,14 @@ class CountsProvider:
         self._count = count
 
     def get_metadata(self, dataset_id: str, entity_type: Any) -> dict[str, Any]:
-        """``{'count': n}``: known offline, or counted from the files in place (nothing downloaded or built);
-        ``{}`` (ir_datasets' "not known") when neither: ``metadata()`` gives what is known and never raises
-        for what is not."""
+        """``{'count': n, 'official': True}``: the official count, known offline (not counted from the files in
+        place, which a user may have placed by hand); ``{'count': n}``: counted from the files in place (nothing
+        downloaded or built); ``{}`` (ir_datasets' "not known") when neither: ``metadata()`` gives what is known
+        and never raises for what is not."""
         entity = ir_datasets.EntityType(entity_type).value
         known = known_counts().get(dataset_id, {}).get(entity)
         if known is not None:
-            return {'count': known['count']}
+            return {'count': known['count'], 'official': True}
         try:
             return {'count': self._count(dataset_id, entity)}
         except MissingFilesError:
