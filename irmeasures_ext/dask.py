@@ -96,6 +96,7 @@ def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
                                 f'got {ours!r}')
     built = cast(ExtEvaluator, ours.evaluator(measures, qrels))
     frame, whole_queries = _run_frame(run, built.reads_rank)
+    _ = built.fingerprint  # (computed here, once: it travels with the evaluator, else each worker hashes the qrels)
     shipped = dask.delayed(built, traverse=False)
 
     def evaluated(parts: dd.DataFrame, edges_apart: bool) -> list[_Piece]:
