@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar('T')
 
 
 def extra_install(extra: str) -> str:
@@ -86,6 +91,20 @@ class ValueOverflowError(RowError):
     """A measure's values overflow 64-bit floats in a query; ``doc_id`` is the doc of its highest label."""
 
 
+class PartialsError(IrMeasuresExtError):
+    """Partial evaluations of a run's pieces (``ExtEvaluator.partial``) that ``merge`` or ``finished`` cannot join
+    into the run's values: a query whose rows are in two pieces (``query_id`` names it; else None), a partial
+    made by another evaluator (other qrels, measures or ranking), the same piece merged twice, or something
+    that is not a partial at all."""
+
+    def __init__(self, message: str, query_id: str | None = None) -> None:
+        super().__init__(message)
+        self.query_id = query_id
+
+    def __reduce__(self) -> tuple[type, tuple[str, str | None]]:
+        return type(self), (str(self), self.query_id)
+
+
 class TemporaryFilesError(IrMeasuresExtError):
     """Temporary files (the copy of standard input or of a pipe, a run partitioned by query) could not be written
     in the temporary folder (``$TMPDIR``)."""
@@ -117,17 +136,77 @@ class UnjudgedIntentWarning(IrMeasuresExtWarning):
     """Intent probabilities list an intent that no qrels line judges: NTCIREVAL's diversity measures skip it."""
 
 
+class SingleIntentWarning(IrMeasuresExtWarning):
+    """Every query of diversity qrels has one intent (subtopic) only: the diversity measures then say nothing of
+    diversity (likely ad hoc qrels read as diversity qrels, their iteration field taken for the subtopic)."""
+
+
+class QueryIdFormWarning(IrMeasuresExtWarning):
+    """Some of the run's queries are not in the qrels but match unanswered qrels queries written another way
+    (zero-padded, in another case, with white space): those qrels queries count as unanswered."""
+
+
+class UnreachedThresholdWarning(IrMeasuresExtWarning):
+    """The qrels have real-valued labels and no judged doc of any query reaches a measure's relevance threshold:
+    every such measure is 0 (set a lower threshold: the measure's ``rel``, the provider's ``rel``, ``--rel``)."""
+
+
 class RepeatedJudgmentWarning(IrMeasuresExtWarning):
     """A (query, doc) pair of the qrels is judged twice with the same label: counted once. (trec_eval stops with
     "duplicate docs" on such qrels; NTCIREVAL counts the doc twice.)"""
 
 
 def warn_at_caller(message: str, category: type[Warning]) -> None:
-    """Warns as from the first frame outside this package and ir_measures (whose folders hold the frames that
-    are not the user's): the user's call, whichever entry point it went through."""
+    """Warns as from the first frame outside this package, ir_measures and ir_datasets (whose folders hold the
+    frames that are not the user's): the user's call, whichever entry point it went through. On a thread running
+    work for a :class:`DeferredWarnings` (a thread pool's), whose frames lead to no user's call, the warning is
+    kept for it instead, and re-issued from the thread that started the work."""
+    deferred = getattr(_deferring, 'warnings', None)
+    if deferred is not None:
+        deferred.keep(message, category)
+        return
     import ir_measures  # (loaded: this package is ir_measures' plugin)
-    libraries = tuple(os.path.dirname(os.path.realpath(file)) for file in (ir_measures.__file__ or '', __file__))
+    ir_datasets = sys.modules.get('ir_datasets')  # (its frames lie between a user's call and our datasets' code)
+    files = (ir_measures.__file__ or '', __file__, getattr(ir_datasets, '__file__', None) or '')
+    libraries = tuple(os.path.dirname(os.path.realpath(file)) + os.sep for file in files if file)
     frame, level = sys._getframe(1), 2  # (stacklevel 2: the frame that called this function)
     while frame.f_back is not None and os.path.realpath(frame.f_code.co_filename).startswith(libraries):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+#: The :class:`DeferredWarnings` that the current thread works for, if any (``warnings``).
+_deferring = threading.local()
+
+
+class DeferredWarnings:
+    """The warnings that :func:`warn_at_caller` raises on worker threads (a thread pool's), kept to be re-issued
+    from the thread that started the work, where the frames lead to the user's call: ``pool.map(deferred.running(
+    function), items)``, then ``deferred.reissue()`` on the calling thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: list[tuple[str, type[Warning]]] = []
+
+    def running(self, function: Callable[..., T]) -> Callable[..., T]:
+        """``function``, with the warnings it raises through :func:`warn_at_caller` kept here, on any thread."""
+        def run(*args: Any, **kwargs: Any) -> T:
+            previous = getattr(_deferring, 'warnings', None)
+            _deferring.warnings = self
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _deferring.warnings = previous
+        return run
+
+    def keep(self, message: str, category: type[Warning]) -> None:
+        with self._lock:
+            self._kept.append((message, category))
+
+    def reissue(self) -> None:
+        """Warns what was kept, in the order it was raised, from the user's call (:func:`warn_at_caller` on this
+        thread)."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+        for message, category in kept:
+            warn_at_caller(message, category)

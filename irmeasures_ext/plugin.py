@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import ir_measures
@@ -25,6 +25,7 @@ from irmeasures_ext.measures.base import (
     check_choice,
     check_integer,
     check_measure,
+    threshold_check,
 )
 
 
@@ -48,7 +49,8 @@ class IrMeasuresExtProvider(providers.Provider):
     SUPPORTED_MEASURES = PROVIDER_SPECS
 
     def __init__(self, ties: str = DEFAULT_RANKING.ties, score_precision: str = DEFAULT_RANKING.score_precision,
-                 depth: int | None = DEFAULT_RANKING.depth, classes: bool = DEFAULT_RANKING.classes) -> None:
+                 depth: int | None = DEFAULT_RANKING.depth, classes: bool = DEFAULT_RANKING.classes,
+                 rel: float | None = DEFAULT_RANKING.rel) -> None:
         super().__init__()
         self.ties = check_choice(self.NAME, 'ties', ties, TIE_POLICIES)
         self.score_precision = check_choice(self.NAME, 'score_precision', score_precision, SCORE_PRECISIONS)
@@ -56,58 +58,78 @@ class IrMeasuresExtProvider(providers.Provider):
         if not isinstance(classes, bool):
             raise MeasureParamError(f'{self.NAME}: classes must be True or False, got {classes!r}')
         self.classes = classes
+        self.rel = None if rel is None else threshold_check(self.NAME, 'rel', rel)
 
     def configured(self, ties: str | None = None, score_precision: str | None = None,
-                   depth: int | None = None, classes: bool | None = None) -> IrMeasuresExtProvider:
+                   depth: int | None = None, classes: bool | None = None,
+                   rel: float | None = None) -> IrMeasuresExtProvider:
         """A provider like this one, with another tie policy and/or score precision (see
         :mod:`irmeasures_ext.engine.ties`) and/or depth cut (only the first ``depth`` ranked docs of each
         query, judged or not, are evaluated; R and the ideal list are the qrels' all the same) and/or
         equivalence classes for every measure (``classes=True``: as our measures' ``classes=True``, for
-        ir_measures' AP, P, RR, Success... too; the qrels need classes); usable wherever a provider is
-        (``calc_aggregate``, ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision``
-        parameters take precedence."""
+        ir_measures' AP, P, RR, Success... too; the qrels need classes) and/or relevance threshold (``rel``, a
+        number above 0, real for real-valued labels: a doc is relevant, and gains, when its label is at least
+        ``rel``, in every measure that has a threshold and gives none other than the default:
+        :mod:`irmeasures_ext.engine.relevance`); usable wherever a provider is (``calc_aggregate``,
+        ``iter_calc``, ``evaluator``). Our measures' own ``ties``/``score_precision`` parameters take
+        precedence."""
         return type(self)(ties or self.ties, score_precision or self.score_precision,
-                          self.depth if depth is None else depth, self.classes if classes is None else classes)
+                          self.depth if depth is None else depth, self.classes if classes is None else classes,
+                          self.rel if rel is None else rel)
 
     def for_provider(self, provider: str | None, ties: str | None = None, score_precision: str | None = None,
-                     depth: int | None = None) -> IrMeasuresExtProvider:
-        """This provider configured with ``ties``/``score_precision``/``depth`` for an evaluation by
+                     depth: int | None = None, rel: float | None = None) -> IrMeasuresExtProvider:
+        """This provider configured with ``ties``/``score_precision``/``depth``/``rel`` for an evaluation by
         ``provider`` (a name; None: this one and ir_measures' default pipeline). MeasureParamError when
         another provider is named with a ranking other than the default: it ranks its own way."""
-        configured = self.configured(ties, score_precision, depth)
+        configured = self.configured(ties, score_precision, depth, rel=rel)
         if provider not in (None, self.NAME) and configured.ranking() != DEFAULT_RANKING:
-            raise MeasureParamError(f'ties, score precision and depth choose how the {self.NAME} provider ranks; '
+            raise MeasureParamError(f'ties, score precision, depth and rel choose how the {self.NAME} provider ranks; '
                                     f'provider {provider} ranks its own way: give none of them with it')
         return configured
 
     def ranking(self) -> Any:
         """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""
-        return Ranking(self.ties, self.score_precision, self.depth, self.classes)
+        return Ranking(self.ties, self.score_precision, self.depth, self.classes, self.rel)
 
-    def _evaluator(self, measures: Iterable[Measure], qrels: Any) -> providers.Evaluator:
+    def _evaluator(self, measures: Iterable[Measure | str], qrels: Any) -> providers.Evaluator:
         from irmeasures_ext.engine import evaluator
         return evaluator.evaluator(self._checked(measures), qrels, self.ranking())
 
-    def _iter_calc(self, measures: Iterable[Measure], qrels: Any, run: Any) -> Iterator[Metric]:
+    def _iter_calc(self, measures: Iterable[Measure | str], qrels: Any, run: Any) -> Iterator[Metric]:
         from irmeasures_ext.engine import evaluator
         built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
         return built.iter_calc(run)
 
-    def calc_aggregate(self, measures: Iterable[Measure], qrels: Any, run: Any) -> dict[Measure, float]:
+    def calc_aggregate(self, measures: Iterable[Measure | str], qrels: Any, run: Any) -> dict[Measure, float]:
         from irmeasures_ext.engine import evaluator
         built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
         return built.calc_aggregate(run)
 
-    def _checked(self, measures: Iterable[Measure]) -> list[Measure]:
-        measures = list(measures)
-        for measure in measures:
+    def _checked(self, measures: Iterable[Measure | str]) -> list[Measure]:
+        """``measures`` checked to be ours; a name (``'nDCG@10'``, ``'ndcg_cut.10'``) parsed as the command line
+        parses one (ir_measures' syntax, then trec_eval's names), MeasureParamError if it names no measure."""
+        checked = measures_of(measures)
+        for measure in checked:
             check_measure(measure)
             if not self.supports(measure):
                 raise MeasureParamError(f'provider {self.NAME} does not support measure {measure}')
-        return measures
+        return checked
 
 
 provider = IrMeasuresExtProvider()
+
+
+def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
+    """``measures`` as a list of measures, for the Python API (our provider, ``irmeasures_ext.compare``): a name
+    (``'nDCG@10'``, ``'Q(beta=0.5)@10'``, trec_eval's ``'ndcg_cut.10'``) parsed as the command line parses one
+    (:func:`irmeasures_ext.cli.measure_args.measures_of`); MeasureParamError if it names no measure."""
+    given = list(measures)
+    ready = [measure for measure in given if isinstance(measure, Measure)]
+    if len(ready) == len(given):
+        return ready
+    from irmeasures_ext.cli.measure_args import measures_of as parsed  # (the parser loads for names only)
+    return parsed(given)
 
 
 def register() -> None:
@@ -126,30 +148,13 @@ def register() -> None:
 
 
 def teach_converters_to_read_paths() -> None:
-    """Lets every ir_measures provider take a file path (TREC, Parquet, Arrow) for qrels and runs, as ours does:
-    ``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt', 'run.txt')`` gave AP's provider the path's characters.
-    ir_measures' converters, through which every provider reads its inputs, get a path read by our readers
-    (checked as ours checks them) as a dict-of-dict; other inputs are theirs as before."""
-    from ir_measures.util import QrelsConverter, RunConverter
-    for converter, attribute, kind in ((QrelsConverter, 'qrels', 'qrels'), (RunConverter, 'run', 'run')):
-        if not getattr(converter.predict_type, 'IRMEASURES_EXT', False):
-            converter.predict_type = _reading_paths(converter.predict_type, attribute, kind)  # type: ignore[method-assign]
-
-
-def _reading_paths(predict_type: Callable[[Any], Any], attribute: str, kind: str) -> Callable[[Any], Any]:
-    def reading_paths(converter: Any) -> Any:
-        data = getattr(converter, attribute)
-        if isinstance(data, os.PathLike) or (isinstance(data, str) and '\n' not in data and os.path.exists(data)):
-            from irmeasures_ext.readers.inputs import InputDict, read_input
-            read = read_input(data, kind)
-            if kind == 'qrels':
-                from irmeasures_ext.engine.judgments import Judgments
-                with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
-                    Judgments(read.table)
-            setattr(converter, attribute, InputDict(read, 'relevance' if kind == 'qrels' else 'score'))
-        return predict_type(converter)
-    reading_paths.IRMEASURES_EXT = True  # type: ignore[attr-defined]
-    return reading_paths
+    """Lets every ir_measures provider take what ours takes, with the same checks and errors: a file path (TREC,
+    Parquet, Arrow; ``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt', 'run.txt')`` gave AP's provider the
+    path's characters), diversity qrels by path, a DataFrame with PyTerrier's column names; empty qrels are our
+    error, and gdeval's and pytrec_eval's failures on inputs ours computes one line naming our provider
+    (:mod:`irmeasures_ext.interop`)."""
+    from irmeasures_ext import interop
+    interop.teach()
 
 
 def install_command_errors() -> None:

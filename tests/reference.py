@@ -29,6 +29,13 @@ def trec_ranking(scores: Mapping[str, float]) -> list[str]:
     return sorted(scores, key=lambda doc: (float32(scores[doc]), doc.encode('utf-8')), reverse=True)
 
 
+def threshold(rel: float, qrels: Mapping[str, Judged]) -> float:
+    """The threshold a measure declared with ``rel`` is computed with: ``rel``, but the default (1) on qrels with
+    real-valued labels (a label not a whole number) is every label above 0, i.e. the least positive float."""
+    real = any(not float(label).is_integer() for judged in qrels.values() for label in judged.values())
+    return math.ulp(0.0) if rel == 1 and real else rel
+
+
 def is_relevant(doc: str, judged: Judged, rel: int) -> bool:
     return doc in judged and judged[doc] >= rel
 
@@ -58,11 +65,11 @@ def q_measure(ranking: Sequence[str], judged: Judged, beta: float = 1.0, gains: 
 
 
 def ndcg_z1(ranking: Sequence[str], judged: Judged, cutoff: int, gains: Gains = None, rel: int = 1) -> float:
-    """Σ_{i≤k} g(i) / log2(i + 1) with g = 2^label − 1 (or ``gains[label]``) for labels ≥ max(rel, 1)."""
+    """Σ_{i≤k} g(i) / log2(i + 1) with g = 2^label − 1 (or ``gains[label]``) for labels ≥ rel."""
     total = 0.0
     for rank, doc in enumerate(ranking[:cutoff], start=1):
         label = judged.get(doc)
-        if label is None or label < rel or label < 1:
+        if label is None or label < rel:
             continue
         gain = gains[label] if gains is not None and label in gains else 2.0 ** label - 1
         total += gain / math.log2(rank + 1)

@@ -1,6 +1,7 @@
 """The measures and provider through ir_measures' public API, with every input form, against the
 plain reference (tests/reference.py) and pytrec_eval."""
 import importlib.metadata
+import re
 
 import ir_measures
 import pandas as pd
@@ -130,3 +131,52 @@ def test_nDCG_Z1_is_not_normalised_for_graded_qrels():
 
 def test_version_is_the_installed_distributions():
     assert irmeasures_ext.__version__ == importlib.metadata.version('irmeasures-ext')
+
+
+@pytest.mark.parametrize('integer', ['int64', 'int32', 'uint8'])
+def test_a_numpy_integer_is_an_integer(integer):
+    """``depth=np.int64(3)`` (e.g. from an array of depths) is 3; a numpy bool or a float is still no integer."""
+    import numpy as np
+    provider = irmeasures_ext.provider.configured(depth=np.dtype(integer).type(3))
+    assert provider.depth == 3 and type(provider.depth) is int
+    assert (Q @ np.dtype(integer).type(5)) == Q @ 5 and str(Q @ np.dtype(integer).type(5)) == 'Q@5'
+    for value in (np.True_, True, np.float64(3.0), np.int64(0)):
+        message = f'irmeasures_ext: depth must be an integer from 1 to 9223372036854775807, got {value!r}'
+        with pytest.raises(irmeasures_ext.MeasureParamError, match=f'^{re.escape(message)}$'):
+            irmeasures_ext.provider.configured(depth=value)
+
+
+# ----------------------------------------------------------------- measures by name (issue 45 §2)
+
+def test_our_provider_and_compare_take_measures_by_name():
+    """ir_measures parses names (``parse_measure``, ``parse_trec_measure``): our provider's ``calc_aggregate``,
+    ``evaluator`` and ``iter_calc`` and ``irmeasures_ext.compare`` take them as the command line does, where they
+    raised ``AttributeError: 'str' object has no attribute 'NAME'``."""
+    names = ['nDCG@10', 'Q(beta=0.5)@10', 'P.5,10']  # (the last: trec_eval's name of P@5 and P@10)
+    objects = [ir_measures.nDCG @ 10, Q(beta=0.5) @ 10, ir_measures.P @ 5, ir_measures.P @ 10]
+    want = PROVIDER.calc_aggregate(objects, str(QRELS), str(RUN))
+    assert PROVIDER.calc_aggregate(names, str(QRELS), str(RUN)) == want
+    assert PROVIDER.evaluator(names, str(QRELS)).calc_aggregate(str(RUN)) == want
+    assert list(PROVIDER.iter_calc(names, str(QRELS), str(RUN))) == list(PROVIDER.iter_calc(objects, str(QRELS),
+                                                                                             str(RUN)))
+    assert PROVIDER.calc_aggregate([names[0], objects[1]], str(QRELS), str(RUN)) == {
+        measure: want[measure] for measure in objects[:2]}
+    compared = irmeasures_ext.compare(str(QRELS), [str(RUN), str(RUN)], names, names=['a', 'b'])
+    assert compared.equals(irmeasures_ext.compare(str(QRELS), [str(RUN), str(RUN)], objects, names=['a', 'b']))
+
+
+@pytest.mark.parametrize('name, message', [
+    ('nDCG@1O', r"^bad measure 'nDCG@1O': expected Name"),
+    ('NDCGG@10', r"^unknown measure 'NDCGG'"),
+    ('Q(beta=-1)@10', r"^bad measure 'Q\(beta=-1\)@10': Q: beta must be"),
+])
+def test_a_name_that_names_no_measure_is_a_measure_error(name, message):
+    from irmeasures_ext import MeasureParamError
+    for call in (lambda: PROVIDER.calc_aggregate([name], str(QRELS), str(RUN)),
+                 lambda: PROVIDER.evaluator([name], str(QRELS)),
+                 lambda: list(PROVIDER.iter_calc([name], str(QRELS), str(RUN))),
+                 lambda: irmeasures_ext.compare(str(QRELS), [str(RUN), str(RUN)], [name], names=['a', 'b'])):
+        with pytest.raises(MeasureParamError, match=message):
+            call()
+    with pytest.raises(MeasureParamError, match=r'^expected a measure .* got int 10$'):
+        PROVIDER.calc_aggregate([10], str(QRELS), str(RUN))

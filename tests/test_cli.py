@@ -400,6 +400,9 @@ def test_qrels_from_ir_datasets(capsys, tmp_path, files):
     (['QRELS', 'RUN', 'RR', '--places', 'x'], "argument --places/-p: invalid int value: 'x'"),
     (['QRELS', 'RUN', '-n', 'RR'], '--no_summary (-n) only applies with --by_query (-q)'),
     (['QRELS', 'RUN'], 'give at least one MEASURE, --suite NAME or --protocol NAME'),
+    (['QRELS', 'AP'], "RUN is missing: 'AP' is a measure, not a file (give QRELS RUN MEASURE...)"),
+    (['QRELS', 'nDCG@10', 'AP'], "RUN is missing: 'nDCG@10' is a measure, not a file (give QRELS RUN "
+                                'MEASURE...)'),
     (['compare'], 'the following arguments are required: QRELS, RUN|MEASURE'),
     (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--bogus'], 'unrecognized arguments: --bogus'),
     (['compare', 'QRELS', 'RUN', 'RUN', 'RR', '--seed', 'x'], "argument --seed: invalid int value: 'x'"),
@@ -454,8 +457,8 @@ def test_an_empty_run_retrieves_nothing_with_a_warning(capsys, tmp_path, files, 
     run = write(tmp_path / 'run.txt', text)
     status, out, err = run_main(capsys, files[0], run, 'AP', 'RR', 'MeanRank')
     assert (status, out) == (0, ['AP\t0.0000', 'RR\t0.0000', 'MeanRank\tnan'])
-    assert err == ['irmeasures-ext: warning: the run retrieves nothing for any of the 3 qrels queries (the run is '
-                   'empty); every measure takes its value for an unanswered query']
+    assert err == [f'irmeasures-ext: warning: {run}: the run retrieves nothing for any of the 3 qrels queries (the '
+                   'run is empty); every measure takes its value for an unanswered query']
     with pytest.warns(NoOverlapWarning, match='the run is empty'):
         api = OURS.calc_aggregate([ir_measures.AP, ir_measures.RR], files[0], {})
     assert api == {ir_measures.AP: 0.0, ir_measures.RR: 0.0}
@@ -508,6 +511,9 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
     assert_one_error_line(capsys, [tmp_path, files[1], 'RR'], f'{tmp_path}: is a directory, expected a TREC file')
 
 
+NAME_HINT = '(names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)'
+
+
 @pytest.mark.parametrize('measure, message', [
     ('Foo@10', "unknown measure 'Foo' (names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as "
                'map or ndcg_cut.10 work too)'),
@@ -519,6 +525,16 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
                 'a cutoff after a dot, e.g. ndcg_cut.10)'),
     ('q@10', "unknown measure 'q'; did you mean Q@10? (names are case-sensitive, e.g. nDCG@10, Q@10, RR; "
              'trec_eval names such as map or ndcg_cut.10 work too)'),
+    # Known aliases and spellings before the closest names (D_Hit for Hit, P_measure for Qmeasure; none for alpha-nDCG)
+    ('Hit@10', f"unknown measure 'Hit'; did you mean Success@10? {NAME_HINT}"),
+    ('hits@10', f"unknown measure 'hits'; did you mean Success@10? {NAME_HINT}"),
+    ('HitRate@10', f"unknown measure 'HitRate'; did you mean Success@10? {NAME_HINT}"),
+    ('hit_ratio@5', f"unknown measure 'hit_ratio'; did you mean Success@5? {NAME_HINT}"),
+    ('Qmeasure@10', f"unknown measure 'Qmeasure'; did you mean Q@10? {NAME_HINT}"),
+    ('Q-measure@10', f"unknown measure 'Q-measure'; did you mean Q@10? {NAME_HINT}"),
+    ('alpha-nDCG@20', f"unknown measure 'alpha-nDCG'; did you mean alpha_nDCG@20? {NAME_HINT}"),
+    ('alpha-nDCG(alpha=0.5)@20', f"unknown measure 'alpha-nDCG'; did you mean alpha_nDCG(alpha=0.5)@20? {NAME_HINT}"),
+    ('ALPHA_NDCG@20', f"unknown measure 'ALPHA_NDCG'; did you mean alpha_nDCG@20? {NAME_HINT}"),
     ('Q(beta=-1)@10', "bad measure 'Q(beta=-1)@10': Q: beta must be a finite number >= 0, got -1"),
     ('nDCG_Z1', "bad measure 'nDCG_Z1': nDCG_Z1: parameter 'cutoff' is required, e.g. nDCG_Z1@10"),
     ('nDCG_Z1@0', "bad measure 'nDCG_Z1@0': nDCG_Z1: cutoff must be an integer from 1 to 9223372036854775807, got 0"),
@@ -526,7 +542,9 @@ def test_missing_files_and_directories(capsys, tmp_path, files):
                            'got -2'),
     ('P(color=1)@5', "bad measure 'P(color=1)@5': P: unknown parameter(s) ['color']; supported: ['cutoff', "
                      "'judged_only', 'rel']"),
-    ('RR(rel=2.5)', "bad measure 'RR(rel=2.5)': RR: rel must be an integer from 0 to 9223372036854775807, got 2.5"),
+    ('RR(rel=2.5)', "bad measure 'RR(rel=2.5)': RR: ir_measures declares rel an integer, got 2.5; for a real-valued "
+                    'threshold, set it on our provider: irmeasures_ext.provider.configured(rel=2.5) (irmeasures-ext '
+                    '--rel 2.5)'),
     ('P(rel=-1)@3', "bad measure 'P(rel=-1)@3': P: rel must be an integer from 0 to 9223372036854775807, got -1"),
     ('RR@100000000000000000000', "bad measure 'RR@100000000000000000000': RR: cutoff must be an integer from 1 to "
                                  '9223372036854775807, got 100000000000000000000'),
@@ -618,7 +636,7 @@ def test_bare_word_through_the_command(files):
 @pytest.mark.parametrize(('text', 'message'), [
     ('Q(beta=abc)@10', "bad measure 'Q(beta=abc)@10': Q: beta must be of type float; got the bare word 'abc' "
                        '(only text parameters, such as ties, may be written unquoted)'),
-    ('Q(rel=two)@10', "bad measure 'Q(rel=two)@10': Q: rel must be of type int; got the bare word 'two' "
+    ('Q(rel=two)@10', "bad measure 'Q(rel=two)@10': Q: rel must be of type int or float; got the bare word 'two' "
                       '(only text parameters, such as ties, may be written unquoted)'),
     ('Q(ties=sometimes)@10', "bad measure 'Q(ties=sometimes)@10': Q: ties must be one of trec_eval, optimistic, "
                              "pessimistic, expected, rank; got 'sometimes'"),
@@ -738,6 +756,20 @@ def test_datasets_subcommand_lists_ours(capsys):
 def test_datasets_subcommand_usage_error(capsys):
     status, _, err = run_main(capsys, 'datasets')
     assert status == 1 and err[0].startswith('Usage: ir_datasets {')
+
+
+@pytest.mark.parametrize('argv', [['-m', 'irmeasures_ext', 'datasets', '--help'],
+                                  ['-m', 'irmeasures_ext', 'datasets', '-h'],
+                                  ['-m', 'irmeasures_ext.sample', '--help'], ['-m', 'irmeasures_ext.sample', '-h']])
+def test_help_of_the_datasets_subcommand_and_of_the_sample_module_exits_0(argv):
+    """ir_datasets' entry point and the sample module took --help for a usage error (status 1)."""
+    result = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, ''), result.stderr
+    if 'datasets' in argv:
+        assert result.stdout.startswith('usage: irmeasures-ext datasets {') and 'export' in result.stdout
+        assert 'irmeasures-ext datasets COMMAND --help' in result.stdout
+    else:
+        assert result.stdout.startswith('usage: python -m irmeasures_ext.sample qrels|run\n')
 
 
 #: A measure the default pipeline gives to pytrec_eval: our provider leaves nDCG with gains and judged_only

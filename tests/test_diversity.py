@@ -283,3 +283,102 @@ def test_repeated_lines_are_counted_once_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"qrels.txt:3: doc 'a' in query 'q' for intent '1' is judged on 2 lines"):
         values = evaluate(['StRecall@1', 'P_IA@1'], str(qrels), {'q': {'a': 2.0, 'b': 1.0}})
     assert values['StRecall@1', 'q'] == 0.5 and values['P_IA@1', 'q'] == 0.5
+
+
+# ------------------------------------------------- diversity qrels by path through every entry point (issue 45 §2)
+
+DIVERSITY_MEASURES = ['alpha_nDCG@20', 'ERR_IA@20', 'StRecall@10', 'NRBP']
+
+
+def test_a_diversity_qrels_path_through_ir_measures_gives_the_values_of_its_records():
+    """ir_measures' converters read a qrels path as ad hoc qrels ("conflicting labels for doc ..." for a doc judged
+    once per intent); the default pipeline and pyndeval read it knowing the measures, with its intents, and
+    pyndeval gets them as it gets the iterations of the same file's records."""
+    pytest.importorskip('pyndeval')
+    measures = [ir_measures.parse_measure(m) for m in DIVERSITY_MEASURES]
+    run = list(ir_measures.read_trec_run(str(DIVERSITY / 'run.txt')))
+    want = ir_measures.calc_aggregate(measures, QRELS, run)
+    want_per_query = {(str(m.measure), m.query_id): m.value for m in ir_measures.iter_calc(measures, QRELS, run)}
+    for qrels in (str(QRELS_FILE), QRELS_FILE):
+        assert ir_measures.calc_aggregate(measures, qrels, run) == want
+        assert {(str(m.measure), m.query_id): m.value
+                for m in ir_measures.iter_calc(measures, qrels, run)} == want_per_query
+        assert ir_measures.evaluator(measures, qrels).calc_aggregate(run) == want
+        assert ir_measures.pyndeval.calc_aggregate(measures, qrels, run) == want
+
+
+def test_a_diversity_qrels_path_with_a_measure_ignoring_intents_is_our_error_everywhere():
+    """Beside nDCG@10, a doc with two labels for two intents has no one label: the error our provider gives, from
+    ir_measures' pipeline too (its pytrec_eval would have kept one of the labels)."""
+    measures = [ir_measures.parse_measure('alpha_nDCG@20'), ir_measures.parse_measure('nDCG@10')]
+    run = str(DIVERSITY / 'run.txt')
+    with pytest.raises(InputError) as ours:
+        irmeasures_ext.provider.calc_aggregate(measures, str(QRELS_FILE), run)
+    with pytest.raises(InputError) as theirs:
+        ir_measures.calc_aggregate(measures, str(QRELS_FILE), run)
+    assert str(theirs.value) == str(ours.value)
+    assert "qrels.txt:22: conflicting labels for doc 'DOC43189' in query 'q003'" in str(ours.value)
+
+
+def test_ties_reads_the_intents_of_diversity_qrels(capsys):
+    """``irmeasures-ext ties`` and its report read the qrels as our provider does for the measures."""
+    from irmeasures_ext.measures.base import Ranking
+    from irmeasures_ext.reports.tie_report import tie_report
+    run = str(DIVERSITY / 'run.txt')
+    measures = [ir_measures.parse_measure(m) for m in DIVERSITY_MEASURES]
+    want = irmeasures_ext.provider.calc_aggregate(measures, str(QRELS_FILE), run)
+    rows = tie_report(measures, str(QRELS_FILE), run, {'trec_eval': Ranking('trec_eval')})
+    assert {row.measure: row.values['trec_eval'] for row in rows} == want
+    assert main(['ties', str(QRELS_FILE), run, *DIVERSITY_MEASURES, '-p', '-1']) == 0
+    printed = {line.split('\t')[0]: line.split('\t')[1] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert {name: float(value) for name, value in printed.items()} == {str(m): v for m, v in want.items()}
+
+
+NTCIR_QRELS = 'q1 i1 a L2\nq1 i2 a L1\nq1 i1 b L1\nq1 i2 c L3\nq2 i1 a L1\nq2 i2 d L2\nq2 i2 e L0\n'
+NTCIR_PROBABILITIES = 'q1 i1 0.7 inf\nq1 i2 0.3 nav\nq2 i1 0.5 inf\nq2 i2 0.5 inf\n'
+NTCIR_RUNS = {'first': 'q1 Q0 a 1 3 r\nq1 Q0 c 2 2 r\nq1 Q0 b 3 1 r\nq2 Q0 d 1 2 r\nq2 Q0 a 2 1 r\n',
+              'second': 'q1 Q0 b 1 3 r\nq1 Q0 x 2 2 r\nq1 Q0 a 3 1 r\nq2 Q0 e 1 2 r\nq2 Q0 d 2 1 r\n'}
+NTCIR_MEASURES = ['D_nDCG@3', 'DIN_sharp_Q@3', 'IA_nERR@2']
+
+
+def ntcir_files(tmp_path) -> tuple[str, str, dict[str, str]]:
+    (tmp_path / 'Dqrels.txt').write_text(NTCIR_QRELS, encoding='utf-8')
+    (tmp_path / 'DINprob.txt').write_text(NTCIR_PROBABILITIES, encoding='utf-8')
+    runs = {}
+    for name, text in NTCIR_RUNS.items():
+        (tmp_path / f'{name}.txt').write_text(text, encoding='utf-8')
+        runs[name] = str(tmp_path / f'{name}.txt')
+    return str(tmp_path / 'Dqrels.txt'), str(tmp_path / 'DINprob.txt'), runs
+
+
+def test_compare_and_ties_take_the_intents_probabilities(tmp_path, capsys):
+    """NTCIREVAL's diversity measures ask for ``--intents FILE`` on the command line: ``compare`` and ``ties`` take
+    it as the evaluation does, with the values of ``intent_qrels`` through our provider."""
+    qrels, probabilities, runs = ntcir_files(tmp_path)
+    measures = [ir_measures.parse_measure(m) for m in NTCIR_MEASURES]
+    want = {name: irmeasures_ext.provider.calc_aggregate(measures, irmeasures_ext.intent_qrels(qrels, probabilities),
+                                                         run) for name, run in runs.items()}
+    assert main(['compare', qrels, *runs.values(), *NTCIR_MEASURES, '--intents', probabilities, '-p', '-1']) == 0
+    lines = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
+    means = {(row[0], row[1]): float(row[2]) for row in lines[1:]}
+    assert means == {(name, str(m)): value for name, values in want.items() for m, value in values.items()}
+    assert main(['ties', qrels, runs['first'], *NTCIR_MEASURES, '--intents', probabilities, '-p', '-1']) == 0
+    printed = {line.split('\t')[0]: float(line.split('\t')[1]) for line in capsys.readouterr().out.splitlines()[1:]}
+    assert printed == {str(m): value for m, value in want['first'].items()}
+    assert main(['ties', qrels, runs['first'], 'D_nDCG@3']) == 2  # (without --intents: the message names it)
+    assert '--intents FILE' in capsys.readouterr().err
+
+
+def test_intent_qrels_through_ir_measures_beside_pyndeval(tmp_path):
+    """``irmeasures_ext.intent_qrels(...)`` with a measure of pyndeval beside ours gave "unknown qrels format"
+    (ir_measures' converters read no such object): pyndeval gets the lines and their intents, as from the records."""
+    pytest.importorskip('pyndeval')
+    qrels, probabilities, runs = ntcir_files(tmp_path)
+    records = [ir_measures.Qrel(q, d, int(level[1:]), intent) for q, intent, d, level in map(str.split,
+                                                                                             NTCIR_QRELS.splitlines())]
+    run = list(ir_measures.read_trec_run(runs['first']))
+    alpha, ours = ir_measures.parse_measure('alpha_nDCG@3'), ir_measures.parse_measure('D_nDCG@3')
+    got = ir_measures.calc_aggregate([alpha, ours], irmeasures_ext.intent_qrels(qrels, probabilities), run)
+    assert got[alpha] == ir_measures.pyndeval.calc_aggregate([alpha], records, run)[alpha]
+    assert got[ours] == pytest.approx(irmeasures_ext.provider.calc_aggregate(
+        [ours], irmeasures_ext.intent_qrels(qrels, probabilities), run)[ours], abs=1e-15)

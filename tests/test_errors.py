@@ -13,6 +13,7 @@ the file and line; where it stops, we refuse or compute from the documented read
 """
 import contextlib
 import datetime
+import gzip
 import io
 import itertools
 import math
@@ -65,7 +66,7 @@ class Case:
     qrels: bytes
     run: bytes
     measure: str
-    trec_eval: float | str      # trec_eval's value for the first query, or 'error'
+    trec_eval: float | str      # trec_eval's value for the first query, 'error', or a value it reads otherwise
     ours: float | str           # our value, or a fragment of our one-line error naming file:line
 
 
@@ -87,8 +88,9 @@ CASES = {
     'label 0x1F (atol reads 0)': Case(b'q1 0 a 0x1F\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
                                       "qrels:1: relevance '0x1F' is not a number"),
     'label +1 (a number as strtod reads it)': Case(b'q1 0 a +1\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 1.0, 1.0),
-    'label 0.5 (atol reads 0; a real-valued label)': Case(b'q1 0 a 0.5\nq1 0 b 1\n', b'q1 Q0 a 1 1 t\n', 'NumRel',
-                                                          1.0, 1.0),
+    # (atol reads 0; ours a real-valued label, relevant as every label above 0: irmeasures_ext/engine/relevance.py)
+    'label 0.5 (a real-valued label)': Case(b'q1 0 a 0.5\nq1 0 b 1\n', b'q1 Q0 a 1 1 t\n', 'NumRel',
+                                            '1 (atol reads 0: not relevant)', 2.0),
     'label in full-width digits (atol reads 0)': Case('q1 0 a \uff11\n'.encode(), b'q1 Q0 a 1 1 t\n', 'NumRel', 0.0,
                                                       "qrels:1: relevance '\uff11' is not a number"),
     'label past int64': Case(b'q1 0 a 9223372036854775808\n', b'q1 Q0 a 1 1 t\n', 'NumRel', 'error',
@@ -141,15 +143,15 @@ def test_catalogue(tmp_path, name):
     assert status == 0, err
     value = float(out.splitlines()[0].split('\t')[2])
     assert value == case.ours
-    if case.trec_eval != 'error':
+    if isinstance(case.trec_eval, float):
         assert value == case.trec_eval  # a value trec_eval reads too: the same one
 
 
 def test_no_shared_query_warns_on_stderr_and_in_python(tmp_path):
     _, _, err = run_cli(tmp_path, CASES['qrels and run share no query (trec_eval 9: error; 10: 0)'])
-    assert err == ("irmeasures-ext: warning: the run retrieves nothing for any of the 1 qrels queries (none of its "
-                   '1 queries is in the qrels: check the query ids); every measure takes its value for an unanswered '
-                   'query\n')
+    assert err == ("irmeasures-ext: warning: run: the run retrieves nothing for any of the 1 qrels queries (none of "
+                   'its 1 queries is in the qrels: check the query ids); every measure takes its value for an '
+                   'unanswered query\n')
     with pytest.warns(NoOverlapWarning, match='the run is empty'):
         PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'d1': 1}}, [])
 
@@ -491,7 +493,9 @@ def test_qrels_without_relevance_are_rejected():
 def test_real_valued_relevance_is_a_label_not_an_error():
     """(Refused before issue 35 §4; tests/test_real_labels.py tests them in every form.)"""
     qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [0.5, 1.5]})
-    assert PROVIDER.calc_aggregate([ir_measures.RR], qrels, {'q1': {'a': 2.0, 'b': 1.0}}) == {ir_measures.RR: 0.5}
+    run = {'q1': {'a': 2.0, 'b': 1.0}}
+    assert PROVIDER.calc_aggregate([ir_measures.RR], qrels, run) == {ir_measures.RR: 1.0}  # (every label above 0)
+    assert PROVIDER.configured(rel=1).calc_aggregate([ir_measures.RR], qrels, run) == {ir_measures.RR: 0.5}
 
 
 def test_an_empty_arrow_run_of_any_column_types_is_an_empty_run():
@@ -586,7 +590,9 @@ def test_numpy_prints_no_warnings():
     ('Q(gains=5)', 'gains must be a dict'),
     ('Q(patience=2)', "unknown parameter(s) ['patience']"),
     ('Q@0', 'cutoff must be an integer from 1 to'),
-    ('nDCG_Z1(rel=1.5)@5', 'rel must be an integer from 1 to'),
+    ('nDCG_Z1(rel=0)@5', 'nDCG_Z1: rel must be a number above 0 (a real one for real-valued labels, e.g. rel=0.5), '
+                         'got 0'),
+    ("nDCG_Z1(rel='1')@5", 'nDCG_Z1: rel must be a number above 0'),
     ("NCU(stopping='x')", "NCU: stopping must be one of gu, rb; got 'x'"),
     ("NCU(utility='AP')", "NCU: utility must be one of BR, P; got 'AP'"),
     ("NCU(stopping='rb',stops={1:1})", "NCU: stops applies only with stopping='gu', not stopping='rb'"),
@@ -613,9 +619,11 @@ def test_negative_values_fail_when_built_in_python():
         ir_measures.parse_measure('Q(beta=-1)')
 
 
-def test_our_measures_need_rel_of_at_least_one():
-    with pytest.raises(MeasureParamError, match='Q: rel must be an integer from 1 to'):
-        Q(rel=0)
+def test_our_measures_need_rel_above_zero():
+    for rel in (0, -0.5, math.nan, math.inf, True):
+        with pytest.raises(MeasureParamError, match='Q: rel must be a number above 0'):
+            Q(rel=rel)
+    assert Q(rel=2.0) == Q(rel=2) and str(Q(rel=0.25)) == 'Q(rel=0.25)'
 
 
 def test_missing_required_cutoff_fails_on_evaluation_through_every_entry_point():
@@ -632,7 +640,9 @@ def test_unsupported_built_in_variant_is_refused_by_name():
 
 
 @pytest.mark.parametrize('measure, message', [
-    (ir_measures.RR(rel=2.5), 'RR: rel must be an integer from 0 to'),
+    (ir_measures.RR(rel=2.5), r'RR: ir_measures declares rel an integer, got 2.5; for a real-valued threshold, set it '
+                              r'on our provider: irmeasures_ext.provider.configured\(rel=2.5\) \(irmeasures-ext --rel 2.5\)'),
+    (ir_measures.RR(rel=math.inf), 'RR: rel must be an integer from 0 to'),
     (ir_measures.P(rel=-1) @ 3, 'P: rel must be an integer from 0 to'),
     (ir_measures.RR @ 10 ** 21, 'RR: cutoff must be an integer from 1 to'),
     (ir_measures.nDCG(judged_only=1), 'nDCG: judged_only must be True or False'),
@@ -648,7 +658,7 @@ def test_checks_hold_under_python_O():
               'try:\n    irmeasures_ext.provider.calc_aggregate([ir_measures.RR(rel=2.5)], {"q": {"a": 1}}, '
               '{"q": {"a": 1.0}})\nexcept irmeasures_ext.MeasureParamError as e:\n    print("refused:", e)\n')
     result = subprocess.run([sys.executable, '-O', '-c', script], capture_output=True, text=True, timeout=120)
-    assert result.stdout.startswith('refused: RR: rel must be an integer'), result.stderr
+    assert result.stdout.startswith('refused: RR: ir_measures declares rel an integer'), result.stderr
 
 
 def test_nerr_max_level_defaults_and_rejects_labels_above_it():
@@ -737,6 +747,19 @@ def test_a_missing_extra_names_the_install_command_that_works_from_a_clone(modul
         'irmeasures_ext (the package is not on a package index)')
 
 
+def test_citing_paper_filter_without_pyterrier_names_the_install_command(monkeypatch):
+    """Not a bare ``No module named 'pyterrier'``: the extra that installs it, from the clone."""
+    import sys
+
+    from irmeasures_ext.datasets import citing_paper_filter
+    monkeypatch.setitem(sys.modules, 'pyterrier', None)
+    with pytest.raises(ModuleNotFoundError) as raised:
+        citing_paper_filter({'C1': 'P0'})
+    assert str(raised.value) == ("citing_paper_filter needs python-terrier (no module 'pyterrier'): pip install "
+                                 "'.[pyterrier]' in a clone of irmeasures_ext (the package is not on a package index)")
+    assert raised.value.name == 'pyterrier' and raised.value.__suppress_context__
+
+
 def test_the_plot_option_without_matplotlib_names_the_install_command(monkeypatch):
     import sys
 
@@ -761,3 +784,169 @@ def test_a_missing_column_names_the_columns_of_its_kind(kind, frame, message):
     with pytest.raises(InputError) as raised:
         PROVIDER.calc_aggregate([ir_measures.AP], qrels, run)
     assert str(raised.value) == message
+
+
+# --- every error names file, line and problem (issue 45 §3) -----------------------------------------------------------
+
+NOT_FINITE = ['nan', 'NaN', '-nan', 'nan()', 'NaN(123)', 'nan(0x1)', 'inf', '-Infinity']
+
+
+def cli_in(folder, *argv: str) -> tuple[int, str, str]:
+    """The command run in ``folder`` (so that messages name files as given): its status, output and error output."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(list(argv))
+    finally:
+        os.chdir(cwd)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize('label', NOT_FINITE)
+def test_a_nan_or_infinite_label_is_an_error_naming_file_and_line(tmp_path, label):
+    """``nan()``/``NaN(123)`` (strtod's NaN with a payload) gave a bare "could not convert string to float"."""
+    (tmp_path / 'qrels').write_text(f'q1 0 a 1\nq1 0 b {label}\n')
+    (tmp_path / 'run').write_text('q1 Q0 a 1 2 t\n')
+    rule = 'a label must be a finite number'
+    problem = f'NaN is not a label ({rule})' if math.isnan(float(label.split('(')[0])) else rule
+    assert cli_in(tmp_path, 'qrels', 'run', 'RR') == (
+        2, '', f"irmeasures-ext: error: qrels:2: relevance '{label}' is not finite: {problem}\n")
+    with pytest.raises(InputError) as raised:
+        PROVIDER.calc_aggregate([ir_measures.RR], str(tmp_path / 'qrels'), {'q1': {'a': 1.0}})
+    assert str(raised.value) == f"{tmp_path / 'qrels'}:2: relevance '{label}' is not finite: {problem}"
+
+
+@pytest.mark.parametrize('score', NOT_FINITE)
+def test_a_nan_or_infinite_score_names_file_and_line_read_whole_or_streamed(tmp_path, score):
+    """Every spelling is read (as strtod reads it) and refused as NonFiniteScoreError is: located in the file."""
+    from irmeasures_ext.engine import evaluator as evaluators
+    from irmeasures_ext.readers import pieces
+    from irmeasures_ext.readers.trec import TrecSource
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    (tmp_path / 'run').write_text(f'q1 Q0 a 1 2 t\nq1 Q0 b 2 {score} t\n')
+    assert cli_in(tmp_path, 'qrels', 'run', 'RR') == (2, '', f"irmeasures-ext: error: run:2: score '{score}' is not "
+                                                             'finite\n')
+    built = evaluators.evaluator([ir_measures.RR], str(tmp_path / 'qrels'))
+    for run in (str(tmp_path / 'run'), pieces.RunStream(TrecSource(tmp_path / 'run'), False, 16, 200)):
+        with pytest.raises(InputError) as raised:
+            built.values(run)
+        assert str(raised.value) == f"{tmp_path / 'run'}:2: score '{score}' is not finite"
+
+
+DQRELS = 'q1 1 a L1\nq1 2 b L2\nq2 7 c L0\nq2 7 d L1\n'
+DIVERSITY_RUN = 'q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 d 1 1 t\n'
+
+
+def read_probabilities(path, data: bytes):
+    from irmeasures_ext.readers.intent_probabilities import read_intent_probabilities
+    path.write_bytes(data)
+    return read_intent_probabilities(str(path))
+
+
+@pytest.mark.parametrize('data', [
+    b'q1 1 0.5\nq1 2 0.5\nq2 7 1\n',
+    b'\xef\xbb\xbfq1 1 0.5\nq1 2 0.5\nq2 7 1\n',  # a BOM (was kept: query '\ufeffq1', whose probabilities sum to 0.5)
+    b'q1 1 0.5\r\nq1\t2\t0.5\rq2\x0b7 \x0c1 \n\n \n',  # any line end, separators, blank lines
+    gzip.compress(b'q1 1 0.5\nq1 2 0.5\nq2 7 1\n'),  # compressed, as a TREC file may be
+])
+def test_intent_probabilities_are_read_in_the_grammar_of_trec_files(tmp_path, data):
+    read = read_probabilities(tmp_path / 'Iprob', data)
+    assert (read.query_id, read.intent, read.probability.tolist()) == (['q1', 'q1', 'q2'], ['1', '2', '7'],
+                                                                       [0.5, 0.5, 1.0])
+
+
+def test_an_intent_id_keeps_what_trec_files_keep_in_an_id(tmp_path):
+    """U+3000, U+00A0, U+2028 and \\x85 belong to an id (str.split and str.splitlines split at them)."""
+    read = read_probabilities(tmp_path / 'Iprob', 'q\u00a01 a\u3000b 0.5\nq\u00a01 c\u2028d\x85 0.5\n'.encode())
+    assert (read.query_id, read.intent) == (['q\u00a01', 'q\u00a01'], ['a\u3000b', 'c\u2028d\x85'])
+
+
+@pytest.mark.parametrize('data, problem', [
+    # a form feed separates fields, as in a TREC file (str.splitlines ended a line there: every later line's number
+    # was one too high)
+    (b'q1 1 0.5\fq1 2 0.5\n', '1: expected 3 or 4 fields (qid intent prob, as Iprob, or qid intent prob type, as '
+                              'DINprob), got 6'),
+    (b'q1 1 0.5\nq1 2 0.5\f\nq2 7 x\n', "3: probability 'x' of intent '7' is not a number from 0 to 1"),
+    ('q1 1 \uff10.\uff15\nq1 2 0.5\n'.encode(), "1: probability '\uff10.\uff15' of intent '1' is not a number from 0 "
+                                                'to 1'),  # full-width digits (float() reads them)
+    (b'q1 1 0.2_5\nq1 2 0.75\n', "1: probability '0.2_5' of intent '1' is not a number from 0 to 1"),
+    (b'q1 1 0.5\nq1 2 nan()\n', "2: probability 'nan()' of intent '2' is not a number from 0 to 1"),
+    (b'q1 1 0.5\nq1 \xff 0.5\n', '2: not valid UTF-8 (invalid start byte)'),
+    (b'\n\n', ': no intent probabilities (the file is empty)'),
+])
+def test_a_bad_intent_probability_file_names_its_line_as_a_trec_file_would(tmp_path, data, problem):
+    from irmeasures_ext.readers.intent_probabilities import IntentFileError
+    with pytest.raises(IntentFileError) as raised:
+        read_probabilities(tmp_path / 'Iprob', data)
+    assert str(raised.value) == f"{tmp_path / 'Iprob'}{'' if problem.startswith(':') else ':'}{problem}"
+
+
+def test_an_intent_probability_file_that_is_not_text_says_so(tmp_path):
+    import pyarrow.parquet as pq
+
+    from irmeasures_ext.readers.intent_probabilities import IntentFileError, read_intent_probabilities
+    path = tmp_path / 'Iprob.txt'
+    pq.write_table(pa.table({'query_id': ['q1'], 'intent': ['1'], 'probability': [1.0]}), path)
+    with pytest.raises(IntentFileError) as raised:
+        read_intent_probabilities(str(path))
+    assert str(raised.value) == f'{path}: this is a Parquet file, not text (an Iprob or DINprob file): name it .parquet'
+    with pytest.raises(IntentFileError) as raised:
+        read_intent_probabilities(str(tmp_path / 'none'))
+    assert str(raised.value) == f"{tmp_path / 'none'}: no such file"
+
+
+def test_a_relevant_intent_without_probability_names_the_qrels_line_and_the_probability_file(tmp_path):
+    """"intent 7 of query q2 has relevant judgments but no probability" named no file or line: it names the line
+    judging the intent relevant (the first by doc id) and the file without its probability."""
+    import pyarrow.parquet as pq
+
+    from irmeasures_ext.readers.intent_probabilities import IntentFileError
+    (tmp_path / 'Dqrels').write_text(DQRELS)
+    (tmp_path / 'run').write_text(DIVERSITY_RUN)
+    (tmp_path / 'Iprob').write_text('q1 1 0.5\nq1 2 0.5\n')
+    rest = ("intent '7' of query 'q2' has relevant judgments but no probability in {} (1 such intent(s)): list each "
+            'intent of the qrels with its probability')
+    assert cli_in(tmp_path, 'Dqrels', 'run', 'D_nDCG@10', '--intents', 'Iprob') == (
+        2, '', f"irmeasures-ext: error: Dqrels:4: {rest.format('Iprob')}\n")
+    measure = ir_measures.parse_measure('D_nDCG@10')
+    frame = pd.DataFrame([line.split() for line in DQRELS.splitlines()], columns=['query_id', 'intent', 'doc_id',
+                                                                                  'relevance'])
+    pq.write_table(pa.Table.from_pandas(frame.assign(relevance=frame.relevance.str[1:].astype(int))),
+                   tmp_path / 'Dqrels.parquet')
+    for qrels, probabilities, message in [
+            ('Dqrels', 'Iprob', f"{tmp_path / 'Dqrels'}:4: {rest.format(tmp_path / 'Iprob')}"),
+            ('Dqrels', {'q1': {'1': 0.5, '2': 0.5}},
+             f"{tmp_path / 'Dqrels'}:4: {rest.format('the intent probabilities')}"),
+            ('Dqrels.parquet', 'Iprob', f"{tmp_path / 'Dqrels.parquet'}: {rest.format(tmp_path / 'Iprob')}")]:
+        if isinstance(probabilities, str):
+            probabilities = str(tmp_path / probabilities)
+        with pytest.raises(IntentFileError) as raised:
+            PROVIDER.calc_aggregate([measure], irmeasures_ext.intent_qrels(str(tmp_path / qrels), probabilities),
+                                    str(tmp_path / 'run'))
+        assert str(raised.value) == message
+
+
+def test_the_no_overlap_warning_names_the_run_file(tmp_path):
+    """"the run is empty" did not say which run; a run from a file is named (whole or streamed), data in memory
+    is not."""
+    from irmeasures_ext.engine import evaluator as evaluators
+    from irmeasures_ext.readers import pieces
+    from irmeasures_ext.readers.trec import TrecSource
+    (tmp_path / 'qrels').write_text('q1 0 a 1\n')
+    (tmp_path / 'run.txt').write_text('\n \n')
+    (tmp_path / 'other.txt').write_text('zz Q0 a 1 1 t\n')
+    empty = 'the run retrieves nothing for any of the 1 qrels queries (the run is empty); every measure takes its ' \
+            'value for an unanswered query'
+    other = empty.replace('the run is empty', 'none of its 1 queries is in the qrels: check the query ids')
+    assert cli_in(tmp_path, 'qrels', 'run.txt', 'RR') == (0, 'RR\t0.0000\n',
+                                                          f'irmeasures-ext: warning: run.txt: {empty}\n')
+    assert cli_in(tmp_path, 'qrels', 'other.txt', 'RR')[2] == f'irmeasures-ext: warning: other.txt: {other}\n'
+    run = tmp_path / 'run.txt'
+    built = evaluators.evaluator([ir_measures.RR], str(tmp_path / 'qrels'))
+    for data, message in [(str(run), f'{run}: {empty}'), (pieces.RunStream(TrecSource(run), False, 16, 200),
+                                                          f'{run}: {empty}'), ({}, empty)]:
+        with pytest.warns(NoOverlapWarning) as warned:
+            built.values(data)
+        assert [str(warning.message) for warning in warned] == [message]

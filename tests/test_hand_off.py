@@ -1,6 +1,9 @@
 """Measures computed by another ir_measures provider beside ours (the command, ``evaluate_frame``): the
 inputs our readers read are handed to it as dict-of-dicts built from whole Arrow columns, equal to
 ir_measures' own conversion (which walks a DataFrame row by row: the 8 s of issue 35's ``+ Bpref``)."""
+import re
+import shutil
+
 import ir_measures
 import pandas as pd
 import pyarrow as pa
@@ -11,6 +14,8 @@ from hypothesis import strategies as st
 from public_paths import write_trec_files
 from strategies import qrels_and_run
 
+import irmeasures_ext
+from irmeasures_ext import InputError
 from irmeasures_ext.cli import main
 from irmeasures_ext.readers.inputs import as_dict_of_dict, read_input
 
@@ -55,3 +60,57 @@ def test_a_named_provider_gets_the_inputs_our_readers_read(tmp_path, capsys):
     for (query_id, measure), value in got.items():
         assert value == pytest.approx(want[query_id][MEASURES[measure]] if query_id in want else 0.0, abs=1e-12)
     assert {q for q, _ in got} == set(qrels)
+
+
+# ------------------------------------------- another provider that cannot take an input ours can (issue 45 §2)
+
+def refusal(measures: str, provider: str) -> str:
+    """The start and end of the one-line error naming ``measures`` (as printed) and ``provider``."""
+    return (rf"^{re.escape(measures)}: ir_measures' {provider} provider .*; the irmeasures_ext provider computes "
+            r'(it|them) from these inputs: irmeasures_ext\.provider\.calc_aggregate\(\[.*\], qrels, run\) '
+            r'\(also ir_measures\.irmeasures_ext; on the command line, irmeasures-ext without '
+            rf'--provider {provider}\)$')
+
+
+@pytest.mark.skipif(shutil.which('perl') is None, reason="gdeval's provider needs perl")
+def test_gdeval_on_ids_it_cannot_read_is_one_line_naming_our_provider(capfd):
+    """gdeval.pl reads numeric query ids only: ERR@10 on the bundled sample (ids q01...) printed perl's "format
+    error" and a CalledProcessError. Now one line, before perl runs, naming the measure and our provider, whose
+    call it gives computes the measure; where gdeval can read the input, gdeval still computes it."""
+    qrels, run = str(irmeasures_ext.sample.QRELS), str(irmeasures_ext.sample.RUN)
+    measures = [ir_measures.ERR @ 10, ir_measures.nDCG(dcg='exp-log2') @ 10]
+    with pytest.raises(InputError, match=refusal("ERR@10 nDCG(dcg='exp-log2')@10", 'gdeval')) as error:
+        ir_measures.calc_aggregate(measures, qrels, run)
+    assert "cannot read these qrels: query id 'q01' is not a number" in str(error.value)
+    assert 'format error' not in capfd.readouterr().err
+    assert irmeasures_ext.provider.calc_aggregate(["ERR@10", "nDCG(dcg='exp-log2')@10"], qrels, run)
+    numeric = {'1': {'a': 2, 'b': 0, 'c': 1}, '2': {'x': 1}}
+    numeric_run = {'1': {'a': 1.0, 'b': 3.0, 'c': 2.0}, '2': {'x': 1.0, 'y': 2.0}}
+    assert ir_measures.calc_aggregate(measures, numeric, numeric_run) == ir_measures.gdeval.calc_aggregate(
+        measures, numeric, numeric_run)
+    with pytest.raises(InputError, match=refusal('ERR@10', 'gdeval')):  # (a run id gdeval.pl cannot read: it stops)
+        ir_measures.calc_aggregate([ir_measures.ERR @ 10], numeric, {'1': {'a': 1.0}, 'q-x': {'a': 1.0}})
+    above_4 = {'q1': {'a': 5, 'b': 7}}  # (which ours refuses too: the same error, not a pointer to ours)
+    with pytest.raises(InputError) as ours:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.ERR @ 10], above_4, numeric_run)
+    with pytest.raises(InputError) as theirs:
+        ir_measures.calc_aggregate([ir_measures.ERR @ 10], above_4, numeric_run)
+    assert str(theirs.value) == str(ours.value) == (
+        "qrels: ERR@10: qrels label 7 exceeds gdeval's maximum grade 4 (doc 'b' in query 'q1')")
+
+
+def test_pytrec_eval_on_real_labels_is_one_line_naming_our_provider():
+    """pytrec_eval refuses labels that are not integers ("Expected relevance to be integer."): said with the
+    measures and our provider, which computes them; integer labels still go to pytrec_eval."""
+    qrels = [ir_measures.Qrel('1', 'a', 0.5), ir_measures.Qrel('1', 'b', 1), ir_measures.Qrel('2', 'a', 2)]
+    run = [ir_measures.ScoredDoc(query_id, doc_id, score) for query_id, doc_id, score in (
+        ('1', 'a', 1.0), ('1', 'b', 2.0), ('2', 'a', 1.0))]
+    measures = [ir_measures.nDCG @ 10, ir_measures.AP]
+    with pytest.raises(InputError, match=refusal('AP nDCG@10', 'pytrec_eval')):
+        ir_measures.calc_aggregate(measures, qrels, run)
+    with pytest.raises(InputError, match=refusal('AP nDCG@10', 'pytrec_eval')):
+        ir_measures.pytrec_eval.calc_aggregate(measures, qrels, run)
+    assert irmeasures_ext.provider.calc_aggregate(['nDCG@10', 'AP'], qrels, run)
+    whole = [qrel._replace(relevance=int(qrel.relevance + 0.5)) for qrel in qrels]
+    assert ir_measures.calc_aggregate(measures, whole, run) == ir_measures.pytrec_eval.calc_aggregate(
+        measures, whole, run)

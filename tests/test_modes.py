@@ -194,13 +194,16 @@ def test_q_family_under_the_modes_equals_the_references(data, depth, judged_only
     """Q, Q@k, nERR@k, nDCG_JK@k and MSnDCG@k with a depth cut and/or judged_only against the plain
     references on the list cut at the depth, then condensed (R and the ideal list from the whole qrels)."""
     qrels, run = data
-    measures = {Q(judged_only=judged_only): lambda ranking, judged: reference.q_measure(ranking, judged),
+    t = reference.threshold(1, qrels)  # (every label above 0)
+    measures = {Q(judged_only=judged_only): lambda ranking, judged: reference.q_measure(ranking, judged, rel=t),
                 Q(beta=0.5, judged_only=judged_only) @ 3:
-                    lambda ranking, judged: reference.q_measure(ranking, judged, beta=0.5, cutoff=3),
-                nERR(max_level=4, judged_only=judged_only) @ 5: lambda ranking, judged: reference.nerr(ranking, judged,
-                                                                                                      5, 4),
-                nDCG_JK(judged_only=judged_only) @ 5: lambda ranking, judged: reference.ndcg_jk(ranking, judged, 5),
-                MSnDCG(judged_only=judged_only) @ 10: lambda ranking, judged: reference.msndcg(ranking, judged, 10)}
+                    lambda ranking, judged: reference.q_measure(ranking, judged, beta=0.5, rel=t, cutoff=3),
+                nERR(max_level=4, judged_only=judged_only) @ 5: lambda ranking, judged: reference.nerr(
+                    ranking, judged, 5, reference.graded_gain(4, None, t), rel=t),
+                nDCG_JK(judged_only=judged_only) @ 5: lambda ranking, judged: reference.ndcg_jk(ranking, judged, 5,
+                                                                                                rel=t),
+                MSnDCG(judged_only=judged_only) @ 10: lambda ranking, judged: reference.msndcg(ranking, judged, 10,
+                                                                                              rel=t)}
     got = ours(list(measures), qrels, run, depth=depth)
     for qid, judged in qrels.items():
         ranking = reference.trec_ranking(run.get(qid, {}))[:depth]

@@ -189,12 +189,12 @@ def test_protocol_needs_no_measure_and_gu_needs_a_dataset(tied_files):
     status, _, err = run_cli(*tied_files, '--protocol', 'gu-prefetch')
     assert status == 2 and 'needs QRELS to be a citation-rec ir_datasets id' in err
     status, _, err = run_cli(*tied_files, '--protocol', 'symtax', '--ties', 'expected')
-    assert status == 2 and '--ties, --score-precision and --depth do not apply' in err
+    assert status == 2 and '--ties, --score-precision, --depth and --rel do not apply' in err
 
 
 def test_ties_options_refused_for_another_provider(tied_files):
     status, _, err = run_cli(*tied_files, 'P@1', '--provider', 'pytrec_eval', '--ties', 'optimistic')
-    assert status == 2 and err == ('irmeasures-ext: error: ties, score precision and depth choose how the '
+    assert status == 2 and err == ('irmeasures-ext: error: ties, score precision, depth and rel choose how the '
                                    'irmeasures_ext provider ranks; provider pytrec_eval ranks its own way: give none '
                                    'of them with it\n')
     assert ir_datasets  # (imported so the dataset registration runs as in other tests)

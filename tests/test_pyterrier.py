@@ -88,6 +88,24 @@ def test_frames_check_their_input():
         evaluate_frame([nDCG_Z1], QRELS, RES_A)
 
 
+@pytest.mark.parametrize('measures', [[Q @ 10, ir_measures.nDCG @ 10], [ir_measures.nDCG @ 10, ir_measures.AP],
+                                      [Q @ 10, RR @ 100]], ids=['mixed', 'ir_measures', 'ours'])
+def test_ir_measures_takes_pyterrier_names_for_every_measure(measures):
+    """ir_measures' functions with DataFrames of PyTerrier's names (``qid, docno, label|score``), as the README says
+    they are taken: another provider's measures beside ours gave "DataFrame missing columns"; now every list of
+    measures gives the values of the same frames with ir_measures' names."""
+    theirs = as_ir_measures_names(QRELS), as_ir_measures_names(RES_A)
+    want = ir_measures.calc_aggregate(measures, *theirs)
+    assert ir_measures.calc_aggregate(measures, QRELS, RES_A) == want
+    assert ir_measures.evaluator(measures, QRELS).calc_aggregate(RES_A) == want
+    assert {(str(m.measure), m.query_id): m.value for m in ir_measures.iter_calc(measures, QRELS, RES_A)} == {
+        (str(m.measure), m.query_id): m.value for m in ir_measures.iter_calc(measures, *theirs)}
+    assert ir_measures.calc_aggregate(measures, QRELS, theirs[1]) == ir_measures.calc_aggregate(
+        measures, theirs[0], RES_A) == want
+    with pytest.raises(InputError, match="duplicate doc 'd2' in query 'q1'"):  # (checked as ours checks it)
+        ir_measures.calc_aggregate(measures, QRELS, pd.concat([RES_A, RES_A.head(2)]))
+
+
 # --- PyTerrier ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope='module')
@@ -173,7 +191,7 @@ def test_frames_apply_a_tie_policy_to_built_in_measures_too():
     assert values[('RR', 'q1')] == 0.5 and values[('Q@10', 'q1')] == pytest.approx(tied_q1(('d0', 'd1', 'd2')))
     with pytest.raises(MeasureParamError, match='ties must be one of'):
         evaluate_frame([RR], QRELS, RES_TIED, ties='random')
-    refused = ('^ties, score precision and depth choose how the irmeasures_ext provider ranks; provider pytrec_eval '
+    refused = ('^ties, score precision, depth and rel choose how the irmeasures_ext provider ranks; provider pytrec_eval '
                'ranks its own way: give none of them with it$')
     with pytest.raises(MeasureParamError, match=refused):
         evaluate_frame([RR], QRELS, RES_TIED, provider='pytrec_eval', ties='optimistic')

@@ -42,8 +42,10 @@ from irmeasures_ext import (
 )
 from irmeasures_ext.measures.rank_stats import MedianAgg, VarianceAgg
 
-# Generated data often has no query in common between qrels and run: that warning is expected here.
-pytestmark = pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+# Generated data often has no query in common between qrels and run, or no label reaching a threshold: those
+# warnings are expected here.
+pytestmark = [pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning'),
+              pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.UnreachedThresholdWarning')]
 
 
 CUTOFFS = [1, 2, 3, 5, 10, 50]
@@ -64,7 +66,7 @@ def gains_maps(draw) -> dict[int, float] | None:
 @st.composite
 def measure_params(draw) -> dict:
     return {'beta': draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.7])), 'gains': draw(gains_maps()),
-            'rel': draw(st.integers(1, 3)), 'cutoff': draw(st.sampled_from([None, *CUTOFFS])),
+            'rel': draw(st.sampled_from([1, 2, 3, 0.3, 0.5, 2.5])), 'cutoff': draw(st.sampled_from([None, *CUTOFFS])),
             'k': draw(st.sampled_from(CUTOFFS)), 'logb': draw(st.sampled_from([2.0, 0.0, 10.0, 1.5, math.e]))}
 
 
@@ -81,21 +83,21 @@ def expected_values(qrels: dict, run: dict, p: dict) -> dict[str, dict[str, floa
     string and query."""
     ranked = rankings(run)
     depth = reference.run_depth(qrels, run)
-    gains, rel, k = p['gains'], p['rel'], p['k']
+    gains, rel, k, t = p['gains'], p['rel'], p['k'], reference.threshold(p['rel'], qrels)
     q = Q(beta=p['beta'], rel=rel, **with_gains(gains))
     functions = {
         q if p['cutoff'] is None else q @ p['cutoff']:
-            lambda r, j: reference.q_measure(r, j, p['beta'], gains, rel, p['cutoff']),
-        nDCG_Z1(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_z1(r, j, k, gains, rel),
-        MeanRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
-        MedianRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
-        RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, rel),
-        MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, rel),
-        nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, rel),
+            lambda r, j: reference.q_measure(r, j, p['beta'], gains, t, p['cutoff']),
+        nDCG_Z1(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_z1(r, j, k, gains, t),
+        MeanRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, t),
+        MedianRank(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, t),
+        RankVariance(rel=rel): lambda r, j: reference.first_relevant_rank(r, j, depth, t),
+        MSnDCG(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.msndcg(r, j, k, gains, t),
+        nDCG_JK(rel=rel, **with_gains(gains)) @ k: lambda r, j: reference.ndcg_jk(r, j, k, gains, t),
         nDCG_JK(rel=rel, logb=p['logb'], **with_gains(gains)) @ k:
-            lambda r, j: reference.ndcg_jk(r, j, k, gains, rel, p['logb']),
+            lambda r, j: reference.ndcg_jk(r, j, k, gains, t, p['logb']),
         GAP(rel=rel) if p['cutoff'] is None else GAP(rel=rel) @ p['cutoff']:
-            lambda r, j: reference.gap(r, j, rel, p['cutoff']),
+            lambda r, j: reference.gap(r, j, t, p['cutoff']),
     }
     return {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
             for measure, f in functions.items()}
@@ -150,12 +152,13 @@ def with_max_level(max_level: int | None) -> dict:
 def nerr_expectation(qrels: dict, run: dict, p: dict, max_level: int | None) -> tuple[object, dict | None]:
     """The nERR measure for ``p`` and its reference values, or None where our provider must refuse it."""
     gains, rel, k = p['gains'], p['rel'], p['k']
+    t = reference.threshold(rel, qrels)
     measure = nERR(rel=rel, **with_gains(gains), **with_max_level(max_level)) @ k
-    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    top_gain = top_gain_or_none(qrels, gains, t, max_level)
     if top_gain is None:
         return measure, None
     ranked = rankings(run)
-    return measure, {qid: reference.nerr(ranked.get(qid, []), judged, k, top_gain, gains, rel)
+    return measure, {qid: reference.nerr(ranked.get(qid, []), judged, k, top_gain, gains, t)
                      for qid, judged in qrels.items()}
 
 
@@ -179,18 +182,19 @@ def cascade_expectation(qrels: dict, run: dict, p: dict, max_level: int | None,
     """RBP_NTCIR, ERR_NTCIR (at the cutoff of ``p``, or none) and iRBU@k with their reference values, or None
     where our provider must refuse them."""
     gains, rel, cutoff, k = p['gains'], p['rel'], p['cutoff'], p['k']
+    t = reference.threshold(rel, qrels)
     params = {'rel': rel, **with_gains(gains), **with_max_level(max_level)}
     at_cutoff = (lambda m: m) if cutoff is None else (lambda m: m @ cutoff)
     rbp_p = min(persistence, 0.99)  # (RBP's p is below 1)
     rbp, err = at_cutoff(RBP_NTCIR(p=rbp_p, **params)), at_cutoff(ERR_NTCIR(**params))
     irbu = iRBU(u=persistence, **params) @ k
-    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    top_gain = top_gain_or_none(qrels, gains, t, max_level)
     if top_gain is None:
         return [rbp, err, irbu], None
     ranked = rankings(run)
-    functions = {rbp: lambda r, j: reference.rbp_ntcir(r, j, top_gain, rbp_p, gains, rel, cutoff),
-                 err: lambda r, j: reference.err_ntcir(r, j, top_gain, gains, rel, cutoff),
-                 irbu: lambda r, j: reference.irbu(r, j, k, top_gain, persistence, gains, rel)}
+    functions = {rbp: lambda r, j: reference.rbp_ntcir(r, j, top_gain, rbp_p, gains, t, cutoff),
+                 err: lambda r, j: reference.err_ntcir(r, j, top_gain, gains, t, cutoff),
+                 irbu: lambda r, j: reference.irbu(r, j, k, top_gain, persistence, gains, t)}
     return list(functions), {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
                              for measure, f in functions.items()}
 
@@ -222,9 +226,10 @@ BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N'
 def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, path):
     qrels, run = data
     gains, rel = params['gains'], params['rel']
+    t = reference.threshold(rel, qrels)
     graded = {**with_gains(gains), **with_max_level(max_level)}
     measures = {name: DECLARED[name](rel=rel, **(graded if name.startswith('rpref') else {})) for name in BPREF_FAMILY}
-    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    top_gain = top_gain_or_none(qrels, gains, t, max_level)
     if path == 'cli' and not any(run.values()):
         return
     if top_gain is None:
@@ -232,7 +237,7 @@ def test_bpref_family_equals_its_reference_or_refuses(data, params, max_level, p
             PATHS[path]([measures['rpref_N']], qrels, run)
         del measures['rpref_N'], measures['rpref_relative'], measures['rpref_relative2']
     ranked = rankings(run)
-    expected = {measure: {qid: reference.sakai_bpref(name, ranked.get(qid, []), judged, rel, gains, top_gain or 1.0)
+    expected = {measure: {qid: reference.sakai_bpref(name, ranked.get(qid, []), judged, t, gains, top_gain or 1.0)
                           for qid, judged in qrels.items()} for name, measure in measures.items()}
     assert_matches(expected, *PATHS[path](list(measures.values()), qrels, run), path)
 
@@ -246,9 +251,9 @@ def test_measures_of_several_rel_in_one_evaluation_equal_their_reference(data):
     ranked = rankings(run)
     references = {'bpref_NTCIR': lambda *args: reference.sakai_bpref('bpref_NTCIR', *args),
                   'bpref_N': lambda *args: reference.sakai_bpref('bpref_N', *args), 'GAP': reference.gap}
-    expected = {DECLARED[name](rel=rel): {qid: value_of(ranked.get(qid, []), judged, rel)
+    expected = {DECLARED[name](rel=rel): {qid: value_of(ranked.get(qid, []), judged, reference.threshold(rel, qrels))
                                           for qid, judged in qrels.items()}
-                for name, value_of in references.items() for rel in (1, 2, 3)}
+                for name, value_of in references.items() for rel in (1, 2, 3, 0.5)}
     assert_matches(expected, *via_provider(list(expected), qrels, run), 'provider')
 
 
@@ -281,24 +286,25 @@ def blended_ratio_expectation(qrels: dict, run: dict, p: dict, ncu_choice: dict,
     None where our provider must refuse it (as nERR)."""
     ranked = rankings(run)
     beta, gains, rel, cutoff = p['beta'], p['gains'], p['rel'], p['cutoff']
+    t = reference.threshold(rel, qrels)
     common = {'rel': rel, **with_gains(gains)}
     ncu_beta = {'beta': beta} if ncu_choice['utility'] == 'BR' else {}
     functions = {
-        O_measure(beta=beta, **common): lambda r, j: reference.o_measure(r, j, beta, gains, rel),
-        P_measure(beta=beta, **common): lambda r, j: reference.p_measure(r, j, beta, gains, rel),
-        P_plus(beta=beta, **common): lambda r, j: reference.p_plus(r, j, beta, gains, rel),
+        O_measure(beta=beta, **common): lambda r, j: reference.o_measure(r, j, beta, gains, t),
+        P_measure(beta=beta, **common): lambda r, j: reference.p_measure(r, j, beta, gains, t),
+        P_plus(beta=beta, **common): lambda r, j: reference.p_plus(r, j, beta, gains, t),
         NCU(**ncu_choice, **ncu_beta, **common): lambda r, j: reference.ncu(
             r, j, ncu_choice['stopping'], ncu_choice['utility'], beta, gains, ncu_choice.get('stops'),
-            ncu_choice.get('gamma', 0.95), rel),
+            ncu_choice.get('gamma', 0.95), t),
     }
     expected = {measure: {qid: f(ranked.get(qid, []), judged) for qid, judged in qrels.items()}
                 for measure, f in functions.items()}
     ebr = EBR(beta=beta, **common, **with_max_level(max_level))
     ebr = ebr if cutoff is None else ebr @ cutoff
-    top_gain = top_gain_or_none(qrels, gains, rel, max_level)
+    top_gain = top_gain_or_none(qrels, gains, t, max_level)
     if top_gain is None:
         return expected, ebr, None
-    return expected, ebr, {qid: reference.ebr(ranked.get(qid, []), judged, top_gain, beta, gains, rel, cutoff)
+    return expected, ebr, {qid: reference.ebr(ranked.get(qid, []), judged, top_gain, beta, gains, t, cutoff)
                            for qid, judged in qrels.items()}
 
 

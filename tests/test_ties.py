@@ -123,7 +123,9 @@ def per_query(provider, measures, qrels, run):
 @given(tied_runs())
 def test_expected_is_the_exact_mean_over_all_orderings(data):
     qrels, run = data
-    ours = per_query(irmeasures_ext.provider.configured(ties='expected'), MEASURES, qrels, run)
+    # (the references' threshold is rel=1, given to the provider for real-valued labels, whose default is every
+    # label above 0; test_optimistic_and_pessimistic... draws the thresholds)
+    ours = per_query(irmeasures_ext.provider.configured(ties='expected', rel=1), MEASURES, qrels, run)
     depth = reference.run_depth(qrels, run)
     for measure, function in CASES:
         for qid, judged in qrels.items():
@@ -168,7 +170,7 @@ def gains_maps(draw) -> dict[int, float] | None:
     return {label: draw(st.sampled_from([0, 0, 0.5, 1, 2, 3, 5, 7])) for label in labels}  # gain 0 often
 
 
-def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: int, cutoff: int | None):
+def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: int, cutoff: int | None, t: float):
     """(measure, reference of (ranking, judged, run_depth), lower is better) for every measure our provider
     computes whose value depends on the order, with the drawn gains, threshold and cutoffs."""
     def our(function):
@@ -177,63 +179,63 @@ def cases_with_gains(gains: dict[int, float] | None, rel: int, beta: float, k: i
     top = max([3, *(gains or {}).values()])  # nERR: max_level 3 (the largest label) gets the largest gain
     q = Q(beta=beta, rel=rel, **with_gains)
     return [
-        (q if cutoff is None else q @ cutoff, our(lambda r, j: reference.q_measure(r, j, beta, gains, rel, cutoff))),
-        (nDCG_Z1(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_z1(r, j, k, gains, rel))),
-        (MSnDCG(rel=rel, **with_gains) @ k, our(lambda r, j: reference.msndcg(r, j, k, gains, rel))),
-        (nDCG_JK(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_jk(r, j, k, gains, rel))),
+        (q if cutoff is None else q @ cutoff, our(lambda r, j: reference.q_measure(r, j, beta, gains, t, cutoff))),
+        (nDCG_Z1(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_z1(r, j, k, gains, t))),
+        (MSnDCG(rel=rel, **with_gains) @ k, our(lambda r, j: reference.msndcg(r, j, k, gains, t))),
+        (nDCG_JK(rel=rel, **with_gains) @ k, our(lambda r, j: reference.ndcg_jk(r, j, k, gains, t))),
         (nERR(rel=rel, max_level=3, gains={**(gains or {}), 3: top}) @ k,
-         our(lambda r, j: reference.nerr(r, j, k, reference.graded_gain(3, {3: top}, rel), {**(gains or {}), 3: top},
-                                         rel))),
-        *cascade_cases(gains, rel, k, cutoff),
-        (GAP(rel=rel) if cutoff is None else GAP(rel=rel) @ cutoff, our(lambda r, j: reference.gap(r, j, rel, cutoff))),
-        *bpref_cases(gains, rel),
+         our(lambda r, j: reference.nerr(r, j, k, reference.graded_gain(3, {3: top}, t), {**(gains or {}), 3: top},
+                                         t))),
+        *cascade_cases(gains, rel, k, cutoff, t),
+        (GAP(rel=rel) if cutoff is None else GAP(rel=rel) @ cutoff, our(lambda r, j: reference.gap(r, j, t, cutoff))),
+        *bpref_cases(gains, rel, t),
         (ir_measures.nDCG(**with_gains) @ k, our(lambda r, j: reference.trec_ndcg(r, j, k, gains))),
         (ir_measures.nDCG(**with_gains), our(lambda r, j: reference.trec_ndcg(r, j, None, gains))),
-        (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, rel)),
-        (ir_measures.AP(rel=rel), our(lambda r, j: reference.average_precision(r, j, rel))),
-        (ir_measures.AP(rel=rel) @ k, our(lambda r, j: reference.average_precision(r, j, rel, k))),
-        (ir_measures.P(rel=rel) @ k, our(lambda r, j: reference.precision(r, j, k, rel))),
-        (ir_measures.R(rel=rel) @ k, our(lambda r, j: reference.recall(r, j, k, rel))),
-        (ir_measures.Success(rel=rel) @ k, our(lambda r, j: reference.success(r, j, k, rel))),
-        (ir_measures.RR(rel=rel), our(lambda r, j: reference.reciprocal_rank(r, j, rel))),
-        (ir_measures.RR(rel=rel) @ k, our(lambda r, j: reference.reciprocal_rank(r, j, rel, k))),
-        (ir_measures.Rprec(rel=rel), our(lambda r, j: reference.r_precision(r, j, rel))),
-        (O_measure(beta=beta, rel=rel, **with_gains), our(lambda r, j: reference.o_measure(r, j, beta, gains, rel))),
+        (MeanRank(rel=rel), lambda r, j, depth: reference.first_relevant_rank(r, j, depth, t)),
+        (ir_measures.AP(rel=rel), our(lambda r, j: reference.average_precision(r, j, t))),
+        (ir_measures.AP(rel=rel) @ k, our(lambda r, j: reference.average_precision(r, j, t, k))),
+        (ir_measures.P(rel=rel) @ k, our(lambda r, j: reference.precision(r, j, k, t))),
+        (ir_measures.R(rel=rel) @ k, our(lambda r, j: reference.recall(r, j, k, t))),
+        (ir_measures.Success(rel=rel) @ k, our(lambda r, j: reference.success(r, j, k, t))),
+        (ir_measures.RR(rel=rel), our(lambda r, j: reference.reciprocal_rank(r, j, t))),
+        (ir_measures.RR(rel=rel) @ k, our(lambda r, j: reference.reciprocal_rank(r, j, t, k))),
+        (ir_measures.Rprec(rel=rel), our(lambda r, j: reference.r_precision(r, j, t))),
+        (O_measure(beta=beta, rel=rel, **with_gains), our(lambda r, j: reference.o_measure(r, j, beta, gains, t))),
         (NCU(stopping='rb', beta=beta, rel=rel, gamma=0.5, **with_gains),
-         our(lambda r, j: reference.ncu(r, j, 'rb', 'BR', beta, gains, None, 0.5, rel))),
+         our(lambda r, j: reference.ncu(r, j, 'rb', 'BR', beta, gains, None, 0.5, t))),
         (NCU(stopping='rb', utility='P', rel=rel, **with_gains),
-         our(lambda r, j: reference.ncu(r, j, 'rb', 'P', beta, gains, None, 0.95, rel))),
+         our(lambda r, j: reference.ncu(r, j, 'rb', 'P', beta, gains, None, 0.95, t))),
     ]
 
 
-def cascade_cases(gains: dict[int, float] | None, rel: int, k: int, cutoff: int | None):
+def cascade_cases(gains: dict[int, float] | None, rel: int, k: int, cutoff: int | None, t: float):
     """(measure, reference) of RBP_NTCIR, ERR_NTCIR and iRBU, max_level 3 getting the largest gain."""
     top = max([3, *(gains or {}).values()])
     params = {'rel': rel, 'max_level': 3, 'gains': {**(gains or {}), 3: top}}
-    top_gain = reference.graded_gain(3, {3: top}, rel)
+    top_gain = reference.graded_gain(3, {3: top}, t)
     at_cutoff = (lambda m: m) if cutoff is None else (lambda m: m @ cutoff)
     return [
         (at_cutoff(RBP_NTCIR(p=0.8, **params)),
-         lambda r, j, depth: reference.rbp_ntcir(r, j, top_gain, 0.8, params['gains'], rel, cutoff)),
+         lambda r, j, depth: reference.rbp_ntcir(r, j, top_gain, 0.8, params['gains'], t, cutoff)),
         (at_cutoff(ERR_NTCIR(**params)),
-         lambda r, j, depth: reference.err_ntcir(r, j, top_gain, params['gains'], rel, cutoff)),
-        (iRBU(u=0.9, **params) @ k, lambda r, j, depth: reference.irbu(r, j, k, top_gain, 0.9, params['gains'], rel)),
+         lambda r, j, depth: reference.err_ntcir(r, j, top_gain, params['gains'], t, cutoff)),
+        (iRBU(u=0.9, **params) @ k, lambda r, j, depth: reference.irbu(r, j, k, top_gain, 0.9, params['gains'], t)),
     ]
 
 
 BPREF_FAMILY = ['bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2']
 
 
-def bpref_cases(gains: dict[int, float] | None, rel: int):
+def bpref_cases(gains: dict[int, float] | None, rel: int, t: float):
     """(measure, reference) of Sakai's bpref family, max_level 3 getting the largest gain."""
     top = max([3, *(gains or {}).values()])
     graded = {'max_level': 3, 'gains': {**(gains or {}), 3: top}}
-    top_gain = reference.graded_gain(3, {3: top}, rel)
+    top_gain = reference.graded_gain(3, {3: top}, t)
 
     def case(name):
         params = graded if name.startswith('rpref') else {}
         return (DECLARED[name](rel=rel, **params), lambda r, j, depth: reference.sakai_bpref(
-            name, r, j, rel, params.get('gains'), top_gain))
+            name, r, j, t, params.get('gains'), top_gain))
     return [case(name) for name in BPREF_FAMILY]
 
 
@@ -253,7 +255,7 @@ def test_optimistic_and_pessimistic_are_the_best_and_worst_orderings_for_any_gai
     worst (for MeanRank the smallest and largest rank), for gains that need not grow with the label;
     every measure is evaluated in one call, so measures needing different orders share one run."""
     qrels, run = data
-    cases = cases_with_gains(gains, rel, beta, k, cutoff)
+    cases = cases_with_gains(gains, rel, beta, k, cutoff, reference.threshold(rel, qrels))
     measures = [measure for measure, _ in cases]
     optimistic = per_query(irmeasures_ext.provider.configured(ties='optimistic'), measures, qrels, run)
     pessimistic = per_query(irmeasures_ext.provider.configured(ties='pessimistic'), measures, qrels, run)

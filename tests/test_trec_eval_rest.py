@@ -71,18 +71,18 @@ def ours(p: dict, **extra) -> dict:
     graded = {} if gains is None else {'gains': gains}
     a, b, c, d = p['weights']
     return {
-        gm_map(rel=rel, **extra): lambda r, j: reference.average_precision(r, j, rel),
-        gm_bpref(rel=rel, **extra): lambda r, j: reference.bpref(r, j, rel),
-        Rndcg(rel=rel, **graded, **extra): lambda r, j: reference.rndcg(r, j, gains, rel),
-        eleven_pt_avg(rel=rel, **extra): lambda r, j: reference.eleven_pt_avg(r, j, rel),
-        binG(rel=rel, **extra): lambda r, j: reference.bin_g(r, j, rel),
+        gm_map(rel=rel, **extra): lambda r, j: reference.average_precision(r, j, p['t']),
+        gm_bpref(rel=rel, **extra): lambda r, j: reference.bpref(r, j, p['t']),
+        Rndcg(rel=rel, **graded, **extra): lambda r, j: reference.rndcg(r, j, gains, p['t']),
+        eleven_pt_avg(rel=rel, **extra): lambda r, j: reference.eleven_pt_avg(r, j, p['t']),
+        binG(rel=rel, **extra): lambda r, j: reference.bin_g(r, j, p['t']),
         G(**graded, **extra): lambda r, j: reference.normalised_gain(r, j, gains),
         utility(rel=rel, rel_ret=a, nonrel_ret=b, rel_missed=c, nonrel_missed=d, num_docs=p['num_docs'], **extra):
-            lambda r, j: reference.utility(r, j, p['weights'], p['num_docs'], rel),
-        Rprec_mult(rel=rel, **extra) @ p['mult']: lambda r, j: reference.rprec_mult(r, j, p['mult'], rel),
+            lambda r, j: reference.utility(r, j, p['weights'], p['num_docs'], p['t']),
+        Rprec_mult(rel=rel, **extra) @ p['mult']: lambda r, j: reference.rprec_mult(r, j, p['mult'], p['t']),
         ndcg_rel(**graded, **extra): lambda r, j: reference.ndcg_rel(r, j, gains),
-        relative_P(rel=rel, **extra) @ p['cutoff']: lambda r, j: reference.relative_precision(r, j, p['cutoff'], rel),
-        num_nonrel_judged_ret(rel=rel, **extra): lambda r, j: reference.num_nonrel_judged_ret(r, j, rel),
+        relative_P(rel=rel, **extra) @ p['cutoff']: lambda r, j: reference.relative_precision(r, j, p['cutoff'], p['t']),
+        num_nonrel_judged_ret(rel=rel, **extra): lambda r, j: reference.num_nonrel_judged_ret(r, j, p['t']),
     }
 
 
@@ -92,17 +92,17 @@ def ir_measures_own(p: dict, judged_only: bool | None = None) -> dict:
     name = 'set_relative_P' if p['relative'] else 'set_P'
     measures = {
         ir_measures.IPrec(rel=rel, **flag) @ p['recall']:
-            lambda r, j: reference.iprec_at_recall(r, j, p['recall'], rel),
-        ir_measures.SetP(rel=rel, relative=p['relative'], **flag): lambda r, j: reference.set_measure(name, r, j, rel),
+            lambda r, j: reference.iprec_at_recall(r, j, p['recall'], p['t']),
+        ir_measures.SetP(rel=rel, relative=p['relative'], **flag): lambda r, j: reference.set_measure(name, r, j, p['t']),
         ir_measures.SetF(rel=rel, beta=p['beta'], **flag):
-            lambda r, j: reference.set_measure('set_F', r, j, rel, p['beta']),
-        ir_measures.SetAP(rel=rel, **flag): lambda r, j: reference.set_measure('set_map', r, j, rel),
+            lambda r, j: reference.set_measure('set_F', r, j, p['t'], p['beta']),
+        ir_measures.SetAP(rel=rel, **flag): lambda r, j: reference.set_measure('set_map', r, j, p['t']),
     }
     if judged_only is None:
         measures.update({
-            ir_measures.Bpref(rel=rel): lambda r, j: reference.bpref(r, j, rel),
-            ir_measures.infAP(rel=rel): lambda r, j: reference.inferred_ap(r, j, rel),
-            ir_measures.SetR(rel=rel): lambda r, j: reference.set_measure('set_recall', r, j, rel),
+            ir_measures.Bpref(rel=rel): lambda r, j: reference.bpref(r, j, p['t']),
+            ir_measures.infAP(rel=rel): lambda r, j: reference.inferred_ap(r, j, p['t']),
+            ir_measures.SetR(rel=rel): lambda r, j: reference.set_measure('set_recall', r, j, p['t']),
             ir_measures.NumQ: lambda r, j: 1,
         })
     return measures
@@ -144,6 +144,7 @@ def assert_paths_match(functions: dict, qrels: dict, run: dict, path, lists=None
 @given(qrels_and_run(INTEGER_OR_REAL_LABELS), measure_params(), st.sampled_from(['ir_measures', 'provider', 'cli']))
 def test_our_measures_equal_their_reference(data, params, path):
     qrels, run = data
+    params = {**params, 't': reference.threshold(params['rel'], qrels)}
     if path == 'cli' and not any(run.values()):
         return  # a TREC file needs a line; the other paths cover empty runs
     paths = {'ir_measures': via_ir_measures, 'provider': via_provider, 'cli': via_cli}
@@ -156,6 +157,7 @@ def test_ir_measures_own_equal_their_reference(data, params, path):
     """Bpref, infAP, IPrec, NumQ and the set measures: ours through our provider by name and the command line
     (the default pipeline gives them to pytrec_eval)."""
     qrels, run = data
+    params = {**params, 't': reference.threshold(params['rel'], qrels)}
     if path == 'cli' and not any(run.values()):
         return
     assert_paths_match(ir_measures_own(params), qrels, run, via_provider if path == 'provider' else via_cli)
@@ -175,6 +177,7 @@ def via_depth(depth: int):
 def test_depth_cut_is_the_reference_on_the_top_of_the_ranking(data, params, depth):
     """trec_eval -M: every measure as on the run's first ``depth`` ranked docs (R and N from the whole qrels)."""
     qrels, run = data
+    params = {**params, 't': reference.threshold(params['rel'], qrels)}
     assert_paths_match({**ours(params), **ir_measures_own(params)}, qrels, run, via_depth(depth),
                        lists=lambda ranking, judged: ranking[:depth])
 
@@ -185,6 +188,7 @@ def test_judged_only_is_trec_eval_minus_j(data, params, path):
     """judged_only=True: the retrieved docs with a label >= 0 only, ranks closed up (trec_eval -J), for ours and
     for ir_measures' IPrec, SetP, SetF and SetAP."""
     qrels, run = data
+    params = {**params, 't': reference.threshold(params['rel'], qrels)}
     if path == 'cli' and not any(run.values()):
         return
     functions = {**ours(params, judged_only=True), **ir_measures_own(params, judged_only=True)}
@@ -199,6 +203,7 @@ def test_equivalence_classes_are_the_reference_on_the_class_view(data, params):
     their parameter, ir_measures' by the provider's setting."""
     qrels, run = data
     labels, classes = split(qrels)
+    params = {**params, 't': reference.threshold(params['rel'], labels)}
     functions = {**ours(params, classes=True), **ir_measures_own(params)}
     ranked = rankings(run)
     provider = irmeasures_ext.provider.configured(classes=True)
@@ -307,6 +312,7 @@ NOT_BOUNDED = {'infAP', 'G'}
 @given(tied_runs(), measure_params())
 def test_tie_policies_are_the_best_worst_and_mean_over_the_orderings(data, params):
     qrels, run = data
+    params = {**params, 't': reference.threshold(params['rel'], qrels)}
     functions = {**ours(params), **ir_measures_own(params)}
     judged, scores = qrels['q'], run['q']
     all_values = {measure: [function(ranking, judged) for ranking in orderings(scores)]
@@ -444,7 +450,7 @@ def test_gain_measures_with_other_gains_in_one_evaluation_keep_their_own_ideal_l
     (lambda: utility(rel_ret=math.inf), r'utility: rel_ret must be a finite number'),
     (lambda: utility(num_docs=-1), r'utility: num_docs must be an integer from 0'),
     (lambda: Rprec_mult(mult=-0.5), r'Rprec_mult: mult must be a finite number >= 0'),
-    (lambda: binG(rel=0), r'binG: rel must be an integer from 1'),
+    (lambda: binG(rel=0), r'binG: rel must be a number above 0'),
     (lambda: ndcg_rel(rel=1), r"ndcg_rel: unknown parameter\(s\) \['rel'\]"),
 ])
 def test_bad_parameters_name_the_measure(make, message):

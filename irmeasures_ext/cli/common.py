@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import stat
@@ -70,11 +71,48 @@ def add_depth(parser: ArgumentParser) -> None:
                              "NTCIREVAL's label -truncate N); R and the ideal lists are the qrels' all the same")
 
 
+def add_threshold(parser: ArgumentParser) -> None:
+    """The --rel option (the provider's relevance threshold)."""
+    parser.add_argument('--rel', type=threshold, metavar='T',
+                        help='relevance threshold of every measure that has one and gives none other than the default: '
+                             'a doc is relevant, and gains, when its label is at least T (a real number for '
+                             'real-valued labels, e.g. 0.5); default: every label above 0, which for integer labels is '
+                             "trec_eval's -l 1")
+
+
+def threshold(text: str) -> float:
+    """argparse type: a relevance threshold, a finite number above 0."""
+    try:
+        value = float(text) if text.isascii() else math.nan
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(f'expected a number above 0, got {text!r}')
+    return int(value) if value.is_integer() else value
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer from 1 to INT64_MAX, in ASCII digits (``int`` also reads ``'١٠'``)."""
     if not (text.isascii() and text.strip().lstrip('+').isdigit()) or not 1 <= int(text) <= INT64_MAX:
         raise argparse.ArgumentTypeError(f'expected an integer from 1 to {INT64_MAX}, got {text!r}')
     return int(text)
+
+
+def add_intents(parser: ArgumentParser) -> None:
+    """The --intents option: the intents' probabilities beside QRELS (NTCIREVAL's diversity measures)."""
+    parser.add_argument('--intents', metavar='FILE',
+                        help="the intents' probabilities for NTCIREVAL's diversity measures (D_nDCG@10, IA_nERR@10, "
+                             'PplusQ@10, ...): an Iprob file (qid intent prob) or DINprob file (qid intent prob '
+                             'inf|nav); QRELS then gives the intent of each judgment (qid intent docid relevance, '
+                             "relevance a number or NTCIREVAL's level L0, L1, ...)")
+
+
+def with_intents(qrels: Any, intents: str | None) -> Any:
+    """``qrels`` with the intents' probabilities of ``--intents`` (if given)."""
+    if intents is None:
+        return qrels
+    from irmeasures_ext.readers.intent_probabilities import IntentQrels
+    return IntentQrels(qrels, intents)
 
 
 def add_inputs(parser: ArgumentParser) -> None:

@@ -18,10 +18,12 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_intents,
     add_ranking,
     load_qrels,
     load_run,
     prepare_process,
+    with_intents,
 )
 from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
@@ -57,7 +59,7 @@ def run(argv: list[str]) -> int:
     if args.plot:
         from irmeasures_ext.comparison.plot import check_plot_path
         check_plot_path(args.plot, args.overwrite)
-    qrels = load_qrels(args.qrels, args.qrels_format or args.format)
+    qrels = with_intents(load_qrels(args.qrels, args.qrels_format or args.format), args.intents)
     runs = [load_run(path, args.format) for path in run_args]
     if names is None:
         names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]
@@ -147,5 +149,6 @@ def _parser() -> ArgumentParser:
                         help='runs evaluated at once (default 1: the reader already uses every core; each more '
                              'adds about one run\'s memory)')
     add_formats(parser)
+    add_intents(parser)
     add_ranking(parser)
     return parser

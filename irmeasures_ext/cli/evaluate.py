@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 
@@ -9,16 +10,20 @@ import ir_measures
 
 from irmeasures_ext.cli.common import (
     PROG,
+    STDIN,
     SUMMARY_QID,
     ArgumentParser,
     CliError,
     add_depth,
     add_inputs,
+    add_intents,
     add_ranking,
+    add_threshold,
     load,
     prepare_process,
+    with_intents,
 )
-from irmeasures_ext.cli.measure_args import parse_measures
+from irmeasures_ext.cli.measure_args import parse_measure, parse_measures
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
@@ -33,34 +38,46 @@ def run(argv: list[str]) -> int:
         parser.error('--no_summary (-n) only applies with --by_query (-q)')
     if args.places < -1:
         parser.error('--places must be >= 0, or -1 for all digits')
+    if _is_a_measure_not_a_file(args.run):  # `irmeasures-ext qrels.txt AP`: RUN forgotten
+        parser.error(f'RUN is missing: {args.run!r} is a measure, not a file (give QRELS RUN MEASURE...)')
     measures = parse_measures(args.measures) + [m for name in args.suite or [] for m in SUITES[name]]
     measures = list(dict.fromkeys(measures))
     if args.protocol:
         return _protocol(args, measures)
     if not measures:
         parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
-    configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth)
+    configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth, args.rel)
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args)
-    if args.intents:
-        from irmeasures_ext.readers.intent_probabilities import IntentQrels
-        qrels = IntentQrels(qrels, args.intents)
+    qrels = with_intents(qrels, args.intents)
     results = evaluate(measures, qrels, run_input, configured, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0
 
 
+def _is_a_measure_not_a_file(run_arg: str) -> bool:
+    """Whether the RUN argument is no file (nor standard input) but a measure: the run was forgotten."""
+    if run_arg == STDIN or os.path.exists(run_arg):
+        return False
+    try:
+        parse_measure(run_arg)
+    except ValueError:  # (CliError: no measure either)
+        return False
+    return True
+
+
 def _protocol(args: argparse.Namespace, measures: list) -> int:
     """Prints one line per quantity of a paper's official script."""
     if measures:
         raise CliError('--protocol replaces MEASURE and --suite: give none')
-    if Ranking(args.ties, args.score_precision, args.depth) != DEFAULT_RANKING:
-        raise CliError('--protocol ranks as its script does; --ties, --score-precision and --depth do not apply')
+    if Ranking(args.ties, args.score_precision, args.depth, rel=args.rel) != DEFAULT_RANKING:
+        raise CliError('--protocol ranks as its script does; --ties, --score-precision, --depth and --rel do not '
+                       'apply')
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import PROTOCOLS
     compute, needs_citing = PROTOCOLS[args.protocol]
@@ -112,13 +129,10 @@ def _parser() -> ArgumentParser:
                              "with trec_eval's tie rule), ir_measures' DefaultPipeline for the others. Either way "
                              f'the inputs are checked by {ext_provider.NAME} (duplicate docs, conflicting qrels, '
                              'non-finite scores)')
-    parser.add_argument('--intents', metavar='FILE',
-                        help="the intents' probabilities for NTCIREVAL's diversity measures (D_nDCG@10, IA_nERR@10, "
-                             'PplusQ@10, ...): an Iprob file (qid intent prob) or DINprob file (qid intent prob '
-                             'inf|nav); QRELS then gives the intent of each judgment (qid intent docid relevance, '
-                             "relevance a number or NTCIREVAL's level L0, L1, ...)")
+    add_intents(parser)
     add_ranking(parser)
     add_depth(parser)
+    add_threshold(parser)
     parser.add_argument('--protocol', choices=['quoter-official', 'gu-prefetch', 'symtax'],
                         help="print what a paper's official script prints instead (no MEASURE): quoter-official "
                              "(QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K), gu-prefetch (Gu et "

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import sys
 
-from irmeasures_ext.cli.common import PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
+from irmeasures_ext.cli.common import (
+    PROG,
+    ArgumentParser,
+    CliError,
+    add_inputs,
+    add_intents,
+    load,
+    prepare_process,
+    with_intents,
+)
 from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.measures.base import SCORE_PRECISIONS, Ranking
 from irmeasures_ext.plugin import provider as ext_provider
@@ -28,6 +37,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default='float32',
                         help='scores tie when equal as float32 (default) or float64')
     parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
+    add_intents(parser)
     args = parser.parse_intermixed_args(argv)
     measures = parse_measures(args.measures or ([] if args.suite else [DEFAULT_MEASURES]))
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
@@ -37,8 +47,8 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext.reports.tie_report import tie_report
     qrels, run_input = load(args)
-    rows = tie_report(measures, qrels, run_input, {policy: Ranking(policy, args.score_precision)
-                                                   for policy in POLICIES})
+    rows = tie_report(measures, with_intents(qrels, args.intents), run_input,
+                      {policy: Ranking(policy, args.score_precision) for policy in POLICIES})
     spec = '' if args.places == -1 else f'.{args.places}f'
 
     def cell(value: float | None) -> str:

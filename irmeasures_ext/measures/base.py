@@ -6,6 +6,7 @@ autoload hook; the computation lives in ``irmeasures_ext.engine`` and loads on f
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -43,14 +44,24 @@ def check_boolean(measure_name: str, name: str, value: Any) -> bool:
     return value
 
 
-def gains_check(measure_name: str, name: str, value: Any) -> dict[int, float]:
+def gains_check(measure_name: str, name: str, value: Any) -> dict[float, float]:
     """:func:`check_gains` as a parameter's check."""
     return check_gains(measure_name, value, name)
 
 
+def threshold_check(measure_name: str, name: str, value: Any) -> int | float:
+    """The check of a relevance threshold: a finite number above 0 (a real one for real-valued labels); a whole
+    number becomes an int, so that ``Q(rel=2.0) == Q(rel=2)``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= INT64_MAX:
+        raise MeasureParamError(f'{measure_name}: {name} must be a number above 0 (a real one for real-valued '
+                                f'labels, e.g. {name}=0.5), got {value!r}')
+    return int(value) if float(value).is_integer() else float(value)
+
+
 #: Parameter declarations shared by several measures.
-REL_PARAM = Param(integer_from(1), dtype=int, default=1,
-                  desc='minimum relevance label to be considered relevant (inclusive)')
+REL_PARAM = Param(threshold_check, dtype=(int, float), default=1,
+                  desc='minimum relevance label to be considered relevant (inclusive; a real number for '
+                       'real-valued labels); not given: every label above 0, which for integer labels is rel=1')
 CUTOFF_PARAM = Param(integer_from(1), dtype=int, required=False, desc='ranking cutoff threshold k')
 REQUIRED_CUTOFF_PARAM = Param(integer_from(1), dtype=int, required=True, desc='ranking cutoff threshold k (required)')
 GAINS_PARAM = Param(gains_check, dtype=dict, desc='gain per relevance label, e.g. {1:1,2:3,3:7}; default gain = label')
@@ -82,12 +93,29 @@ LIST_PARAMS = {
         "equivalence classes (NTCIREVAL's -ec; qrels with a class id per doc): only the first retrieved member "
         'of each class counts, at its own label; R and the ideal list count classes, at their highest label')),
 }
+def check_fraction(measure_name: str, name: str, value: Any) -> float:
+    """``value`` if it is a number from 0 to 1 (IPrec's recall level), else MeasureParamError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise MeasureParamError(f'{measure_name}: {name} must be a number from 0 to 1, got {value!r}')
+    return value
+
+
+def ir_measures_threshold_check(measure_name: str, name: str, value: Any) -> int:
+    """The check of the ``rel`` of ir_measures' own measures: an integer from 0, as ir_measures declares it; a real
+    threshold is refused with the way to give one (the provider's setting, which ir_measures' parser allows)."""
+    if isinstance(value, float) and math.isfinite(value) and value > 0 and not value.is_integer():
+        raise MeasureParamError(f'{measure_name}: ir_measures declares rel an integer, got {value!r}; for a real-valued '
+                                f'threshold, set it on our provider: irmeasures_ext.provider.configured(rel={value!r}) '
+                                f'(irmeasures-ext --rel {value!r})')
+    return check_integer(measure_name, name, value, 0)
+
+
 #: The checks of the parameters of ir_measures' own measures (which declare plain ParamInfo) that this
 #: package checks with its messages. ``rel`` starts at 0 there (trec_eval's relevance level: ``P(rel=0)``
 #: counts every judged doc relevant), at 1 for ours (REL_PARAM: label 0 is not relevant).
 IR_MEASURES_CHECKS: dict[str, Check] = {
-    'cutoff': integer_from(1), 'rel': integer_from(0), 'gains': gains_check, 'max_level': integer_from(1),
-    'judged_only': check_boolean,
+    'cutoff': integer_from(1), 'rel': ir_measures_threshold_check, 'gains': gains_check, 'max_level': integer_from(1),
+    'judged_only': check_boolean, 'recall': check_fraction,
 }
 
 #: The largest value an integer parameter may take (the engine works in 64-bit integers).
@@ -160,7 +188,9 @@ class Ranking(NamedTuple):
     :mod:`irmeasures_ext.engine.ties`), the depth cut (trec_eval's ``-M``, NTCIREVAL's ``label
     -truncate``: only the first ``depth`` ranked docs, judged or not, are evaluated; None: all), and
     whether every measure is computed with equivalence classes (``classes``: as a measure of ours with
-    ``classes=True``, for ir_measures' own measures too, which have no such parameter). A named tuple,
+    ``classes=True``, for ir_measures' own measures too, which have no such parameter), and the relevance threshold
+    of the measures that take one and give none (``rel``; None: every label above 0, which for integer labels is
+    ``rel=1``: :mod:`irmeasures_ext.engine.relevance`). A named tuple,
     not a dataclass: ``import ir_measures`` with the hook imports this module, and ``dataclasses`` would
     take it past its 10 ms budget (benchmarks/startup.py)."""
 
@@ -168,6 +198,7 @@ class Ranking(NamedTuple):
     score_precision: str = 'float32'
     depth: int | None = None
     classes: bool = False
+    rel: float | None = None
 
     @property
     def reads_rank(self) -> bool:
@@ -189,11 +220,13 @@ DEFAULT_RANKING = Ranking()
 
 
 def check_integer(measure_name: str, name: str, value: Any, minimum: int) -> int:
-    """``value`` if it is an integer from ``minimum`` to INT64_MAX, else MeasureParamError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= INT64_MAX:
+    """``value`` as an int if it is an integer (an int or a numpy integer: any ``numbers.Integral`` but a bool)
+    from ``minimum`` to INT64_MAX, else MeasureParamError."""
+    integer = None if isinstance(value, bool) or not isinstance(value, numbers.Integral) else int(value)
+    if integer is None or not minimum <= integer <= INT64_MAX:
         raise MeasureParamError(f'{measure_name}: {name} must be an integer from {minimum} to {INT64_MAX}, '
                                 f'got {value!r}')
-    return value
+    return integer
 
 
 def check_choice(measure_name: str, name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -248,18 +281,28 @@ def check_measure(measure: irm.Measure) -> None:
         raise MeasureParamError(f'{measure.NAME}: {error}') from None
 
 
-def check_gains(measure_name: str, gains: Any, param: str = 'gains', item: str = 'gain') -> dict[int, float]:
-    """Checks a ``{label: gain}`` mapping (integer labels, finite gains >= 0); gains become floats. ``param``
-    and ``item`` name the parameter and its values in messages (e.g. ``stops``, ``stop value``)."""
+def check_gains(measure_name: str, gains: Any, param: str = 'gains',
+                item: str = 'gain') -> dict[float, float]:
+    """Checks a ``{label: gain}`` mapping (labels: 64-bit integers, or finite real numbers for real-valued
+    labels, a whole one becoming an int; finite gains >= 0); gains become floats. ``param`` and ``item`` name
+    the parameter and its values in messages (e.g. ``stops``, ``stop value``)."""
     if not isinstance(gains, dict):
         raise MeasureParamError(f'{measure_name}: {param} must be a dict {{label: {item}}}, got {gains!r}')
     for label, gain in gains.items():
-        if isinstance(label, bool) or not isinstance(label, int) or not -INT64_MAX - 1 <= label <= INT64_MAX:
-            raise MeasureParamError(f'{measure_name}: {param} keys must be (64-bit) integer labels, got {label!r}')
+        if not _is_label(label):
+            raise MeasureParamError(f'{measure_name}: {param} keys must be labels (64-bit integers or finite real '
+                                    f'numbers), got {label!r}')
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain) or gain < 0:
             raise MeasureParamError(
                 f'{measure_name}: {item} for label {label} must be a finite number >= 0, got {gain!r}')
-    return {label: float(gain) for label, gain in gains.items()}
+    return {int(label) if float(label).is_integer() else label: float(gain) for label, gain in gains.items()}
+
+
+def _is_label(value: Any) -> bool:
+    """Whether ``value`` can be a qrels label: a 64-bit integer, or a finite real number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return math.isfinite(value) if isinstance(value, float) else -INT64_MAX - 1 <= value <= INT64_MAX
 
 
 def check_non_negative(measure_name: str, name: str, value: Any) -> float:

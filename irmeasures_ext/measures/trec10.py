@@ -21,7 +21,7 @@ def _refuse_judged_only(measure_name: str, name: str, value: Any) -> bool:
     return value
 
 
-def _check_level_gains(measure_name: str, name: str, value: Any) -> dict[int, float]:
+def _check_level_gains(measure_name: str, name: str, value: Any) -> dict[float, float]:
     """Gains of trec_eval 10's levels >= 0."""
     gains = gains_check(measure_name, name, value)
     if any(label < 0 for label in gains):

@@ -32,7 +32,7 @@ from irmeasures_ext.measures.base import (
 from irmeasures_ext.measures.rank_stats import GeometricMeanAgg
 
 
-def _check_gains_from_1(measure_name: str, name: str, value: Any) -> dict[int, float]:
+def _check_gains_from_1(measure_name: str, name: str, value: Any) -> dict[float, float]:
     """Gains of labels >= 1 (trec_eval's rel_level=gain parameters, label 0 and below left at gain 0)."""
     gains = gains_check(measure_name, name, value)
     if any(label < 1 for label in gains):

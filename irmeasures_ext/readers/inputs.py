@@ -77,7 +77,7 @@ def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool
     if isinstance(data, InputDict):
         data = data.input
     if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names) and (
-            not with_intents or INTENT_COLUMN in data.table.column_names):
+            with_intents == (INTENT_COLUMN in data.table.column_names)):  # (read with intents: again without)
         return data
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table

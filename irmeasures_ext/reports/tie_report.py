@@ -9,6 +9,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator
+from irmeasures_ext.engine.intents import judgments_of_intents
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
@@ -36,9 +37,12 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
     """The figures of each measure (already checked to be ours) under each of ``rankings`` (by policy
     name, e.g. 'trec_eval', 'pessimistic', 'expected', 'optimistic'), the qrels and run read once. A
     measure's own ``ties`` parameter is set aside: the report ranks it under each policy."""
-    qrels, run = read_input(qrels, 'qrels'), read_input(run, 'run')
+    with_intents = any(kernel_of(measure).needs_intents for measure in measures)  # (as our provider reads qrels)
+    qrels, run = read_input(qrels, 'qrels', with_intents=with_intents), read_input(run, 'run')
     with qrels.located():
-        judgments = Judgments(qrels.table)
+        ignoring = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
+        judgments = (judgments_of_intents(qrels.table, ignoring, getattr(qrels.source, 'probabilities', None))
+                     if with_intents else Judgments(qrels.table))
     evaluated = {measure: without_ties(measure) for measure in measures}
     refusals = {measure: {policy: reason for policy in rankings if (reason := _refusal(evaluated[measure], policy))}
                 for measure in measures}

@@ -114,7 +114,7 @@ def expected_dcg(ranked: RankedRun, gain: np.ndarray, discount: Callable[[np.nda
     return ranked.per_query_sum(gain * expected_position_weight(ranked, weight, cutoff))
 
 
-def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float] | None,
+def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[float, float] | None,
                 default: np.ndarray) -> np.ndarray:
     """Gain per label: ``gains[label]`` if given, else ``default``; 0 where not ``relevant``."""
     gain = np.where(relevant, default, 0.0).astype(np.float64)
@@ -123,7 +123,7 @@ def mapped_gain(labels: np.ndarray, relevant: np.ndarray, gains: dict[int, float
     return gain
 
 
-def graded_gain(labels: np.ndarray, rel: int, gains: dict[int, float] | None) -> np.ndarray:
+def graded_gain(labels: np.ndarray, rel: float, gains: dict[float, float] | None) -> np.ndarray:
     """NTCIREVAL-style gain per label: the label (or ``gains[label]``) if label >= rel, else 0."""
     relevant = labels >= rel
     return mapped_gain(labels, relevant, gains, np.where(relevant, labels, 0))
@@ -212,6 +212,6 @@ def threshold_sum(ranked: RankedRun, value: np.ndarray, weight_of: Callable[[np.
     return total
 
 
-def gains_key(gains: dict[int, float] | None) -> tuple | None:
+def gains_key(gains: dict[float, float] | None) -> tuple | None:
     """A hashable form of a gains mapping, for cache keys."""
     return None if gains is None else tuple(sorted(gains.items()))

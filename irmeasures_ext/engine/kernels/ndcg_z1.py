@@ -12,7 +12,7 @@ from irmeasures_ext.measures.base import optional_param
 def _gain(measure: irm.Measure, labels: np.ndarray) -> np.ndarray:
     """2^label - 1 (or ``gains[label]``) for labels >= rel, else 0: also the credit by which
     optimistic/pessimistic order tied docs (a DCG is largest with the gains in descending order)."""
-    relevant = labels >= max(measure['rel'], 1)
+    relevant = labels >= measure['rel']
     exponential = np.exp2(np.where(relevant, labels, 0)) - 1
     return mapped_gain(labels, relevant, optional_param(measure, 'gains'), exponential)
 

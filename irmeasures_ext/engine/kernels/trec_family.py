@@ -145,7 +145,7 @@ def r_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return precision_at_ranks(measure, ranked, _n_relevant(measure, ranked.judgments))
 
 
-def trec_gain(labels: np.ndarray, gains: dict[int, float] | None) -> np.ndarray:
+def trec_gain(labels: np.ndarray, gains: dict[float, float] | None) -> np.ndarray:
     """trec_eval's nDCG gain: the judged label (mapped by ``gains``), negatives counting 0."""
     judged = labels != UNJUDGED
     return np.maximum(mapped_gain(labels, judged, gains, np.where(judged, labels, 0)), 0.0)

@@ -1,0 +1,46 @@
+"""A check of the run's query ids against the qrels': ids written another way (``01`` for ``1``) silently
+count the qrels query as unanswered."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from irmeasures_ext._arrow import compute as ac
+from irmeasures_ext._arrow.arrays import from_numpy
+from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.errors import QueryIdFormWarning, warn_at_caller
+
+#: How many pairs of ids the warning shows.
+_SHOWN = 3
+
+
+def normal_form(query_id: str) -> str:
+    """The id as compared across forms: without surrounding white space, in lower case, without leading zeros."""
+    return query_id.strip().lower().lstrip('0') or '0'
+
+
+def warn_if_written_otherwise(judgments: Judgments, run_query_ids: pa.ChunkedArray | pa.Array,
+                              n_retrieved: np.ndarray) -> None:
+    """QueryIdFormWarning where run queries that are not in the qrels match qrels queries the run does not
+    answer (``n_retrieved`` 0) once both are put in :func:`normal_form`. Costs nothing unless the run has
+    queries of its own and leaves some qrels query unanswered."""
+    unanswered = np.flatnonzero(n_retrieved == 0)
+    if not len(unanswered):
+        return
+    run_ids = ac.unique(run_query_ids)
+    positions = ac.index_in(run_ids, judgments.query_ids)
+    if not positions.null_count:
+        return
+    own = [query_id for query_id, position in zip(run_ids.to_pylist(), positions.to_pylist(), strict=True)
+           if position is None]
+    qrels_ids = {normal_form(query_id): query_id
+                 for query_id in ac.take(judgments.query_ids, from_numpy(unanswered)).to_pylist()}
+    pairs = [(query_id, qrels_ids[normal_form(query_id)]) for query_id in own
+             if normal_form(query_id) in qrels_ids]
+    if not pairs:
+        return
+    shown = ', '.join(f'run {run_id!r} ~ qrels {qrels_id!r}' for run_id, qrels_id in pairs[:_SHOWN])
+    more = f' and {len(pairs) - _SHOWN} more' if len(pairs) > _SHOWN else ''
+    warn_at_caller(f'{len(pairs)} of the run\'s queries are not in the qrels but match qrels queries written another '
+                   f'way (zero-padded, in another case or with white space: {shown}{more}); those qrels queries '
+                   'count as unanswered: write the ids alike', QueryIdFormWarning)

@@ -1,0 +1,313 @@
+"""What this package teaches ir_measures besides its provider, so that one input gives the same numbers, or the
+same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` as through our provider (issue 45):
+
+- ir_measures' converters (``QrelsConverter``, ``RunConverter``), through which every provider reads its inputs,
+  read a file path (a ``pathlib.Path``, or a ``str`` without a newline: a path, as our provider reads one; a
+  missing file is our "no such file"), a DataFrame with PyTerrier's column names (``qid, docno, label|score``) and
+  the forms only ours reads (Arrow tables and datasets, ``irmeasures_ext.intent_qrels(...)``) with our readers,
+  checked as ours checks them, into a dict-of-dict that keeps what was read
+  (:class:`~irmeasures_ext.readers.inputs.InputDict`); and they refuse qrels without a judgment (an empty list or
+  dict, a generator already read) with our error, where ir_measures would give every measure NaN;
+- a pipeline (``ir_measures.DefaultPipeline``, any ``FallbackProvider``) and ir_measures' pyndeval provider read
+  such qrels knowing the measures, as our provider does: with the intent of each line (the TREC file's second
+  field) where a measure needs intents (diversity qrels, a doc judged once per intent), checked as ours checks
+  them; pyndeval then gets the intents (ir_measures' ``Qrel.iteration``);
+- where ir_measures' gdeval provider (non-numeric query ids, labels other than integers up to 4) or pytrec_eval
+  (labels that are not integers) cannot take an input ours can, the error is one line naming the measures and
+  how to get them from our provider. Which provider computes a measure does not change.
+
+Imports only ir_measures and the standard library; the readers load when an input is read.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import ir_measures
+from ir_measures.measures import Measure
+
+from irmeasures_ext.errors import InputError
+
+#: The attribute marking what this module installed (installed once, however often :func:`teach` runs).
+MARK = 'IRMEASURES_EXT'
+#: ir_measures' column names of each kind of input, which its converters require of a DataFrame.
+IR_MEASURES_COLUMNS = {'qrels': ('query_id', 'doc_id', 'relevance'), 'run': ('query_id', 'doc_id', 'score')}
+#: PyTerrier's names of those columns.
+PYTERRIER_COLUMNS = {'qrels': ('qid', 'docno', 'label'), 'run': ('qid', 'docno', 'score')}
+#: pytrec_eval's message for a label that is not an int (a real-valued label, a float 1.0).
+PYTREC_EVAL_LABELS = 'Expected relevance to be integer.'
+#: The largest label gdeval.pl reads (its ``$MAX_JUDGMENT``).
+GDEVAL_MAX_LABEL = 4
+
+
+def teach() -> None:
+    """Installs the converters' reading, the pipelines' and pyndeval's reading with the measures known, and the
+    one-line errors of gdeval and pytrec_eval (see the module's docstring). Idempotent."""
+    from ir_measures.providers.fallback_provider import FallbackProvider
+    from ir_measures.util import QrelsConverter, RunConverter
+    _install(QrelsConverter, 'predict_type', functools.partial(_converting, kind='qrels'))
+    _install(RunConverter, 'predict_type', functools.partial(_converting, kind='run'))
+    _install(FallbackProvider, '_evaluator', _reading_qrels_for_the_measures)
+    wrappers = {'pyndeval': _giving_intents, 'pytrec_eval': _pytrec_eval_refusing, 'gdeval': _gdeval_refusing}
+    for name, wrapper in wrappers.items():
+        if name in ir_measures.providers.registry:
+            _install(type(ir_measures.providers.registry[name]), '_evaluator', wrapper)
+
+
+def _install(owner: type, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+    original = getattr(owner, name)
+    if getattr(original, MARK, False):
+        return
+    wrapped = functools.wraps(original)(wrap(original))
+    setattr(wrapped, MARK, True)
+    setattr(owner, name, wrapped)
+
+
+def _converting(predict_type: Callable[[Any], Any], kind: str) -> Callable[[Any], Any]:
+    def predict_type_reading_ours(converter: Any) -> Any:
+        if getattr(converter, '_predicted_format', None) is None:  # (once per converter: it keeps its answer)
+            data = getattr(converter, kind)
+            converted = converted_input(data, kind)
+            if converted is not data:
+                setattr(converter, kind, converted)
+        return predict_type(converter)
+    return predict_type_reading_ours
+
+
+def converted_input(data: Any, kind: str, measures: list[Measure] | None = None) -> Any:
+    """``data`` (a run or qrels: ``kind``) as ir_measures' providers get it: a path, a DataFrame with PyTerrier's
+    names or a form only ours reads, read by our readers (qrels checked for ``measures`` as our provider checks
+    them; ``None``: measures unknown, read as ad hoc qrels) into an InputDict; qrels without a judgment refused
+    (InputError); anything else as it is (a generator peeked at continues where it was)."""
+    if is_path(data) or has_pyterrier_columns(data, kind) or only_ours_reads(data):
+        from irmeasures_ext.readers.inputs import InputDict
+        if kind == 'run':
+            return InputDict(read_run(data), 'score')
+        return InputDict(read_qrels(data, measures), 'relevance')
+    if kind == 'qrels':
+        data = _refused_if_empty(data)
+    return data
+
+
+def is_path(data: Any) -> bool:
+    """Whether ``data`` names a file, as our readers take one: a ``pathlib.Path`` (any ``os.PathLike``), or a
+    non-empty ``str`` without a newline (existing or not: a missing file is then our "no such file" error, not
+    ir_measures' "iterable not a namedtuple iterator" for the path's characters)."""
+    return isinstance(data, os.PathLike) or (isinstance(data, str) and data != '' and '\n' not in data)
+
+
+def only_ours_reads(data: Any) -> bool:
+    """Whether ``data`` is a form our readers read and ir_measures' converters do not: an Arrow table or dataset, a
+    :class:`~irmeasures_ext.readers.source.Source` (``irmeasures_ext.intent_qrels(...)``). (Checked without importing
+    pyarrow or our readers: such an object exists only once they are loaded.)"""
+    table = getattr(sys.modules.get('pyarrow'), 'Table', None)
+    dataset = getattr(sys.modules.get('pyarrow.dataset'), 'Dataset', None)
+    source = getattr(sys.modules.get('irmeasures_ext.readers.source'), 'Source', None)
+    return any(kind is not None and isinstance(data, kind) for kind in (table, dataset, source))
+
+
+def has_pyterrier_columns(data: Any, kind: str) -> bool:
+    """Whether ``data`` is a DataFrame that ir_measures' converters refuse for lack of a column of theirs, with one
+    of PyTerrier's names instead (``qid``, ``docno``; ``label`` for qrels): read by our readers, as our provider
+    reads it. (A frame with all of ir_measures' names stays theirs.)"""
+    if not (hasattr(data, 'itertuples') and hasattr(data, 'columns')):
+        return False
+    columns = {str(column) for column in data.columns}
+    pyterrier = set(PYTERRIER_COLUMNS[kind]) - set(IR_MEASURES_COLUMNS[kind])
+    return not columns >= set(IR_MEASURES_COLUMNS[kind]) and bool(columns & pyterrier)
+
+
+def read_run(data: Any) -> Any:
+    """The run ``data`` read and checked as our provider checks it (non-finite scores, a doc twice in a query:
+    ir_measures' dict-of-dict would keep one of its scores)."""
+    from irmeasures_ext.engine.ranking import check_run
+    from irmeasures_ext.readers.inputs import read_input
+    read = read_input(data, 'run')
+    with read.located():
+        check_run(read.table)
+    return read
+
+
+def read_qrels(data: Any, measures: list[Measure] | None) -> Any:
+    """The qrels ``data`` read and checked as our provider would for ``measures``: with the intent of each
+    line where one of them needs intents, each doc then needing one label for all its intents where others
+    ignore intents; else one label per doc (an error naming the lines of two)."""
+    from irmeasures_ext.engine.intents import judgments_of_intents
+    from irmeasures_ext.engine.judgments import Judgments
+    from irmeasures_ext.readers.inputs import read_input
+    intents = [] if measures is None else [needs_intents(measure) for measure in measures]
+    read = read_input(data, 'qrels', with_intents=any(intents))
+    with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
+        if any(intents):
+            ignoring = [str(measure) for measure, needs in zip(measures or [], intents, strict=True) if not needs]
+            judgments_of_intents(read.table, ignoring, getattr(read.source, 'probabilities', None))
+        else:
+            Judgments(read.table)
+    return read
+
+
+def needs_intents(measure: Any) -> bool:
+    """Whether our provider computes ``measure`` from the intents of the qrels (a diversity measure)."""
+    if not ours(measure):
+        return False
+    from irmeasures_ext.engine.kernels import kernel_of
+    return kernel_of(measure).needs_intents
+
+
+def ours(measure: Any) -> bool:
+    """Whether our provider computes ``measure`` (False for anything not a valid measure)."""
+    from irmeasures_ext.plugin import provider
+    try:
+        return isinstance(measure, Measure) and provider.supports(measure)
+    except Exception:  # noqa: BLE001  (a measure's own check of its parameters: left to whoever computes it)
+        return False
+
+
+def _refused_if_empty(qrels: Any) -> Any:
+    """``qrels``, or our InputError for records or a dict-of-dict without a judgment (as our reader says it); a
+    generator is peeked at and continued. (An empty DataFrame stays ir_measures': PyTerrier's batched Experiment
+    hands it the qrels of each batch of topics, which may have none.)"""
+    if isinstance(qrels, Iterator):
+        first = next(qrels, _NOTHING)
+        if first is not _NOTHING:
+            return itertools.chain([first], qrels)
+        empty: Any = iter(())
+    elif isinstance(qrels, (list, tuple, dict)) and not qrels:
+        empty = qrels
+    else:
+        return qrels
+    from irmeasures_ext.readers.inputs import read_input
+    read_input(empty, 'qrels')  # (raises the error naming the form: no records, an empty dict-of-dict)
+    return qrels
+
+
+_NOTHING = object()
+
+
+def _reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
+        measures = list(measures)
+        return original(self, measures, converted_input(qrels, 'qrels', measures))
+    return _evaluator
+
+
+def _giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
+        measures = list(measures)
+        return original(self, measures, intent_records(converted_input(qrels, 'qrels', measures)))
+    return _evaluator
+
+
+def intent_records(qrels: Any) -> Any:
+    """Qrels read by our readers (an InputDict) as the records pyndeval reads, each line's intent its
+    ``iteration`` (the dict-of-dict has none); other qrels as they are."""
+    from irmeasures_ext.readers.inputs import InputDict, read_input
+    from irmeasures_ext.readers.schemas import INTENT_COLUMN
+    if not isinstance(qrels, InputDict):
+        return qrels
+    read = qrels.input
+    if INTENT_COLUMN not in read.table.column_names:
+        try:
+            read = read_input(read, 'qrels', with_intents=True)
+        except InputError:  # (no intents to give: a table without an intent column)
+            return qrels
+    columns = (read.table[name].to_pylist() for name in ('query_id', 'doc_id', 'relevance', INTENT_COLUMN))
+    return [ir_measures.Qrel(*row) for row in zip(*columns, strict=True)]
+
+
+def provider_refusal(name: str, measures: list[Measure], why: str) -> InputError | None:
+    """The one-line error for ir_measures' provider ``name`` failing on ``measures`` for ``why``, naming how to
+    get them from our provider; None if our provider computes none of them (the provider's own error stands)."""
+    from irmeasures_ext.plugin import provider
+    computable = sorted(str(measure) for measure in measures if ours(measure))  # (sorted: a pipeline gives a set)
+    if not computable:
+        return None
+    them = 'it' if len(computable) == 1 else 'them'
+    return InputError(f'{" ".join(sorted(map(str, measures)))}: ir_measures\' {name} provider {why}; the '
+                      f'{provider.NAME} provider computes {them} from these inputs: '
+                      f'irmeasures_ext.provider.calc_aggregate({computable!r}, qrels, run) (also '
+                      f'ir_measures.{provider.NAME}; on the command line, irmeasures-ext without --provider {name})')
+
+
+def _pytrec_eval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
+        measures = list(measures)
+        try:
+            return original(self, measures, qrels)
+        except TypeError as error:
+            refusal = provider_refusal(self.NAME, measures, 'takes integer relevance labels only (pytrec_eval: '
+                                                            f'"{error}")') if str(error) == PYTREC_EVAL_LABELS else None
+            if refusal is None:
+                raise
+            raise refusal from error
+    return _evaluator
+
+
+def _gdeval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+    def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
+        measures = list(measures)
+        built = original(self, measures, qrels)
+        problem, ours_too = gdeval_problem(getattr(built, 'qrels', ()))
+        if problem is not None and ours_too:  # (a label above 4: our provider refuses it too, as gdeval.pl does)
+            raise InputError(f'qrels: {" ".join(sorted(map(str, measures)))}: {problem}')
+        refusal = None if problem is None else provider_refusal(self.NAME, measures, f'(gdeval.pl) cannot read '
+                                                                                      f'these qrels: {problem}')
+        if refusal is not None:
+            raise refusal
+        iter_calc = built._iter_calc
+
+        def _iter_calc(run: Any) -> Iterator[Any]:
+            try:
+                yield from iter_calc(run)
+            except subprocess.CalledProcessError as error:
+                refusal = provider_refusal(self.NAME, measures, f'(gdeval.pl) stopped with status {error.returncode} '
+                                                                '(its format error: it reads numeric query ids and '
+                                                                f'integer labels up to {GDEVAL_MAX_LABEL} only)')
+                if refusal is None:
+                    raise
+                raise refusal from error
+        built._iter_calc = _iter_calc
+        return built
+    return _evaluator
+
+
+def gdeval_problem(qrels: Iterable[Any]) -> tuple[str | None, bool]:
+    """What gdeval.pl certainly stops at in ``qrels`` (records as ir_measures writes them to its file) before
+    reading a run, and whether our provider refuses it too: a label above :data:`GDEVAL_MAX_LABEL` (ours refuses it
+    too, naming the doc of the highest label, as ours words it); else a query id that is not a number (after its
+    last ``-``, which gdeval.pl drops) or a label that is not an integer (ours reads both). (None, False) if none
+    (fields with blanks are left to gdeval.pl)."""
+    records = list(qrels) if isinstance(qrels, (list, tuple)) else []
+    labels = [_number(qrel.relevance) for qrel in records]
+    if labels and max(labels) > GDEVAL_MAX_LABEL:
+        highest = records[labels.index(max(labels))]
+        return (f"qrels label {highest.relevance} exceeds gdeval's maximum grade {GDEVAL_MAX_LABEL} (doc "
+                f'{highest.doc_id!r} in query {highest.query_id!r})'), True
+    for qrel in records:
+        query_id, label = str(qrel.query_id), str(qrel.relevance)
+        if _FIELD.fullmatch(query_id) and not _NUMBER.fullmatch(re.sub(r'^.*-', '', query_id)):
+            return f'query id {query_id!r} is not a number', False
+        if _FIELD.fullmatch(label) and not _INTEGER.fullmatch(label):
+            return f'label {label} (query {query_id!r}) is not an integer', False
+    return None, False
+
+
+def _number(label: Any) -> float:
+    """A label as a number (-inf for what is none: left to gdeval.pl)."""
+    try:
+        return float(label)
+    except (TypeError, ValueError):
+        return -math.inf
+
+
+_FIELD = re.compile(r'\S+')  # (Unicode's blanks: more than perl's, so a field read as perl reads it)
+_NUMBER = re.compile(r'[0-9]+')
+_INTEGER = re.compile(r'-?[0-9]+')
+
