@@ -543,7 +543,8 @@ NAME_HINT = '(names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names 
     ('P(color=1)@5', "bad measure 'P(color=1)@5': P: unknown parameter(s) ['color']; supported: ['cutoff', "
                      "'judged_only', 'rel']"),
     ('RR(rel=2.5)', "bad measure 'RR(rel=2.5)': RR: ir_measures declares rel an integer, got 2.5; for a real-valued "
-                    'threshold, set it on our provider: irmeasures_ext.provider.configured(rel=2.5) (irmeasures-ext '
+                    'threshold, set it on our provider, which gives it to every measure whose rel is 1 (the default): '
+                    'irmeasures_ext.provider.configured(rel=2.5) (irmeasures-ext '
                     '--rel 2.5)'),
     ('P(rel=-1)@3', "bad measure 'P(rel=-1)@3': P: rel must be an integer from 0 to 9223372036854775807, got -1"),
     ('RR@100000000000000000000', "bad measure 'RR@100000000000000000000': RR: cutoff must be an integer from 1 to "

@@ -641,7 +641,8 @@ def test_unsupported_built_in_variant_is_refused_by_name():
 
 @pytest.mark.parametrize('measure, message', [
     (ir_measures.RR(rel=2.5), r'RR: ir_measures declares rel an integer, got 2.5; for a real-valued threshold, set it '
-                              r'on our provider: irmeasures_ext.provider.configured\(rel=2.5\) \(irmeasures-ext --rel 2.5\)'),
+                              r'on our provider, which gives it to every measure whose rel is 1 \(the default\): '
+                              r'irmeasures_ext.provider.configured\(rel=2.5\) \(irmeasures-ext --rel 2.5\)'),
     (ir_measures.RR(rel=math.inf), 'RR: rel must be an integer from 0 to'),
     (ir_measures.P(rel=-1) @ 3, 'P: rel must be an integer from 0 to'),
     (ir_measures.RR @ 10 ** 21, 'RR: cutoff must be an integer from 1 to'),

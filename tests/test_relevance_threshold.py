@@ -9,6 +9,7 @@ import math
 import warnings
 
 import ir_measures
+import numpy as np
 import pandas as pd
 import pytest
 import reference
@@ -127,9 +128,9 @@ def test_real_labels_reaching_no_threshold_warn_once_naming_it_and_the_way_out()
                                                            LLM_QRELS, LLM_RUN)
     assert len(caught) == 1 and caught[0].filename == __file__
     assert str(caught[0].message) == (
-        'no judged doc of any query reaches the relevance threshold rel=1 (Q@10, AP): the real-valued labels range '
-        "from 0 to 0.9, so those measures are 0; give a lower threshold: the measure's rel (e.g. Q(rel=0.5)@10), the "
-        "provider's (irmeasures_ext.provider.configured(rel=0.5)) or irmeasures-ext --rel 0.5")
+        'no judged doc of any query reaches the relevance threshold of some measures, which are therefore 0 (the '
+        "real-valued labels range from 0 to 0.9): Q@10, AP: the provider's rel=1: set "
+        'irmeasures_ext.provider.configured(rel=...) or irmeasures-ext --rel to at most 0.9')
     assert values[Q @ 10] == values[ir_measures.AP] == 0 and values[ir_measures.nDCG @ 10] > 0  # (no threshold)
     with warnings.catch_warnings():
         warnings.simplefilter('error')
@@ -143,10 +144,50 @@ def test_the_command_prints_the_threshold_warning(tmp_path, capsys):
     assert main([str(qrels), str(run), 'Q(rel=2)@10', 'AP']) == 0
     out, err = capsys.readouterr()
     assert out == 'Q(rel=2)@10\t0.0000\nAP\t1.0000\n'
-    assert err.startswith('irmeasures-ext: warning: no judged doc of any query reaches the relevance threshold rel=2 '
-                          '(Q(rel=2)@10)')
+    assert err == ('irmeasures-ext: warning: no judged doc of any query reaches the relevance threshold of some '
+                   'measures, which are therefore 0 (the real-valued labels range from 0.35 to 0.9): Q(rel=2)@10: rel=2: '
+                   'give the measure a rel of at most 0.9\n')
     assert main([str(qrels), str(run), 'AP', '--rel', '0']) == 2
     assert 'argument --rel: expected a number above 0, got' in capsys.readouterr().err
+
+
+def test_no_label_above_0_warns_without_advice_and_ones_own_rel_is_named():
+    with pytest.warns(UnreachedThresholdWarning, match=r'\(the real-valued labels range from -0.5 to 0\): AP, Q@10: no '
+                                                       r'label is above 0$'):
+        PROVIDER.calc_aggregate([ir_measures.AP, Q @ 10], {'q': {'a': 0.0, 'b': -0.5}}, {'q': {'a': 1.0}})
+    with pytest.warns(UnreachedThresholdWarning, match=r'Q\(rel=2\)@10: rel=2: give the measure a rel of at most '
+                                                       r'0.9$'):
+        PROVIDER.configured(rel=0.5).calc_aggregate([Q(rel=2) @ 10, Q @ 10], LLM_QRELS, LLM_RUN)
+
+
+def test_num_rel_ret_and_binary_rbp_follow_the_threshold():
+    """ir_measures' NumRelRet is NumRet(rel=1), and RBP(rel=1) binarises at 1: the default threshold, as for AP."""
+    qrels, run = {'q': {'a': 0.9, 'b': 0.35, 'c': 0.0}}, {'q': {'a': 3.0, 'b': 2.0, 'c': 1.0}}
+    measures = [ir_measures.NumRel, ir_measures.NumRelRet, ir_measures.RBP(rel=1, p=0.5)]
+    assert PROVIDER.calc_aggregate(measures, qrels, run) == {
+        ir_measures.NumRel: 2, ir_measures.NumRelRet: 2, ir_measures.RBP(rel=1, p=0.5): 0.5 * (1 + 0.5)}
+    assert PROVIDER.configured(rel=0.5).calc_aggregate(measures, qrels, run) == {
+        ir_measures.NumRel: 1, ir_measures.NumRelRet: 1, ir_measures.RBP(rel=1, p=0.5): 0.5}
+    with pytest.raises(MeasureParamError, match=r'\(here RBP\(rel=1\)\): irmeasures_ext.provider.configured\(rel=0.5\)'):
+        PROVIDER.calc_aggregate([ir_measures.RBP(rel=0.5)], qrels, run)
+
+
+def test_the_tie_report_counts_tied_relevant_docs_by_the_threshold(tmp_path, capsys):
+    qrels, run = tmp_path / 'qrels', tmp_path / 'run'
+    qrels.write_text('q 0 a 0.5\nq 0 b 0\nq 0 c 0\n')
+    run.write_text('q Q0 a 1 1 t\nq Q0 b 2 1 t\nq Q0 c 3 0.5 t\n')
+    assert main(['ties', str(qrels), str(run), 'AP']) == 0
+    assert capsys.readouterr().out.splitlines()[1].split('\t')[-2] == '1'  # (a, 0.5, is relevant and tied with b)
+    assert main(['ties', str(qrels), str(run), 'AP', '--rel', '0.6']) == 0
+    assert capsys.readouterr().out.splitlines()[1].split('\t')[-2] == '0'
+
+
+def test_compare_takes_the_threshold(tmp_path):
+    run = {'q1': {'a': 1.0, 'b': 2.0, 'c': 3.0}, 'q2': {'x': 1.0, 'z': 2.0}}
+    table = irmeasures_ext.compare(LLM_QRELS, {'one': run, 'two': LLM_RUN}, [ir_measures.AP], rel=0.5)
+    assert table.set_index('run').loc['one', 'mean'] == pytest.approx(
+        (reference.average_precision(['c', 'b', 'a'], LLM_QRELS['q1'], 0.5)
+         + reference.average_precision(['z', 'x'], LLM_QRELS['q2'], 0.5)) / 2)
 
 
 def test_thresholds_and_gains_of_real_labels_as_parameters():
@@ -161,6 +202,9 @@ def test_thresholds_and_gains_of_real_labels_as_parameters():
         PROVIDER.calc_aggregate([ir_measures.AP(rel=0.5)], LLM_QRELS, LLM_RUN)
     with pytest.raises(MeasureParamError, match='rel must be a number above 0'):
         PROVIDER.configured(rel=-1)
+    assert Q(rel=np.int64(2)) == Q(rel=2) and Q(rel=np.float64(0.5)) == Q(rel=0.5)
+    big = Q(gains={1e300: 1.0}) @ 10  # (a whole key beyond 64 bits stays a float, accepted again when computed)
+    assert PROVIDER.calc_aggregate([big], {'q': {'a': 0.5, 'b': 2.5}}, {'q': {'a': 1.0, 'b': 2.0}})[big] == 1.0
 
 
 def test_a_recall_level_outside_0_1_is_an_error(tmp_path, capsys):
@@ -203,3 +247,16 @@ def test_diversity_qrels_of_one_intent_a_query_warn():
         warnings.simplefilter('error')
         PROVIDER.calc_aggregate([ir_measures.alpha_nDCG @ 20], qrels.assign(iteration=['1', '2', '1']), run)
         PROVIDER.calc_aggregate([MedianRank], qrels.drop(columns='iteration'), run)  # (ad hoc: no intents)
+
+
+def test_query_ids_written_another_way_warn_for_runs_in_pieces_and_on_dask():
+    qrels = {'1': {'a': 1}, '2': {'a': 1}, '3': {'a': 1}}
+    pieces = [pd.DataFrame({'query_id': [query_id], 'doc_id': ['a'], 'score': [1.0]}) for query_id in ('01', '2', '03')]
+    evaluator = PROVIDER.evaluator([ir_measures.AP], qrels)
+    with pytest.warns(QueryIdFormWarning, match=r"2 of the run's .*run '01' ~ qrels '1', run '03' ~ qrels '3'"):
+        evaluator.finished(evaluator.merge(evaluator.partial(piece) for piece in pieces))
+    import dask.dataframe as dd
+
+    from irmeasures_ext import dask as on_dask
+    with pytest.warns(QueryIdFormWarning, match="run '01' ~ qrels '1'"):
+        on_dask.calc_aggregate([ir_measures.AP], qrels, dd.from_pandas(pd.concat(pieces), npartitions=2))

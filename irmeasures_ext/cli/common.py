@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, TemporaryFilesError
-from irmeasures_ext.measures.base import DEFAULT_RANKING, INT64_MAX, SCORE_PRECISIONS, TIE_POLICIES
+from irmeasures_ext.measures.base import DEFAULT_RANKING, INT64_MAX, SCORE_PRECISIONS, TIE_POLICIES, threshold_check
 from irmeasures_ext.readers import FORMATS
 
 PROG = 'irmeasures-ext'
@@ -81,14 +81,11 @@ def add_threshold(parser: ArgumentParser) -> None:
 
 
 def threshold(text: str) -> float:
-    """argparse type: a relevance threshold, a finite number above 0."""
+    """argparse type: a relevance threshold, as ``threshold_check`` takes it (a number above 0), in ASCII."""
     try:
-        value = float(text) if text.isascii() else math.nan
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= INT64_MAX:
-        raise argparse.ArgumentTypeError(f'expected a number above 0, got {text!r}')
-    return int(value) if value.is_integer() else value
+        return threshold_check(PROG, '--rel', float(text) if text.isascii() else math.nan)
+    except ValueError:  # (float's, or threshold_check's MeasureParamError)
+        raise argparse.ArgumentTypeError(f'expected a number above 0, got {text!r}') from None
 
 
 def positive_int(text: str) -> int:

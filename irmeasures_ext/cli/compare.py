@@ -20,6 +20,7 @@ from irmeasures_ext.cli.common import (
     add_formats,
     add_intents,
     add_ranking,
+    add_threshold,
     load_qrels,
     load_run,
     prepare_process,
@@ -63,7 +64,7 @@ def run(argv: list[str]) -> int:
     runs = [load_run(path, args.format) for path in run_args]
     if names is None:
         names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]
-    run_values = evaluate_runs(qrels, runs, measures, names, args.ties, args.score_precision, args.workers)
+    run_values = evaluate_runs(qrels, runs, measures, names, args.ties, args.score_precision, args.workers, args.rel)
     if args.measures_report:
         report = measures_report(run_values, args.test, args.correction, args.alpha, args.samples, args.seed)
         write_report(sys.stdout, report, args.output_format, args.places)
@@ -151,4 +152,5 @@ def _parser() -> ArgumentParser:
     add_formats(parser)
     add_intents(parser)
     add_ranking(parser)
+    add_threshold(parser)
     return parser

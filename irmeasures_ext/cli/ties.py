@@ -16,6 +16,7 @@ from irmeasures_ext.cli.common import (
     CliError,
     add_inputs,
     add_intents,
+    add_threshold,
     load,
     prepare_process,
     with_intents,
@@ -38,6 +39,7 @@ def run(argv: list[str]) -> int:
                         help='scores tie when equal as float32 (default) or float64')
     parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
     add_intents(parser)
+    add_threshold(parser)
     args = parser.parse_intermixed_args(argv)
     measures = parse_measures(args.measures or ([] if args.suite else [DEFAULT_MEASURES]))
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
@@ -48,7 +50,7 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.reports.tie_report import tie_report
     qrels, run_input = load(args)
     rows = tie_report(measures, with_intents(qrels, args.intents), run_input,
-                      {policy: Ranking(policy, args.score_precision) for policy in POLICIES})
+                      {policy: Ranking(policy, args.score_precision, rel=args.rel) for policy in POLICIES})
     spec = '' if args.places == -1 else f'.{args.places}f'
 
     def cell(value: float | None) -> str:

@@ -76,14 +76,15 @@ def default_run_name(run: Any, index: int) -> str:
 
 def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure | str], names: Iterable[str] | None = None,
                   ties: str | None = None, score_precision: str | None = None,
-                  workers: int | None = None) -> RunValues:
+                  workers: int | None = None, rel: float | None = None) -> RunValues:
     """Per-query values of every run: the qrels are read once, the runs evaluated ``workers`` at a
-    time (default :data:`WORKERS`) by our provider for the measures it supports and ir_measures'
+    time (default :data:`WORKERS`) by our provider (its tie policy, score precision and relevance threshold ``rel``:
+    ``configured``) for the measures it supports and ir_measures'
     default pipeline for the others; the memory of each run is given back before the next. The warnings of our
     provider about a run (raised on a worker thread) are re-issued from this call's caller, once its runs are
     evaluated."""
     names, runs = run_names(runs, names)
-    evaluation = Evaluation(measures_of(measures), ext_provider.configured(ties, score_precision))
+    evaluation = Evaluation(measures_of(measures), ext_provider.configured(ties, score_precision, rel=rel))
     if not evaluation.measures:
         raise ComparisonError('give at least one measure')
     evaluation.read_qrels(qrels)  # (InputError for qrels without a judgment)

@@ -20,7 +20,7 @@ from irmeasures_ext.engine.intents import judgments_of_intents
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.kernels.common import KernelFunction
-from irmeasures_ext.engine.query_ids import warn_if_written_otherwise
+from irmeasures_ext.engine.query_ids import run_only_ids, warn_if_written_otherwise
 from irmeasures_ext.engine.ranking import RankedRun, rank_run
 from irmeasures_ext.engine.relevance import computed_as, warn_if_unreached
 from irmeasures_ext.engine.ties import scores_from_ranks
@@ -56,6 +56,7 @@ class Partial(NamedTuple):
     held: np.ndarray             # the qrels queries the pieces have rows of, judged or not, each once per piece
     evaluator: str               # the fingerprint of the evaluator that made it (``ExtEvaluator.fingerprint``)
     pieces: tuple[str, ...]      # the identity of each piece in it (a random one per ``ExtEvaluator.partial``)
+    run_only: tuple[str, ...]    # the pieces' query ids that the qrels do not have (for QueryIdFormWarning)
 
 
 class ExtEvaluator(providers.Evaluator):
@@ -140,7 +141,9 @@ class ExtEvaluator(providers.Evaluator):
         rankings = self.ranked(read)
         ranked = next(iter(rankings.values()), None)
         if ranked is not None:
-            warn_if_written_otherwise(self.judgments, read.table['query_id'], ranked.n_retrieved)
+            warn_if_written_otherwise(self.judgments, run_only_ids(self.judgments, read.table['query_id'],
+                                                                   ranked.n_retrieved, ranked.run_queries),
+                                      np.flatnonzero(ranked.n_retrieved))
         return self._checked(self.computed(rankings), 0 if ranked is None else int(ranked.n_retrieved.sum()),
                              0 if ranked is None else ranked.run_queries, None if read.source is None else
                              read.source.name)
@@ -171,18 +174,20 @@ class ExtEvaluator(providers.Evaluator):
         """The evaluation of ``run`` (any accepted form), one of the pieces of a run that each hold whole queries
         (every row of a query in one piece); :meth:`merge` joins the pieces' partials. Each call makes a new
         piece (its own identity), even of the same rows."""
-        rankings = self.ranked(read_input(run, 'run', with_rank=self.reads_rank))
+        read = read_input(run, 'run', with_rank=self.reads_rank)
+        rankings = self.ranked(read)
         ranked = next(iter(rankings.values()), None)
         identity = (os.urandom(16).hex(),)
         if ranked is None:  # (no measure of ours: the run is still checked)
-            return Partial([], [], [], 0, 0, np.empty(0, dtype=np.int64), self.fingerprint, identity)
+            return Partial([], [], [], 0, 0, np.empty(0, dtype=np.int64), self.fingerprint, identity, ())
         lists = self.lists_of(rankings)
         answered = {key: np.flatnonzero(lists[key].n_retrieved) for key in self.list_keys}
         values = self.kernel_values(lists)
         return Partial(list(answered.values()), [lists[key].n_retrieved[queries] for key, queries in answered.items()],
                        [values[measure][answered[key]] for measure, _, key, _ in self._plan],
                        int(ranked.n_retrieved.sum()), ranked.run_queries, np.flatnonzero(ranked.n_retrieved),
-                       self.fingerprint, identity)
+                       self.fingerprint, identity,
+                       run_only_ids(self.judgments, read.table['query_id'], ranked.n_retrieved, ranked.run_queries))
 
     def merge(self, partials: Iterable[Partial]) -> Partial:
         """The partials of pieces of one run (each query in one of them) as one. PartialsError for anything but
@@ -205,7 +210,8 @@ class ExtEvaluator(providers.Evaluator):
                        sum(partial.retrieved_docs for partial in pieces),
                        sum(partial.run_queries for partial in pieces),
                        np.concatenate([np.empty(0, dtype=np.int64), *(partial.held for partial in pieces)]),
-                       self.fingerprint, tuple(identities))
+                       self.fingerprint, tuple(identities),
+                       tuple(query_id for partial in pieces for query_id in partial.run_only))
 
     def answered(self, partial: Partial) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
         """Per measure, the qrels queries (positions in the sorted query ids) that ``partial`` answers (its list
@@ -233,6 +239,8 @@ class ExtEvaluator(providers.Evaluator):
         values = self.kernel_values(lists)
         for measure, (queries, their_values) in self.answered(partial).items():
             values[measure][queries] = their_values
+        if self.rankings:
+            warn_if_written_otherwise(self.judgments, partial.run_only, partial.held)
         return self._checked(values, partial.retrieved_docs, partial.run_queries, run_name)
 
     def _check_own(self, partial: Any, where: str) -> None:

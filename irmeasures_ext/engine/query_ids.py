@@ -19,24 +19,28 @@ def normal_form(query_id: str) -> str:
     return query_id.strip().lower().lstrip('0') or '0'
 
 
-def warn_if_written_otherwise(judgments: Judgments, run_query_ids: pa.ChunkedArray | pa.Array,
-                              n_retrieved: np.ndarray) -> None:
-    """QueryIdFormWarning where run queries that are not in the qrels match qrels queries the run does not
-    answer (``n_retrieved`` 0) once both are put in :func:`normal_form`. Costs nothing unless the run has
-    queries of its own and leaves some qrels query unanswered."""
-    unanswered = np.flatnonzero(n_retrieved == 0)
-    if not len(unanswered):
-        return
+def run_only_ids(judgments: Judgments, run_query_ids: pa.ChunkedArray | pa.Array, n_retrieved: np.ndarray,
+                 run_queries: int) -> tuple[str, ...]:
+    """The run's query ids that the qrels do not have; nothing is read unless the run has such queries (its
+    ``run_queries`` outnumber the qrels queries it retrieves for, ``n_retrieved`` above 0)."""
+    if run_queries == np.count_nonzero(n_retrieved):
+        return ()
     run_ids = ac.unique(run_query_ids)
     positions = ac.index_in(run_ids, judgments.query_ids)
-    if not positions.null_count:
+    return tuple(query_id for query_id, position in zip(run_ids.to_pylist(), positions.to_pylist(), strict=True)
+                 if position is None)
+
+
+def warn_if_written_otherwise(judgments: Judgments, run_only: tuple[str, ...], held: np.ndarray) -> None:
+    """QueryIdFormWarning where the run's queries ``run_only`` (:func:`run_only_ids`) match qrels queries the run
+    does not retrieve for (not in ``held``, the qrels query indices it has rows of) once both are put in
+    :func:`normal_form`."""
+    if not run_only:
         return
-    own = [query_id for query_id, position in zip(run_ids.to_pylist(), positions.to_pylist(), strict=True)
-           if position is None]
+    unanswered = np.setdiff1d(np.arange(judgments.n_queries), held)
     qrels_ids = {normal_form(query_id): query_id
                  for query_id in ac.take(judgments.query_ids, from_numpy(unanswered)).to_pylist()}
-    pairs = [(query_id, qrels_ids[normal_form(query_id)]) for query_id in own
-             if normal_form(query_id) in qrels_ids]
+    pairs = [(query_id, qrels_ids[normal_form(query_id)]) for query_id in run_only if normal_form(query_id) in qrels_ids]
     if not pairs:
         return
     shown = ', '.join(f'run {run_id!r} ~ qrels {qrels_id!r}' for run_id, qrels_id in pairs[:_SHOWN])

@@ -52,7 +52,7 @@ def gains_check(measure_name: str, name: str, value: Any) -> dict[float, float]:
 def threshold_check(measure_name: str, name: str, value: Any) -> int | float:
     """The check of a relevance threshold: a finite number above 0 (a real one for real-valued labels); a whole
     number becomes an int, so that ``Q(rel=2.0) == Q(rel=2)``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= INT64_MAX:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= INT64_MAX:
         raise MeasureParamError(f'{measure_name}: {name} must be a number above 0 (a real one for real-valued '
                                 f'labels, e.g. {name}=0.5), got {value!r}')
     return int(value) if float(value).is_integer() else float(value)
@@ -104,9 +104,11 @@ def ir_measures_threshold_check(measure_name: str, name: str, value: Any) -> int
     """The check of the ``rel`` of ir_measures' own measures: an integer from 0, as ir_measures declares it; a real
     threshold is refused with the way to give one (the provider's setting, which ir_measures' parser allows)."""
     if isinstance(value, float) and math.isfinite(value) and value > 0 and not value.is_integer():
+        optional = irm.registry[measure_name].SUPPORTED_PARAMS['rel'].default is irm.base._NOT_PROVIDED
         raise MeasureParamError(f'{measure_name}: ir_measures declares rel an integer, got {value!r}; for a real-valued '
-                                f'threshold, set it on our provider: irmeasures_ext.provider.configured(rel={value!r}) '
-                                f'(irmeasures-ext --rel {value!r})')
+                                'threshold, set it on our provider, which gives it to every measure whose rel is 1 (the '
+                                f'default){f" (here {measure_name}(rel=1))" if optional else ""}: '
+                                f'irmeasures_ext.provider.configured(rel={value!r}) (irmeasures-ext --rel {value!r})')
     return check_integer(measure_name, name, value, 0)
 
 
@@ -295,7 +297,12 @@ def check_gains(measure_name: str, gains: Any, param: str = 'gains',
         if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain) or gain < 0:
             raise MeasureParamError(
                 f'{measure_name}: {item} for label {label} must be a finite number >= 0, got {gain!r}')
-    return {int(label) if float(label).is_integer() else label: float(gain) for label, gain in gains.items()}
+    return {_whole_as_int(label): float(gain) for label, gain in gains.items()}
+
+
+def _whole_as_int(label: int | float) -> int | float:
+    """A whole label within 64 bits as an int (``gains={2.0: 3}`` is ``{2: 3}``), another as it is."""
+    return int(label) if float(label).is_integer() and -INT64_MAX - 1 <= label <= INT64_MAX else label
 
 
 def _is_label(value: Any) -> bool:

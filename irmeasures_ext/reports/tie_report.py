@@ -13,6 +13,7 @@ from irmeasures_ext.engine.intents import judgments_of_intents
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
+from irmeasures_ext.engine.relevance import ABOVE_ZERO, computed_as, threshold_of
 from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures.base import Ranking, optional_param
 from irmeasures_ext.readers.inputs import read_input
@@ -56,8 +57,9 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
     tied = ranked.tie_size > 1
     rows = []
     for measure in measures:
-        rel = max(measure['rel'], 1) if 'rel' in measure.SUPPORTED_PARAMS else 1
-        tied_relevant = len(np.unique(ranked.query[tied & (ranked.label >= rel)])) if tied.any() else 0
+        rel = threshold_of(computed_as(measure, next(iter(rankings.values())).rel, judgments))
+        relevant = ranked.label >= (ABOVE_ZERO if rel is None else rel)  # (no threshold: the docs that gain)
+        tied_relevant = len(np.unique(ranked.query[tied & relevant])) if tied.any() else 0
         cutoff = optional_param(measure, 'cutoff') if 'cutoff' in measure.SUPPORTED_PARAMS else None
         at_cutoff = None if cutoff is None else len(np.unique(ranked.query[
             tied & (ranked.tie_start <= cutoff) & (ranked.tie_start + ranked.tie_size - 1 > cutoff)]))
