@@ -89,7 +89,7 @@ def converted_input(data: Any, kind: str, measures: list[Measure] | None = None)
     if is_path(data) or has_pyterrier_columns(data, kind) or only_ours_reads(data):
         from irmeasures_ext.readers.inputs import InputDict
         if kind == 'run':
-            return InputDict(read_run(data), 'score')
+            return run_dict(data)
         return InputDict(read_qrels(data, measures), 'relevance')
     if kind == 'qrels':
         data = _refused_if_empty(data)
@@ -124,15 +124,19 @@ def has_pyterrier_columns(data: Any, kind: str) -> bool:
     return not columns >= set(IR_MEASURES_COLUMNS[kind]) and bool(columns & pyterrier)
 
 
-def read_run(data: Any) -> Any:
+def run_dict(data: Any) -> Any:
     """The run ``data`` read and checked as our provider checks it (non-finite scores, a doc twice in a query:
-    ir_measures' dict-of-dict would keep one of its scores)."""
+    ir_measures' dict-of-dict would keep one of its scores), as an InputDict."""
     from irmeasures_ext.engine.ranking import check_run
-    from irmeasures_ext.readers.inputs import read_input
+    from irmeasures_ext.readers.inputs import InputDict, read_input
     read = read_input(data, 'run')
     with read.located():
-        check_run(read.table)
-    return read
+        check_run(read.table, duplicates=False)
+    converted = InputDict(read, 'score')
+    if sum(map(len, converted.values())) != read.table.num_rows:  # (a doc twice in a query: find and name it)
+        with read.located():
+            check_run(read.table)
+    return converted
 
 
 def read_qrels(data: Any, measures: list[Measure] | None) -> Any:

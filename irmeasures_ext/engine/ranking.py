@@ -409,11 +409,12 @@ def _ranks_by_sort(key: np.ndarray, doc_ids: pa.ChunkedArray, rows: np.ndarray, 
     return position[rows] - first + 1
 
 
-def check_run(run: pa.Table) -> None:
+def check_run(run: pa.Table, duplicates: bool = True) -> None:
     """What :func:`rank_run` checks of a run, without ranking it (a run read for another provider): its first
-    score that is not finite, then a doc twice in a query."""
+    score that is not finite, then (``duplicates``) a doc twice in a query."""
     _check_scores(run)
-    _find_duplicate_doc(run)
+    if duplicates:
+        _find_duplicate_doc(run)
 
 
 def _check_scores(run: pa.Table) -> None:
