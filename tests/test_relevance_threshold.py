@@ -260,3 +260,62 @@ def test_query_ids_written_another_way_warn_for_runs_in_pieces_and_on_dask():
     from irmeasures_ext import dask as on_dask
     with pytest.warns(QueryIdFormWarning, match="run '01' ~ qrels '1'"):
         on_dask.calc_aggregate([ir_measures.AP], qrels, dd.from_pandas(pd.concat(pieces), npartitions=2))
+
+
+def test_the_query_id_warning_whole_shows_three_pairs_and_counts_the_rest():
+    """The whole message, the pairs in the run's order: three shown, the rest counted (three: nothing counted)."""
+    qrels = {str(i): {'a': 1} for i in range(1, 7)}
+
+    def message(run_ids: list[str]) -> str:
+        with pytest.warns(QueryIdFormWarning) as caught:
+            PROVIDER.calc_aggregate([ir_measures.AP], qrels, {query_id: {'a': 1.0} for query_id in [*run_ids, '6']})
+        assert len(caught) == 1
+        return str(caught[0].message)
+    start = ("of the run's queries are not in the qrels but match qrels queries written another way (zero-padded, in "
+             'another case or with white space: ')
+    end = '); those qrels queries count as unanswered: write the ids alike'
+    assert message(['01', ' 2', '003', '4']) == (f"3 {start}run '01' ~ qrels '1', run ' 2' ~ qrels '2', run '003' ~ "
+                                                 f"qrels '3'{end}")
+    assert message(['05', '01', ' 2', '003', '4 ']) == (f"5 {start}run '05' ~ qrels '5', run '01' ~ qrels '1', "
+                                                        f"run ' 2' ~ qrels '2' and 2 more{end}")
+
+
+def test_only_unanswered_qrels_queries_match_run_ids_written_otherwise():
+    """A run of '1' and '01' answers qrels query 1: '01' matches no unanswered query, no warning. The case is folded by
+    str.lower: the Kelvin sign (U+212A) is a k."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        PROVIDER.calc_aggregate([ir_measures.AP], {'1': {'a': 1}, '2': {'a': 1}}, {'1': {'a': 1.0}, '01': {'a': 1.0}})
+    with pytest.warns(QueryIdFormWarning, match="run '\u212a1' ~ qrels 'k1'"):
+        PROVIDER.calc_aggregate([ir_measures.AP], {'k1': {'a': 1}, 'x': {'a': 1}},
+                                {'\u212a1': {'a': 1.0}, 'x': {'a': 1.0}})
+
+
+def test_a_threshold_equal_to_the_highest_label_is_reached():
+    """The highest label, 0.9, reaches a threshold of 0.9: no warning, and the doc labelled 0.9 counts."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        values = PROVIDER.configured(rel=0.9).calc_aggregate([Q @ 10, Q(rel=0.9) @ 10], LLM_QRELS, LLM_RUN)
+    assert values[Q @ 10] == values[Q(rel=0.9) @ 10] == pytest.approx(sum(references(0.9)[Q @ 10].values()) / 2)
+    assert values[Q @ 10] > 0
+
+
+def test_measures_without_a_threshold_have_none_to_reach_on_real_labels():
+    """ir_measures' NumRet and RBP without rel have no threshold: no warning, and RBP gains the labels."""
+    qrels, run = {'q': {'a': 0.9, 'b': 0.35, 'c': 0.0}}, {'q': {'a': 3.0, 'b': 2.0, 'c': 1.0}}
+    measures = [ir_measures.NumRet, ir_measures.RBP(p=0.5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        values = PROVIDER.configured(rel=1).calc_aggregate(measures, qrels, run)
+    assert values == {ir_measures.NumRet: 3, ir_measures.RBP(p=0.5): pytest.approx(0.5 * (0.9 + 0.35 * 0.5))}
+
+
+def test_the_threshold_warning_names_each_way_out_after_a_measure_without_one():
+    """A measure without a threshold (trec_eval's nDCG) listed first; the measure's own rel and the provider's, each
+    with its advice, in one warning."""
+    with pytest.warns(UnreachedThresholdWarning) as caught:
+        PROVIDER.configured(rel=1).calc_aggregate([ir_measures.nDCG @ 10, Q(rel=2) @ 10, Q @ 10], LLM_QRELS, LLM_RUN)
+    assert len(caught) == 1 and str(caught[0].message) == (
+        'no judged doc of any query reaches the relevance threshold of some measures, which are therefore 0 (the '
+        'real-valued labels range from 0 to 0.9): Q(rel=2)@10: rel=2: give the measure a rel of at most 0.9; Q@10: '
+        "the provider's rel=1: set irmeasures_ext.provider.configured(rel=...) or irmeasures-ext --rel to at most 0.9")
