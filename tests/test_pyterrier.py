@@ -191,7 +191,8 @@ def test_frames_apply_a_tie_policy_to_built_in_measures_too():
     assert values[('RR', 'q1')] == 0.5 and values[('Q@10', 'q1')] == pytest.approx(tied_q1(('d0', 'd1', 'd2')))
     with pytest.raises(MeasureParamError, match='ties must be one of'):
         evaluate_frame([RR], QRELS, RES_TIED, ties='random')
-    refused = ('^ties, score precision, depth and rel choose how the irmeasures_ext provider ranks; provider pytrec_eval '
+    refused = ('^ties, score precision, depth and rel choose how the irmeasures_ext provider ranks; provider '
+               'pytrec_eval '
                'ranks its own way: give none of them with it$')
     with pytest.raises(MeasureParamError, match=refused):
         evaluate_frame([RR], QRELS, RES_TIED, provider='pytrec_eval', ties='optimistic')

@@ -30,7 +30,8 @@ PATHS = {'ir_measures': via_ir_measures, 'provider': via_provider, 'cli': via_cl
 def references(threshold: float) -> dict:
     """Our measures on the issue's case and their plain references at ``threshold``, per query."""
     def at(function):
-        return {qid: function(reference.trec_ranking(LLM_RUN.get(qid, {})), judged) for qid, judged in LLM_QRELS.items()}
+        return {qid: function(reference.trec_ranking(LLM_RUN.get(qid, {})), judged)
+                for qid, judged in LLM_QRELS.items()}
     return {
         Q @ 10: at(lambda r, j: reference.q_measure(r, j, 1.0, None, threshold, 10)),
         Q(beta=0.5): at(lambda r, j: reference.q_measure(r, j, 0.5, None, threshold)),
@@ -89,7 +90,8 @@ def test_a_real_threshold_as_a_parameter_the_provider_and_the_command(tmp_path, 
         for qid, value in expected[defined].items():
             assert per_query[str(measure), qid] == pytest.approx(value, abs=1e-12), (measure, qid)
     configured = PROVIDER.configured(rel=threshold)
-    per_query = {(str(m.measure), m.query_id): m.value for m in configured.iter_calc(list(expected), LLM_QRELS, LLM_RUN)}
+    per_query = {(str(m.measure), m.query_id): m.value
+                 for m in configured.iter_calc(list(expected), LLM_QRELS, LLM_RUN)}
     check(expected, per_query, f'configured(rel={threshold})')
     qrels, run = tmp_path / 'qrels', tmp_path / 'run'
     qrels.write_text(''.join(f'{q} 0 {d} {label}\n' for q, judged in LLM_QRELS.items() for d, label in judged.items()))
@@ -145,7 +147,8 @@ def test_the_command_prints_the_threshold_warning(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == 'Q(rel=2)@10\t0.0000\nAP\t1.0000\n'
     assert err == ('irmeasures-ext: warning: no judged doc of any query reaches the relevance threshold of some '
-                   'measures, which are therefore 0 (the real-valued labels range from 0.35 to 0.9): Q(rel=2)@10: rel=2: '
+                   'measures, which are therefore 0 (the real-valued labels range from 0.35 to 0.9): Q(rel=2)@10: '
+                   'rel=2: '
                    'give the measure a rel of at most 0.9\n')
     assert main([str(qrels), str(run), 'AP', '--rel', '0']) == 2
     assert 'argument --rel: expected a number above 0, got' in capsys.readouterr().err
@@ -168,7 +171,8 @@ def test_num_rel_ret_and_binary_rbp_follow_the_threshold():
         ir_measures.NumRel: 2, ir_measures.NumRelRet: 2, ir_measures.RBP(rel=1, p=0.5): 0.5 * (1 + 0.5)}
     assert PROVIDER.configured(rel=0.5).calc_aggregate(measures, qrels, run) == {
         ir_measures.NumRel: 1, ir_measures.NumRelRet: 1, ir_measures.RBP(rel=1, p=0.5): 0.5}
-    with pytest.raises(MeasureParamError, match=r'\(here RBP\(rel=1\)\): irmeasures_ext.provider.configured\(rel=0.5\)'):
+    with pytest.raises(MeasureParamError,
+                       match=r'\(here RBP\(rel=1\)\): irmeasures_ext.provider.configured\(rel=0.5\)'):
         PROVIDER.calc_aggregate([ir_measures.RBP(rel=0.5)], qrels, run)
 
 

@@ -81,7 +81,8 @@ def ours(p: dict, **extra) -> dict:
             lambda r, j: reference.utility(r, j, p['weights'], p['num_docs'], p['t']),
         Rprec_mult(rel=rel, **extra) @ p['mult']: lambda r, j: reference.rprec_mult(r, j, p['mult'], p['t']),
         ndcg_rel(**graded, **extra): lambda r, j: reference.ndcg_rel(r, j, gains),
-        relative_P(rel=rel, **extra) @ p['cutoff']: lambda r, j: reference.relative_precision(r, j, p['cutoff'], p['t']),
+        relative_P(rel=rel, **extra) @ p['cutoff']:
+            lambda r, j: reference.relative_precision(r, j, p['cutoff'], p['t']),
         num_nonrel_judged_ret(rel=rel, **extra): lambda r, j: reference.num_nonrel_judged_ret(r, j, p['t']),
     }
 
@@ -93,7 +94,8 @@ def ir_measures_own(p: dict, judged_only: bool | None = None) -> dict:
     measures = {
         ir_measures.IPrec(rel=rel, **flag) @ p['recall']:
             lambda r, j: reference.iprec_at_recall(r, j, p['recall'], p['t']),
-        ir_measures.SetP(rel=rel, relative=p['relative'], **flag): lambda r, j: reference.set_measure(name, r, j, p['t']),
+        ir_measures.SetP(rel=rel, relative=p['relative'], **flag):
+            lambda r, j: reference.set_measure(name, r, j, p['t']),
         ir_measures.SetF(rel=rel, beta=p['beta'], **flag):
             lambda r, j: reference.set_measure('set_F', r, j, p['t'], p['beta']),
         ir_measures.SetAP(rel=rel, **flag): lambda r, j: reference.set_measure('set_map', r, j, p['t']),

@@ -40,7 +40,8 @@ def warn_if_written_otherwise(judgments: Judgments, run_only: tuple[str, ...], h
     unanswered = np.setdiff1d(np.arange(judgments.n_queries), held)
     qrels_ids = {normal_form(query_id): query_id
                  for query_id in ac.take(judgments.query_ids, from_numpy(unanswered)).to_pylist()}
-    pairs = [(query_id, qrels_ids[normal_form(query_id)]) for query_id in run_only if normal_form(query_id) in qrels_ids]
+    pairs = [(query_id, qrels_ids[normal_form(query_id)]) for query_id in run_only
+             if normal_form(query_id) in qrels_ids]
     if not pairs:
         return
     shown = ', '.join(f'run {run_id!r} ~ qrels {qrels_id!r}' for run_id, qrels_id in pairs[:_SHOWN])

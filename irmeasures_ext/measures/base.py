@@ -52,10 +52,13 @@ def gains_check(measure_name: str, name: str, value: Any) -> dict[float, float]:
 def threshold_check(measure_name: str, name: str, value: Any) -> int | float:
     """The check of a relevance threshold: a finite number above 0 (a real one for real-valued labels); a whole
     number becomes an int, so that ``Q(rel=2.0) == Q(rel=2)``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= INT64_MAX:
+    number: int | float | None = None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = int(value) if isinstance(value, numbers.Integral) else float(value)
+    if number is None or not 0 < number <= INT64_MAX:
         raise MeasureParamError(f'{measure_name}: {name} must be a number above 0 (a real one for real-valued '
                                 f'labels, e.g. {name}=0.5), got {value!r}')
-    return int(value) if float(value).is_integer() else float(value)
+    return int(number) if isinstance(number, float) and number.is_integer() else number
 
 
 #: Parameter declarations shared by several measures.
@@ -105,9 +108,9 @@ def ir_measures_threshold_check(measure_name: str, name: str, value: Any) -> int
     threshold is refused with the way to give one (the provider's setting, which ir_measures' parser allows)."""
     if isinstance(value, float) and math.isfinite(value) and value > 0 and not value.is_integer():
         optional = irm.registry[measure_name].SUPPORTED_PARAMS['rel'].default is irm.base._NOT_PROVIDED
-        raise MeasureParamError(f'{measure_name}: ir_measures declares rel an integer, got {value!r}; for a real-valued '
-                                'threshold, set it on our provider, which gives it to every measure whose rel is 1 (the '
-                                f'default){f" (here {measure_name}(rel=1))" if optional else ""}: '
+        raise MeasureParamError(f'{measure_name}: ir_measures declares rel an integer, got {value!r}; for a '
+                                'real-valued threshold, set it on our provider, which gives it to every measure whose '
+                                f'rel is 1 (the default){f" (here {measure_name}(rel=1))" if optional else ""}: '
                                 f'irmeasures_ext.provider.configured(rel={value!r}) (irmeasures-ext --rel {value!r})')
     return check_integer(measure_name, name, value, 0)
 

@@ -369,7 +369,7 @@ class TrecSource(Source):
         an empty run, which retrieves nothing."""
         try:
             self._check_lines(layout)
-        except TrecFileError as error:
+        except TrecFileError:
             not_text = self.not_text('--format' if layout.kind == 'run' else '--qrels-format')
             if not_text is None:
                 raise
