@@ -163,17 +163,25 @@ def test_no_label_above_0_warns_without_advice_and_ones_own_rel_is_named():
         PROVIDER.configured(rel=0.5).calc_aggregate([Q(rel=2) @ 10, Q @ 10], LLM_QRELS, LLM_RUN)
 
 
-def test_num_rel_ret_and_binary_rbp_follow_the_threshold():
-    """ir_measures' NumRelRet is NumRet(rel=1), and RBP(rel=1) binarises at 1: the default threshold, as for AP."""
+def test_num_rel_ret_follows_the_threshold_and_binary_rbp_binarises_as_cwl_eval():
+    """ir_measures' NumRelRet is NumRet(rel=1): the default threshold, as for AP and NumRel. RBP(rel=1) binarises at 1
+    as cwl_eval does (it reads real labels itself: tests/test_cwl.py checks it against the tool), with the warning
+    where no label reaches 1, naming its own rel."""
     qrels, run = {'q': {'a': 0.9, 'b': 0.35, 'c': 0.0}}, {'q': {'a': 3.0, 'b': 2.0, 'c': 1.0}}
-    measures = [ir_measures.NumRel, ir_measures.NumRelRet, ir_measures.RBP(rel=1, p=0.5)]
-    assert PROVIDER.calc_aggregate(measures, qrels, run) == {
-        ir_measures.NumRel: 2, ir_measures.NumRelRet: 2, ir_measures.RBP(rel=1, p=0.5): 0.5 * (1 + 0.5)}
-    assert PROVIDER.configured(rel=0.5).calc_aggregate(measures, qrels, run) == {
-        ir_measures.NumRel: 1, ir_measures.NumRelRet: 1, ir_measures.RBP(rel=1, p=0.5): 0.5}
-    with pytest.raises(MeasureParamError,
-                       match=r'\(here RBP\(rel=1\)\): irmeasures_ext.provider.configured\(rel=0.5\)'):
+    rbp = ir_measures.RBP(rel=1, p=0.5)
+    with pytest.warns(UnreachedThresholdWarning, match=r'RBP\(rel=1,p=0.5\): rel=1: give the measure a rel of at'):
+        values = PROVIDER.calc_aggregate([ir_measures.NumRel, ir_measures.NumRelRet, rbp], qrels, run)
+    assert values == {ir_measures.NumRel: 2, ir_measures.NumRelRet: 2, rbp: 0.0}
+    with pytest.warns(UnreachedThresholdWarning):
+        values = PROVIDER.configured(rel=0.5).calc_aggregate([ir_measures.NumRel, ir_measures.NumRelRet, rbp], qrels,
+                                                             run)
+    assert values == {ir_measures.NumRel: 1, ir_measures.NumRelRet: 1, rbp: 0.0}
+    assert PROVIDER.calc_aggregate([ir_measures.RBP(p=0.5)], qrels, run) == {
+        ir_measures.RBP(p=0.5): 0.5 * (0.9 + 0.5 * 0.35)}  # (without rel: the labels are gains)
+    with pytest.raises(MeasureParamError, match=r'^RBP: ir_measures declares rel an integer, got 0.5 \(it binarises'):
         PROVIDER.calc_aggregate([ir_measures.RBP(rel=0.5)], qrels, run)
+    with pytest.raises(MeasureParamError, match=r'\(here NumRet\(rel=1\)\): irmeasures_ext.provider.configured'):
+        PROVIDER.calc_aggregate([ir_measures.NumRet(rel=0.5)], qrels, run)
 
 
 def test_the_tie_report_counts_tied_relevant_docs_by_the_threshold(tmp_path, capsys):

@@ -7,7 +7,8 @@ The threshold is the measure's ``rel`` where it gives another than the default (
 (``configured(rel=...)``, ``irmeasures-ext --rel``); else every label above 0, which for integer labels is
 ``rel=1`` (trec_eval's default). ir_measures does not tell ``AP(rel=1)`` from ``AP`` (equal measures), and its
 ``NumRelRet`` is ``NumRet(rel=1)``, so a ``rel`` of 1 is the default wherever it is given: on real-valued labels, a
-threshold of exactly 1 is the provider's ``rel=1``. So a real-valued label such
+threshold of exactly 1 is the provider's ``rel=1``. cwl_eval's ``RBP(rel=k)`` binarises at k as cwl_eval does
+(:data:`BINARISING`). So a real-valued label such
 as an LLM judge's 0.35 is relevant and gains 0.35 unless a threshold says otherwise, as it gains 0.35 in the
 measures without a threshold (trec_eval's nDCG, the C/W/L measures).
 """
@@ -30,6 +31,16 @@ ABOVE_ZERO = math.ulp(0.0)
 DEFAULT_THRESHOLD = 1
 
 
+#: Measures whose ``rel`` binarises labels for a tool that reads real labels itself (cwl_eval's ``RBP(rel=...)``):
+#: there a rel of 1 is 1, as cwl_eval takes it.
+BINARISING = frozenset({'RBP'})
+
+
+def takes_the_default(measure: Measure) -> bool:
+    """Whether ``measure``'s threshold is the default one (a ``rel`` of 1, not one that binarises for its tool)."""
+    return threshold_of(measure) == DEFAULT_THRESHOLD and measure.NAME not in BINARISING
+
+
 def threshold_of(measure: Measure) -> float | None:
     """The relevance threshold of ``measure``: its ``rel``; None where it has none (no ``rel`` parameter, or an
     optional one not given: ir_measures' ``RBP`` and ``NumRet`` without ``rel`` are not thresholded)."""
@@ -43,7 +54,7 @@ def computed_as(measure: Measure, setting: float | None, judgments: Judgments) -
     """``measure`` with the threshold it is computed with (the module's rule): its threshold of 1 (the default)
     becomes ``setting`` (the provider's) if given, else, on real-valued labels, every label above 0; any other
     threshold, or none, is kept."""
-    if threshold_of(measure) != DEFAULT_THRESHOLD:
+    if not takes_the_default(measure):
         return measure
     if setting is not None:
         return measure(rel=setting)
@@ -63,8 +74,7 @@ def warn_if_unreached(computed: dict[Measure, Measure], judgments: Judgments) ->
         threshold = threshold_of(thresholded)
         if threshold is None or highest >= threshold:
             continue
-        whose = ('none' if threshold == ABOVE_ZERO else 'provider' if threshold_of(measure) == DEFAULT_THRESHOLD
-                 else 'measure')
+        whose = 'none' if threshold == ABOVE_ZERO else 'provider' if takes_the_default(measure) else 'measure'
         unreached.setdefault((whose, threshold), []).append(str(measure))
     if not unreached:
         return

@@ -107,6 +107,9 @@ def ir_measures_threshold_check(measure_name: str, name: str, value: Any) -> int
     """The check of the ``rel`` of ir_measures' own measures: an integer from 0, as ir_measures declares it; a real
     threshold is refused with the way to give one (the provider's setting, which ir_measures' parser allows)."""
     if isinstance(value, float) and math.isfinite(value) and value > 0 and not value.is_integer():
+        if measure_name == 'RBP':  # (its rel binarises the labels as cwl_eval does: irmeasures_ext.engine.relevance)
+            raise MeasureParamError(f'RBP: ir_measures declares rel an integer, got {value!r} (it binarises the labels '
+                                    'at rel as cwl_eval does; without rel, RBP takes the labels as gains)')
         optional = irm.registry[measure_name].SUPPORTED_PARAMS['rel'].default is irm.base._NOT_PROVIDED
         raise MeasureParamError(f'{measure_name}: ir_measures declares rel an integer, got {value!r}; for a '
                                 'real-valued threshold, set it on our provider, which gives it to every measure whose '
