@@ -331,3 +331,19 @@ def test_the_threshold_warning_names_each_way_out_after_a_measure_without_one():
         'no judged doc of any query reaches the relevance threshold of some measures, which are therefore 0 (the '
         'real-valued labels range from 0 to 0.9): Q(rel=2)@10: rel=2: give the measure a rel of at most 0.9; Q@10: '
         "the provider's rel=1: set irmeasures_ext.provider.configured(rel=...) or irmeasures-ext --rel to at most 0.9")
+
+
+def test_the_readmes_example_of_real_labels(tmp_path, capsys):
+    """README "Real-valued labels": 0.9/0.35/0.1 and a run a > b > c give 1.0 for AP, RR, Q@10, nDCG@10 and
+    MSnDCG@10; --rel 0.5 counts only a; --rel 1 warns that no label reaches it."""
+    qrels, run = tmp_path / 'qrels', tmp_path / 'run'
+    qrels.write_text('q1 0 a 0.9\nq1 0 b 0.35\nq1 0 c 0.1\n')
+    run.write_text('q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n')
+    measures = ['AP', 'RR', 'Q@10', 'nDCG@10', 'MSnDCG@10']
+    assert main([str(qrels), str(run), *measures]) == 0
+    assert capsys.readouterr().out == ''.join(f'{name}\t1.0000\n' for name in measures)
+    assert main([str(qrels), str(run), 'NumRelRet', '--rel', '0.5']) == 0
+    assert capsys.readouterr().out == 'NumRet(rel=1)\t1.0000\n'
+    assert main([str(qrels), str(run), 'AP', '--rel', '1']) == 0
+    out, err = capsys.readouterr()
+    assert out == 'AP\t0.0000\n' and 'no judged doc of any query reaches the relevance threshold' in err
