@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None,
+def iter_calc(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None = None,
               ties: str | None = None, score_precision: str | None = None) -> Iterator[Metric]:
     """Per-query values of ``measures`` for every qrels query, measure by measure.
 
@@ -38,7 +38,7 @@ def iter_calc(measures: Iterable[Measure], qrels: Any, run: Any, provider: str |
         yield from map(Metric, results.query_ids.to_pylist(), repeat(measure), values.tolist())
 
 
-def evaluate_frame(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None = None,
+def evaluate_frame(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None = None,
                    ties: str | None = None, score_precision: str | None = None) -> pd.DataFrame:
     """Per-query values as a DataFrame with columns ``query_id``, ``measure`` (its name, e.g.
     ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
@@ -63,14 +63,15 @@ def long_frame(query_ids: Any, values: dict[Measure, Any]) -> pd.DataFrame:
     })
 
 
-def _evaluate(measures: Iterable[Measure], qrels: Any, run: Any, provider: str | None, ties: str | None,
+def _evaluate(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None, ties: str | None,
               score_precision: str | None) -> Any:
+    from irmeasures_ext.cli.measure_args import measures_of
     from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.errors import MeasureParamError
     from irmeasures_ext.plugin import provider as ext_provider
-    measures = list(measures)
-    for measure in measures:
-        if not isinstance(measure, Measure):
-            raise MeasureParamError(f'measures must be ir_measures measures, got {measure!r}: the measures come '
-                                    'first, then the qrels and the run (as in ir_measures.iter_calc)')
-    return evaluate(measures, qrels, run, ext_provider.for_provider(provider, ties, score_precision), provider)
+    try:
+        parsed = measures_of(measures)
+    except MeasureParamError as error:
+        raise MeasureParamError(f'{error} (the measures come first, then the qrels and the run, as in '
+                                'ir_measures.iter_calc)') from None
+    return evaluate(parsed, qrels, run, ext_provider.for_provider(provider, ties, score_precision), provider)

@@ -212,7 +212,7 @@ def _giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
 def intent_records(qrels: Any) -> Any:
     """Qrels read by our readers (an InputDict) as the records pyndeval reads, each line's intent its
     ``iteration`` (the dict-of-dict has none); other qrels as they are."""
-    from irmeasures_ext.readers.inputs import InputDict, read_input
+    from irmeasures_ext.readers.inputs import InputDict, as_intent_qrels, read_input
     from irmeasures_ext.readers.schemas import INTENT_COLUMN
     if not isinstance(qrels, InputDict):
         return qrels
@@ -222,8 +222,7 @@ def intent_records(qrels: Any) -> Any:
             read = read_input(read, 'qrels', with_intents=True)
         except InputError:  # (no intents to give: a table without an intent column)
             return qrels
-    columns = (read.table[name].to_pylist() for name in ('query_id', 'doc_id', 'relevance', INTENT_COLUMN))
-    return [ir_measures.Qrel(*row) for row in zip(*columns, strict=True)]
+    return as_intent_qrels(read.table)
 
 
 def provider_refusal(name: str, measures: list[Measure], why: str) -> InputError | None:

@@ -382,3 +382,28 @@ def test_intent_qrels_through_ir_measures_beside_pyndeval(tmp_path):
     assert got[alpha] == ir_measures.pyndeval.calc_aggregate([alpha], records, run)[alpha]
     assert got[ours] == pytest.approx(irmeasures_ext.provider.calc_aggregate(
         [ours], irmeasures_ext.intent_qrels(qrels, probabilities), run)[ours], abs=1e-15)
+
+
+def test_pyndeval_by_name_reads_the_intents(tmp_path, capsys):
+    """``--provider pyndeval`` (and ``frames``' ``provider='pyndeval'``) on diversity qrels whose doc has a label per
+    intent refused them ("conflicting labels": they were read as ad hoc qrels, and pyndeval got no intents). Now
+    pyndeval gets each line's intent: its values are pyndeval's own on the records."""
+    pytest.importorskip('pyndeval')
+    from irmeasures_ext.frames import evaluate_frame
+    lines = ['1 1 a 1', '1 2 a 2', '1 2 b 1', '1 3 c 1', '2 1 x 1', '2 2 y 1']
+    (tmp_path / 'qrels.txt').write_text(''.join(f'{line}\n' for line in lines), encoding='utf-8')
+    (tmp_path / 'run.txt').write_text('1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n1 Q0 c 3 1 t\n2 Q0 y 1 2 t\n2 Q0 x 2 1 t\n',
+                                      encoding='utf-8')
+    records = [ir_measures.Qrel(q, d, int(label), intent) for q, intent, d, label in map(str.split, lines)]
+    run = list(ir_measures.read_trec_run(str(tmp_path / 'run.txt')))
+    measures = [ir_measures.parse_measure(name) for name in ('alpha_nDCG@20', 'ERR_IA@20')]
+    want = {(str(metric.measure), metric.query_id): metric.value
+            for metric in ir_measures.pyndeval.iter_calc(measures, records, run)}
+    assert len(want) == 4 and len(set(want.values())) > 1
+    frame = evaluate_frame(measures, str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), provider='pyndeval')
+    assert dict(zip(zip(frame['measure'], frame['query_id'], strict=True), frame['value'], strict=True)) == want
+    assert main([str(tmp_path / 'qrels.txt'), str(tmp_path / 'run.txt'), *map(str, measures), '-q', '-n', '-p', '-1',
+                 '--provider', 'pyndeval']) == 0
+    printed = {(row[1], row[0]): float(row[2]) for row in map(str.split, capsys.readouterr().out.splitlines())
+               if row[0] != 'all'}
+    assert printed == want

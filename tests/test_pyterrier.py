@@ -199,7 +199,8 @@ def test_frames_apply_a_tie_policy_to_built_in_measures_too():
     # the default ranking is pytrec_eval's too: it may be named
     by_trec_eval = evaluate_frame([RR], QRELS, RES_TIED, provider='pytrec_eval', ties='trec_eval')
     assert by_trec_eval['value'].tolist() == [1, 1, 0]
-    with pytest.raises(MeasureParamError, match='^measures must be ir_measures measures, got .*the measures come'):
+    with pytest.raises(MeasureParamError, match=r"^unknown measure 'qid'.*\(the measures come first"):
         evaluate_frame(QRELS, RES_TIED, [RR])
+    assert evaluate_frame(['RR', 'Q@10'], QRELS, RES_TIED, ties='pessimistic').equals(frame)
     by_name = evaluate_frame([RR, Q @ 10], QRELS, RES_TIED, provider='irmeasures_ext', ties='pessimistic')
     assert by_name.equals(frame)

@@ -18,7 +18,7 @@ from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
-from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, read_input
+from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, as_intent_qrels, read_input
 from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
 from irmeasures_ext.readers.schemas import REAL_LABEL
 
@@ -89,9 +89,10 @@ class Evaluation:
         """Reads and converts the qrels (in any accepted form); with ``run``, also reads it meanwhile
         and returns it. Our evaluator is built even without measures of ours: it checks both inputs."""
         if run is None:
-            self.built = evaluator(self.ext_measures, qrels, self.ranking)
+            self.built = evaluator(self.ext_measures, qrels, self.ranking, self._others_need_intents)
         else:
-            self.built, run = evaluator_and_run(self.ext_measures, qrels, run, self.ranking)
+            self.built, run = evaluator_and_run(self.ext_measures, qrels, run, self.ranking,
+                                                self._others_need_intents)
         self._check_others_take_the_labels(self.built.qrels)
         return run
 
@@ -108,6 +109,13 @@ class Evaluation:
                 + '; '.join(f'{measure} would go to {self._provider_of(measure).NAME}'
                             for measure in self.other_measures)
                 + ', which reads integer labels')
+
+    @property
+    def _others_need_intents(self) -> bool:
+        """Whether a measure of another provider is one our provider computes from the qrels' intents (a
+        diversity measure, e.g. pyndeval's): the qrels are then read, checked and given to it with intents."""
+        from irmeasures_ext.interop import needs_intents
+        return any(needs_intents(measure) for measure in self.other_measures)
 
     @property
     def _other_providers(self) -> list[ir_measures.providers.Provider]:
@@ -133,7 +141,9 @@ class Evaluation:
             self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.other_measures}
-            qrels, run_docs = as_dict_of_dict(built.qrels, 'relevance'), as_dict_of_dict(run.table, 'score')
+            qrels = (as_intent_qrels(built.qrels) if self._others_need_intents
+                     else as_dict_of_dict(built.qrels, 'relevance'))
+            run_docs = as_dict_of_dict(run.table, 'score')
             for metric in self.other.evaluator(self.other_measures, qrels).iter_calc(run_docs):
                 theirs[metric.measure][position[metric.query_id]] = metric.value
             values.update(theirs)

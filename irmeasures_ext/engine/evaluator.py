@@ -107,7 +107,8 @@ class ExtEvaluator(providers.Evaluator):
         warn_if_unreached(self.computed_as, self.judgments)
         intents = self.judgments.intents
         if intents is not None and len(intents.query) and np.bincount(intents.query).max() == 1:
-            names = ', '.join(str(measure) for measure in self.measures if kernel_of(measure).needs_intents)
+            names = ', '.join(str(measure) for measure in self.measures
+                              if kernel_of(measure).needs_intents) or "the diversity measures (another provider's)"
             warn_at_caller(f'every query of the qrels has one intent (subtopic) only, so {names} measure no '
                            'diversity: are these diversity qrels (query_id, intent, doc_id, relevance: the TREC '
                            "file's second field the intent)?", SingleIntentWarning)
@@ -382,18 +383,21 @@ def warn_if_no_overlap(n_queries: int, retrieved: int, run_queries: int, name: s
                    NoOverlapWarning)
 
 
-def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING) -> ExtEvaluator:
+def evaluator(measures: list[Measure], qrels: Any, ranking: Ranking = DEFAULT_RANKING,
+              with_intents: bool = False) -> ExtEvaluator:
     """An evaluator of ``measures`` (already checked to be ours) for ``qrels`` in any accepted form,
-    ranking runs by ``ranking`` (measures may choose their own)."""
-    built = _unwarned_evaluator(measures, qrels, ranking)
+    ranking runs by ``ranking`` (measures may choose their own); the qrels read with their intents where a
+    measure needs them, or ``with_intents`` (for another provider's diversity measures beside)."""
+    built = _unwarned_evaluator(measures, qrels, ranking, with_intents)
     built.warn_about_the_qrels()
     return built
 
 
-def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -> ExtEvaluator:
+def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking,
+                        with_intents: bool = False) -> ExtEvaluator:
     """:func:`evaluator` without its warnings, which must be given on the caller's thread."""
     rankings = {measure: ranking_of(measure, ranking) for measure in measures}  # (checked before reading)
-    with_intents = any(kernel_of(measure).needs_intents for measure in measures)
+    with_intents = with_intents or any(kernel_of(measure).needs_intents for measure in measures)
     qrels = read_input(qrels, 'qrels', with_intents=with_intents)
     with qrels.located():
         without_intents = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
@@ -403,8 +407,8 @@ def _unwarned_evaluator(measures: list[Measure], qrels: Any, ranking: Ranking) -
         return ExtEvaluator(list(rankings), judgments, qrels, ranking)
 
 
-def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
-                      ranking: Ranking = DEFAULT_RANKING) -> tuple[ExtEvaluator, Input | RunStream]:
+def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any, ranking: Ranking = DEFAULT_RANKING,
+                      with_intents: bool = False) -> tuple[ExtEvaluator, Input | RunStream]:
     """The evaluator and the run, read while the qrels are converted on another thread (for files, Arrow's
     reader releases the GIL, so the two overlap); a run to evaluate as it is read is not read here. The run
     is read on the calling thread, so that its warnings point at the caller; a problem of the qrels is
@@ -412,9 +416,9 @@ def evaluator_and_run(measures: list[Measure], qrels: Any, run: Any,
     with_rank = any(ranking_of(measure, ranking).reads_rank for measure in measures)
     run = streamed_or_whole(run, with_rank)
     if isinstance(run, RunStream):  # (read as it is evaluated)
-        return evaluator(measures, qrels, ranking), run
+        return evaluator(measures, qrels, ranking, with_intents), run
     with ThreadPoolExecutor(1) as pool:
-        building = pool.submit(_unwarned_evaluator, measures, qrels, ranking)
+        building = pool.submit(_unwarned_evaluator, measures, qrels, ranking, with_intents)
         try:
             read = read_input(run, 'run', with_rank)
         except BaseException:

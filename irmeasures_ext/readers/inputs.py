@@ -290,6 +290,14 @@ def _from_records(records: Iterable, schema: pa.Schema, what: str) -> pa.Table:
     return from_lists(*columns, schema=schema, what=what)
 
 
+def as_intent_qrels(table: pa.Table) -> list[Any]:
+    """The records of qrels read with their intents (``INTENT_COLUMN``), each line's intent its ``iteration``: the
+    form ir_measures' pyndeval provider reads diversity qrels in (a dict-of-dict has no intents)."""
+    import ir_measures
+    columns = (table[name].to_pylist() for name in ('query_id', 'doc_id', 'relevance', INTENT_COLUMN))
+    return [ir_measures.Qrel(*row) for row in zip(*columns, strict=True)]
+
+
 def as_dict_of_dict(table: pa.Table, value_column: str) -> dict[str, dict[str, Any]]:
     """``{query_id: {doc_id: value}}`` of a run or qrels table, the form every ir_measures provider reads
     as it is: built from whole columns (ir_measures' own conversion of a DataFrame walks it row by row,
