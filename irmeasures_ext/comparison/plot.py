@@ -57,7 +57,7 @@ def plot_comparison(run_values: RunValues, table: pd.DataFrame, path: str | Path
     file is replaced only with ``overwrite``, and only by a complete figure: on any failure ``path``
     is as it was."""
     path = check_plot_path(path, overwrite)
-    _save_beside(_figure(run_values, table, baseline), path, overwrite)
+    save_beside(_figure(run_values, table, baseline), path, overwrite)
     return path
 
 
@@ -94,7 +94,7 @@ def _figure(run_values: RunValues, table: pd.DataFrame, baseline: str | int | No
     return figure
 
 
-def _save_beside(figure: Any, path: Path, overwrite: bool) -> None:
+def save_beside(figure: Any, path: Path, overwrite: bool) -> None:
     """Writes ``figure`` into a new file beside ``path``, then renames it onto ``path``. On any failure
     (a full disk, an interrupt, a file made at ``path`` meanwhile without ``overwrite``) the new file
     is removed and ``path`` is as it was."""

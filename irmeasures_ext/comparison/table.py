@@ -46,9 +46,10 @@ class RunValues:
         return values[~np.isnan(values).any(axis=1)]
 
 
-def run_names(runs: Any, names: Iterable[str] | None) -> tuple[list[str], list[Any]]:
+def run_names(runs: Any, names: Iterable[str] | None, at_least: int = 2) -> tuple[list[str], list[Any]]:
     """(names, runs) of ``runs``: a mapping name → run, or runs in a list named by ``names``, else by
-    their file stems (``bm25.txt.gz`` → ``bm25``) or ``run1``, ``run2``, ..."""
+    their file stems (``bm25.txt.gz`` → ``bm25``) or ``run1``, ``run2``, ...; ComparisonError for fewer than
+    ``at_least`` runs, repeated names, or names not one per run."""
     if isinstance(runs, Mapping):
         if names is not None:
             raise ComparisonError('runs given as a mapping are named by its keys: give no names')
@@ -58,8 +59,8 @@ def run_names(runs: Any, names: Iterable[str] | None) -> tuple[list[str], list[A
         names = [default_run_name(run, i) for i, run in enumerate(runs)] if names is None else list(names)
     if len(names) != len(runs):
         raise ComparisonError(f'{len(names)} names for {len(runs)} runs')
-    if len(runs) < 2:
-        raise ComparisonError(f'a comparison needs at least 2 runs; got {len(runs)}')
+    if len(runs) < at_least:
+        raise ComparisonError(f'a comparison needs at least {at_least} run{"s" * (at_least > 1)}; got {len(runs)}')
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise ComparisonError(f'runs must have distinct names; repeated: {", ".join(repeated)} (give names)')
