@@ -193,3 +193,25 @@ def test_the_holes_command_prints_the_table(tmp_path, capsys):
                  '-o', 'jsonl']) == 0
     judges = [line.split('"judge": "')[1].split('"')[0] for line in capsys.readouterr().out.splitlines()]
     assert judges == ['N', 'L']
+
+
+def test_compare_gives_each_run_its_holes(tmp_path, capsys):
+    """``compare(..., holes_at=k)`` and ``compare --holes K``: each run's rows carry its holes under the qrels."""
+    import irmeasures_ext
+    nist, llm, runs = collection(5)
+    nist_path, _, folder = write_trec(tmp_path, nist, llm, runs)
+    table = irmeasures_ext.compare(str(nist_path), {n: frame_run(r) for n, r in runs.items()}, ['AP', 'Q@10'],
+                                   holes_at=4)
+    assert list(table.columns[-4:]) == ['unjudged', 'condensed', 'low', 'high']
+    for row in table.itertuples():
+        want = plain_holes(nist, runs[row.run], row.measure, 4, 3)
+        assert {key: getattr(row, key) for key in ('unjudged', 'condensed', 'low', 'high')} == pytest.approx(
+            {key: want[key] for key in ('unjudged', 'condensed', 'low', 'high')}, abs=TOLERANCE)
+    assert main(['compare', str(nist_path), *(str(folder / f'{n}.txt') for n in runs), 'AP', 'Q@10', '--holes', '4',
+                 '-p', '-1']) == 0
+    lines = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
+    assert lines[0][-4:] == ['unjudged', 'condensed', 'low', 'high']
+    assert [[float(x) for x in line[-4:]] for line in lines[1:]] == table.iloc[:, -4:].to_numpy().tolist()
+    assert main(['compare', str(nist_path), *(str(folder / f'{n}.txt') for n in runs), 'AP', '--holes', '4',
+                 '-o', 'latex']) == 2
+    assert '--holes adds columns' in capsys.readouterr().err

@@ -23,6 +23,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
+    positive_int,
     prepare_process,
     with_intents,
 )
@@ -55,6 +56,8 @@ def run(argv: list[str]) -> int:
     check_options(args.test, args.correction, args.ci, args.alpha, args.samples)
     if args.measures_report and args.output_format == 'latex':
         raise CliError('the measures report is written as tsv, jsonl or markdown')
+    if args.holes is not None and (args.measures_report or args.output_format in ('markdown', 'latex')):
+        raise CliError("--holes adds columns to the comparison table's tsv and jsonl output")
     if args.measures_report and args.plot:
         raise CliError('--plot draws the comparison, not the measures report: give one of them')
     if args.plot:
@@ -71,6 +74,12 @@ def run(argv: list[str]) -> int:
         return 0
     table = comparison_table(run_values, args.baseline, args.all_pairs, args.test, args.correction, args.ci,
                              args.alpha, args.samples, args.seed)
+    if args.holes is not None:
+        from irmeasures_ext.comparison.table import with_holes
+        from irmeasures_ext.judges.holes import holes
+        table = with_holes(table, holes({'qrels': qrels}, dict(zip(names, runs, strict=True)), run_values.measures,
+                                        k=args.holes, ties=args.ties, score_precision=args.score_precision,
+                                        rel=args.rel))
     WRITERS[args.output_format](sys.stdout, table, args.places)
     if args.plot:
         from irmeasures_ext.comparison.plot import plot_comparison
@@ -146,6 +155,10 @@ def _parser() -> ArgumentParser:
     parser.add_argument('--measures-report', action='store_true',
                         help="compare the measures instead: Kendall's tau between their run rankings, and each "
                              'one\'s discriminative power (share of run pairs significantly different)')
+    parser.add_argument('--holes', type=positive_int, metavar='K',
+                        help="add each run's holes (tsv, jsonl): the mean share of its top K the qrels do not judge "
+                             '(unjudged), each measure on the condensed list, and the interval between the unjudged '
+                             'docs all non-relevant and all at the highest label (low, high)')
     parser.add_argument('--workers', type=int, default=1,
                         help='runs evaluated at once (default 1: the reader already uses every core; each more '
                              'adds about one run\'s memory)')

@@ -18,7 +18,7 @@ INTERVALS = ('t', 'bootstrap')
 def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
             baseline: str | int | None = None, all_pairs: bool = False, test: str = 't', correction: str = 'none',
             ci: str = 't', alpha: float = 0.05, samples: int = 10_000, seed: int = 42, ties: str | None = None,
-            score_precision: str | None = None, rel: float | None = None) -> pd.DataFrame:
+            score_precision: str | None = None, rel: float | None = None, holes_at: int | None = None) -> pd.DataFrame:
     """Compares runs measure by measure, as the results table of a paper.
 
     ``measures``: measures, or their names as the command line takes them (``'nDCG@10'``, ``'ndcg_cut.10'``).
@@ -30,7 +30,9 @@ def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: 
     ``bh``) over each measure's comparisons; intervals by ``ci`` (``t``, ``bootstrap``) at level
     1 − ``alpha``; ``samples`` and ``seed`` drive the randomised procedures. ``ties`` and
     ``score_precision`` choose the tie policy of the measures our provider computes, ``rel`` their relevance
-    threshold (the provider's: ``irmeasures_ext.provider.configured(rel=...)``).
+    threshold (the provider's: ``irmeasures_ext.provider.configured(rel=...)``). With ``holes_at=k``, each run's
+    row also gives its holes (:func:`irmeasures_ext.judges.holes.holes`): ``unjudged`` (the mean share of its top k
+    the qrels do not judge), ``condensed``, ``low`` and ``high``.
 
     Returns a DataFrame with columns ``run, measure, mean, ci_low, ci_high, baseline, diff, p_value,
     p_adjusted, effect_size, wins, losses, ties``: a row per run and measure against its
@@ -42,7 +44,13 @@ def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: 
     from irmeasures_ext.comparison.table import check_options, comparison_table, evaluate_runs
     check_options(test, correction, ci, alpha, samples)
     values = evaluate_runs(qrels, runs, measures, names, ties, score_precision, rel=rel)
-    return comparison_table(values, baseline, all_pairs, test, correction, ci, alpha, samples, seed)
+    table = comparison_table(values, baseline, all_pairs, test, correction, ci, alpha, samples, seed)
+    if holes_at is None:
+        return table
+    from irmeasures_ext.comparison.table import run_names, with_holes
+    from irmeasures_ext.judges.holes import holes
+    return with_holes(table, holes({'qrels': qrels}, dict(zip(*run_names(runs, names), strict=True)),
+                                   values.measures, k=holes_at, ties=ties, score_precision=score_precision, rel=rel))
 
 
 __all__ = ['compare', 'TESTS', 'CORRECTIONS', 'INTERVALS']

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from irmeasures_ext.comparison.report import MeasuresReport
-from irmeasures_ext.comparison.table import COLUMNS
 from irmeasures_ext.errors import ComparisonError
 
 P_COLUMNS = ('p_value', 'p_adjusted')
@@ -45,10 +44,11 @@ def _number(value: Any, places: int, p_value: bool = False) -> str:
 def write_tsv(out: IO[str], table: pd.DataFrame, places: int) -> None:
     """A header line, then a line per row; missing values are empty fields; p-values keep ``places``
     significant digits, other numbers ``places`` decimals (-1: all digits)."""
-    out.write('\t'.join(COLUMNS) + '\n')
+    columns = list(table.columns)
+    out.write('\t'.join(columns) + '\n')
     for row in table.itertuples(index=False):
         fields = []
-        for column, value in zip(COLUMNS, row, strict=True):
+        for column, value in zip(columns, row, strict=True):
             if column in ('run', 'measure', 'baseline'):
                 fields.append('' if _missing(value) else str(value))
             else:
@@ -57,9 +57,10 @@ def write_tsv(out: IO[str], table: pd.DataFrame, places: int) -> None:
 
 
 def write_jsonl(out: IO[str], table: pd.DataFrame, places: int = -1) -> None:
-    """One JSON object per row with the keys of :data:`COLUMNS`; missing values are null."""
+    """One JSON object per row with the table's columns as keys (the comparison's, and the holes' if asked for);
+    missing values are null."""
     for record in table.to_dict('records'):
-        out.write(json.dumps({key: _json_value(record[key]) for key in COLUMNS}) + '\n')
+        out.write(json.dumps({key: _json_value(value) for key, value in record.items()}) + '\n')
 
 
 def _json_value(value: Any) -> Any:

@@ -105,6 +105,19 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure | str], name
     return RunValues(names, evaluation.measures, results[0].query_ids.to_pylist(), values)
 
 
+#: The columns :func:`with_holes` adds.
+HOLES_COLUMNS = ['unjudged', 'condensed', 'low', 'high']
+
+
+def with_holes(table: pd.DataFrame, holes: pd.DataFrame) -> pd.DataFrame:
+    """The comparison ``table`` with the holes of each run's measure (a table of
+    :func:`irmeasures_ext.judges.holes.holes` of one judgement set) in :data:`HOLES_COLUMNS`."""
+    by_run = holes.set_index(['run', 'measure'])[HOLES_COLUMNS]
+    joined = table.join(by_run, on=['run', 'measure'])
+    joined.attrs.update(table.attrs, holes_at=holes.attrs.get('k'))
+    return joined
+
+
 def check_options(test: str, correction: str, ci: str, alpha: float, samples: int) -> None:
     """ComparisonError for an unknown test, correction or interval, alpha outside (0, 1), samples < 1."""
     for name, value, choices in (('test', test, TESTS), ('correction', correction, CORRECTIONS),
