@@ -156,6 +156,18 @@ class RepeatedJudgmentWarning(IrMeasuresExtWarning):
     "duplicate docs" on such qrels; NTCIREVAL counts the doc twice.)"""
 
 
+class UndefinedAgreementWarning(IrMeasuresExtWarning):
+    """An agreement statistic between judgement sets (:mod:`irmeasures_ext.judges.agreement`) has no value on the
+    labels given (no pair judged by both sets, one category only, constant labels for a correlation, ...), or needs
+    categories that real-valued labels lack: its value is NaN, and the warning names the statistic and why."""
+
+
+class UndefinedLeaderboardAgreementWarning(UndefinedAgreementWarning):
+    """A statistic of agreement between two system rankings (:mod:`irmeasures_ext.judges.leaderboard`) has no value
+    on the scores given (fewer than two systems, every system tied in one ranking, ties where the coefficient
+    assumes none): its value is NaN, and the warning names the statistic and why."""
+
+
 def warn_at_caller(message: str, category: type[Warning]) -> None:
     """Warns as from the first frame outside this package, ir_measures and ir_datasets (whose folders hold the
     frames that are not the user's): the user's call, whichever entry point it went through. On a thread running
