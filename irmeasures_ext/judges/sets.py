@@ -54,7 +54,10 @@ def judgements_frame(judgements: Any) -> pd.DataFrame:
     from irmeasures_ext.interop import read_qrels
     frames = []
     for name, qrels in judgement_sets(judgements).items():
-        table = read_qrels(qrels, None).table
+        try:
+            table = read_qrels(qrels, None).table
+        except InputError as error:
+            raise InputError(f'judge {name!r}: {error}') from None
         frame = pd.DataFrame({column: table[column].to_numpy(zero_copy_only=False)
                               for column in ('query_id', 'doc_id', 'relevance')})
         frames.append(frame.drop_duplicates(['query_id', 'doc_id']).assign(**{JUDGE: name}))
