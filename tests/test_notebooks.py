@@ -55,6 +55,18 @@ assert '†' in markdown.getvalue() or '<sup>' in markdown.getvalue()
 assert (report.discriminative_power.pairs == 6).all()
 assert png.startswith(b'\\x89PNG') and not figure.exists()  # drawn in a temporary folder, since removed
 ''',
+    '05_judging_the_judges.ipynb': '''
+assert {'nist', 'llm'} <= set(labels.judge_a) and (labels.shared > 0).all() and labels.kappa.iloc[0] < 0.6
+board = report.leaderboard.set_index(['measure', 'judge_b'])
+assert board.loc[('AP', 'llm'), 'tau_b'] < board.loc[('nDCG@10', 'llm'), 'tau_b']
+assert gain[neural].mean() > gain.drop(neural).mean()
+assert (interval.lower <= interval.estimate).all() and (interval.estimate <= interval.upper).all()
+assert (holes_table.low <= holes_table.high).all()
+assert (holes_table[holes_table.judge == 'nist'].unjudged > 0).all()  # (pooled to depth 10: holes at k = 20)
+assert (holes_table[holes_table.judge == 'llm'].unjudged == 0).all()  # (pooled to depth 20: none)
+assert set(nist_filled.judge) == {'nist', 'llm'} and len(umbrela) == 20
+assert png.startswith(b'\\x89PNG')
+''',
 }
 
 

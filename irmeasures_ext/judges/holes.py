@@ -47,7 +47,7 @@ def holes(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, k: i
     from irmeasures_ext.comparison.table import run_names
     from irmeasures_ext.engine.combined import Evaluation
     from irmeasures_ext.interop import needs_intents, read_qrels
-    from irmeasures_ext.judges.sets import judgement_sets
+    from irmeasures_ext.judges.sets import judgement_sets, runs_in
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
@@ -61,7 +61,7 @@ def holes(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, k: i
     judged_at_k = ir_measures.Judged @ k
     configured = ext_provider.configured(ties, score_precision, rel=rel)
     sets = judgement_sets(judgements)
-    run_list_names, run_list = run_names(runs, names, at_least=1)
+    run_list_names, run_list = run_names(runs_in(runs), names, at_least=1)
     reads = [read_input(run, 'run') for run in run_list]
     rows = []
     for judge, given in sets.items():

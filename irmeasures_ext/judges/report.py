@@ -86,7 +86,7 @@ def judges(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, nam
     from irmeasures_ext.judges.agreement import agreement
     from irmeasures_ext.judges.holes import holes
     from irmeasures_ext.judges.leaderboard import leaderboard_agreement
-    from irmeasures_ext.judges.sets import evaluate_under, judgement_sets, judgements_frame
+    from irmeasures_ext.judges.sets import evaluate_under, judgement_sets, judgements_frame, runs_in
     sets = judgement_sets(judgements)
     if len(sets) < 2:
         raise InputError(f'judges compares two or more judgement sets; got {len(sets)}: {", ".join(sets)}')
@@ -100,24 +100,3 @@ def judges(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, nam
         scores=scores,
         holes=None if holes_at is None else holes(sets, runs, measures, k=holes_at, names=names, ties=ties,
                                                   score_precision=score_precision, rel=rel))
-
-
-def runs_in(runs: Any) -> Any:
-    """``runs`` with a folder (a path) given as its files, sorted by name (hidden files left out): a folder
-    alone becomes a mapping file name → path, runs named by their file stems as usual."""
-    import os
-    if isinstance(runs, (str, os.PathLike)) and Path(runs).is_dir():
-        return files_in(Path(runs))
-    if isinstance(runs, (list, tuple)) and any(isinstance(run, (str, os.PathLike)) and Path(run).is_dir()
-                                               for run in runs):
-        return [file for run in runs for file in
-                (files_in(Path(run)) if isinstance(run, (str, os.PathLike)) and Path(run).is_dir() else [run])]
-    return runs
-
-
-def files_in(folder: Path) -> list[str]:
-    """The files of ``folder`` (not hidden), sorted by name; InputError for a folder without one."""
-    files = sorted(str(path) for path in folder.iterdir() if path.is_file() and not path.name.startswith('.'))
-    if not files:
-        raise InputError(f'{folder}: a folder of runs without a file')
-    return files

@@ -2,7 +2,9 @@
 under every set in one call, each run read once (issue 46, part 1)."""
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ir_measures.measures import Measure
@@ -89,8 +91,9 @@ def evaluate_under(judgements: Any, runs: Any, measures: Iterable[Measure | str]
     """Every run under every judgement set: a scores frame (columns ``judge, run, measure, value``; with
     ``per_query``, ``query_id`` too, every query of each set). Each set is read once and each run once
     (``runs``: a list, named by ``names`` or file stems, or a mapping name → run, in any form our provider
-    reads). Our provider (as ``configured(ties, score_precision, rel=rel)``) computes the measures it supports,
-    ir_measures' default pipeline the others; each value is the measure's own aggregate over the set's queries."""
+    reads, or a folder of run files). Our provider (as ``configured(ties, score_precision, rel=rel)``) computes
+    the measures it supports, ir_measures' default pipeline the others; each value is the measure's own aggregate
+    over the set's queries."""
     import pandas as pd
 
     from irmeasures_ext._arrow.memory import release_freed_memory
@@ -99,7 +102,7 @@ def evaluate_under(judgements: Any, runs: Any, measures: Iterable[Measure | str]
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
-    run_list_names, run_list = run_names(runs, names, at_least=1)
+    run_list_names, run_list = run_names(runs_in(runs), names, at_least=1)
     configured = ext_provider.configured(ties, score_precision, rel=rel)
     evaluations = {}
     for judge, qrels in judgement_sets(judgements).items():
@@ -125,3 +128,23 @@ def evaluate_under(judgements: Any, runs: Any, measures: Iterable[Measure | str]
         del read
         release_freed_memory()
     return pd.concat(frames, ignore_index=True)
+
+
+def runs_in(runs: Any) -> Any:
+    """``runs`` with a folder (a path; alone, or in a list) given as its files, sorted by name (hidden files left
+    out), named by their file stems as other run files are."""
+    def is_folder(run: Any) -> bool:
+        return isinstance(run, (str, os.PathLike)) and Path(run).is_dir()
+    if is_folder(runs):
+        return files_in(Path(runs))
+    if isinstance(runs, (list, tuple)):
+        return [file for run in runs for file in (files_in(Path(run)) if is_folder(run) else [run])]
+    return runs
+
+
+def files_in(folder: Path) -> list[str]:
+    """The files of ``folder`` (not hidden), sorted by name; InputError for a folder without one."""
+    files = sorted(str(path) for path in folder.iterdir() if path.is_file() and not path.name.startswith('.'))
+    if not files:
+        raise InputError(f'{folder}: a folder of runs without a file')
+    return files
