@@ -770,7 +770,7 @@ def test_help_of_the_datasets_subcommand_and_of_the_sample_module_exits_0(argv):
         assert result.stdout.startswith('usage: irmeasures-ext datasets {') and 'export' in result.stdout
         assert 'irmeasures-ext datasets COMMAND --help' in result.stdout
     else:
-        assert result.stdout.startswith('usage: python -m irmeasures_ext.sample qrels|run\n')
+        assert result.stdout.startswith('usage: python -m irmeasures_ext.sample qrels|run|judges\n')
 
 
 #: A measure the default pipeline gives to pytrec_eval: our provider leaves nDCG with gains and judged_only

@@ -117,3 +117,21 @@ def test_the_command_refuses_bad_arguments_in_one_line(capsys, arguments, messag
     assert main(['judges', *arguments]) == 2
     error = capsys.readouterr().err
     assert message in error and 'Traceback' not in error and error.startswith('irmeasures-ext')
+
+
+def test_the_readmes_worked_example_is_what_judges_gives():
+    """The README's two tables (section "Judging the judges") hold the sample's values at 3 decimals."""
+    readme = (Path(__file__).resolve().parents[1] / 'README.md').read_text(encoding='utf-8')
+    section = readme[readme.index('## Judging the judges'):readme.index('## Datasets')]
+    tables = [[line.strip('|').split(' | ') for line in block.strip().splitlines()]
+              for block in section.split('\n\n') if block.startswith('| ')]
+    report = judges({'nist': SAMPLE / 'nist.txt', 'llm': SAMPLE / 'llm.txt'}, str(SAMPLE / 'runs'),
+                    ['nDCG@10', 'AP'], reference='nist', decimals=4)
+    assert len(tables) == 2
+    for table, frame in zip(tables, (report.agreement, report.leaderboard), strict=True):
+        header, rows = [cell.strip() for cell in table[0]], table[2:]
+        assert len(rows) == len(frame)
+        for row, (_, want) in zip(rows, frame.iterrows(), strict=True):
+            for column, cell in zip(header, row, strict=True):
+                value = want[column]
+                assert cell.strip() == (f'{value:.3f}' if isinstance(value, float) else str(value)), column

@@ -1,13 +1,13 @@
-"""``python -m irmeasures_ext.sample qrels|run`` prints the path of a bundled sample file."""
+"""``python -m irmeasures_ext.sample qrels|run|judges`` prints the path of a bundled sample file (or folder)."""
 import sys
 
-from irmeasures_ext.sample import QRELS, RUN
+from irmeasures_ext.sample import JUDGES, QRELS, RUN
 
-PATHS = {'qrels': QRELS, 'run': RUN}
-USAGE = 'usage: python -m irmeasures_ext.sample qrels|run'
+PATHS = {'qrels': QRELS, 'run': RUN, 'judges': JUDGES}
+USAGE = 'usage: python -m irmeasures_ext.sample qrels|run|judges'
 HELP = (f'{USAGE}\n\nPrints the path of a sample file shipped with irmeasures_ext (20 queries, graded labels), '
         'e.g.\n  irmeasures-ext "$(python -m irmeasures_ext.sample qrels)" "$(python -m irmeasures_ext.sample run)" '
-        'Q@10')
+        'Q@10\n(judges: the folder of the judging-the-judges sample: nist.txt, llm.txt, llm_weak.txt and runs/)')
 
 if __name__ == '__main__':
     if sys.argv[1:] in (['-h'], ['--help']):
