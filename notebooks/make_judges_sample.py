@@ -39,7 +39,8 @@ def main() -> None:
             pool = sorted({int(doc) for ranking in rankings for doc in ranking[q, :depth]})
             labels = np.clip(hidden[q, pool] + rng.choice([-1, 0, 1], size=len(pool), p=moves)
                              + swayed * (appeal[q, pool] > 1), 0, 3)
-            lines += [f'q{q + 1:02d} 0 d{q + 1:02d}_{doc:02d} {label}\n' for doc, label in zip(pool, labels, strict=True)]
+            lines += [f'q{q + 1:02d} 0 d{q + 1:02d}_{doc:02d} {label}\n'
+                      for doc, label in zip(pool, labels, strict=True)]
         (OUT / f'{name}.txt').write_text(''.join(lines), encoding='utf-8')
 
 

@@ -91,7 +91,7 @@ def runs_and_measures(inputs: list[str]) -> tuple[dict[str, str], list[Any]]:
     from pathlib import Path
 
     from irmeasures_ext.comparison.table import default_run_name
-    from irmeasures_ext.judges.report import files_in
+    from irmeasures_ext.judges.sets import files_in
     paths: list[str] = []
     measures: list[Any] = []
     for text in inputs:
