@@ -16,6 +16,7 @@ ALLOWED = {
     'engine': {'measures', '_arrow', 'readers'},
     'reports': {'engine', 'readers', 'measures', '_arrow'},
     'comparison': {'engine', 'plugin', 'measures', 'readers', '_arrow'},
+    'judges': {'comparison', 'engine', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
     'datasets': set(),
 }
 

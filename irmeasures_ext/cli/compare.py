@@ -75,11 +75,12 @@ def run(argv: list[str]) -> int:
     table = comparison_table(run_values, args.baseline, args.all_pairs, args.test, args.correction, args.ci,
                              args.alpha, args.samples, args.seed)
     if args.holes is not None:
+        from irmeasures_ext.comparison.holes import run_holes
         from irmeasures_ext.comparison.table import with_holes
-        from irmeasures_ext.judges.holes import holes
-        table = with_holes(table, holes({'qrels': qrels}, dict(zip(names, runs, strict=True)), run_values.measures,
-                                        k=args.holes, ties=args.ties, score_precision=args.score_precision,
-                                        rel=args.rel))
+        from irmeasures_ext.plugin import provider
+        table = with_holes(table, run_holes(qrels, dict(zip(names, runs, strict=True)), run_values.measures,
+                                            provider.configured(args.ties, args.score_precision, rel=args.rel),
+                                            args.holes))
     WRITERS[args.output_format](sys.stdout, table, args.places)
     if args.plot:
         from irmeasures_ext.comparison.plot import plot_comparison

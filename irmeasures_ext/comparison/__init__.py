@@ -31,8 +31,8 @@ def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: 
     1 − ``alpha``; ``samples`` and ``seed`` drive the randomised procedures. ``ties`` and
     ``score_precision`` choose the tie policy of the measures our provider computes, ``rel`` their relevance
     threshold (the provider's: ``irmeasures_ext.provider.configured(rel=...)``). With ``holes_at=k``, each run's
-    row also gives its holes (:func:`irmeasures_ext.judges.holes.holes`): ``unjudged`` (the mean share of its top k
-    the qrels do not judge), ``condensed``, ``low`` and ``high``.
+    row also gives its holes (:func:`irmeasures_ext.comparison.holes.run_holes`): ``unjudged`` (the mean share of
+    its top k the qrels do not judge), ``condensed``, ``low`` and ``high``.
 
     Returns a DataFrame with columns ``run, measure, mean, ci_low, ci_high, baseline, diff, p_value,
     p_adjusted, effect_size, wins, losses, ties``: a row per run and measure against its
@@ -47,10 +47,11 @@ def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: 
     table = comparison_table(values, baseline, all_pairs, test, correction, ci, alpha, samples, seed)
     if holes_at is None:
         return table
+    from irmeasures_ext.comparison.holes import run_holes
     from irmeasures_ext.comparison.table import run_names, with_holes
-    from irmeasures_ext.judges.holes import holes
-    return with_holes(table, holes({'qrels': qrels}, dict(zip(*run_names(runs, names), strict=True)),
-                                   values.measures, k=holes_at, ties=ties, score_precision=score_precision, rel=rel))
+    from irmeasures_ext.plugin import provider
+    return with_holes(table, run_holes(qrels, dict(zip(*run_names(runs, names), strict=True)), values.measures,
+                                       provider.configured(ties, score_precision, rel=rel), holes_at))
 
 
 __all__ = ['compare', 'TESTS', 'CORRECTIONS', 'INTERVALS']

@@ -106,13 +106,13 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Iterable[Measure | str], name
 
 
 #: The columns :func:`with_holes` adds.
-HOLES_COLUMNS = ['unjudged', 'condensed', 'low', 'high']
+ADDED_HOLES_COLUMNS = ['unjudged', 'condensed', 'low', 'high']
 
 
 def with_holes(table: pd.DataFrame, holes: pd.DataFrame) -> pd.DataFrame:
     """The comparison ``table`` with the holes of each run's measure (a table of
-    :func:`irmeasures_ext.judges.holes.holes` of one judgement set) in :data:`HOLES_COLUMNS`."""
-    by_run = holes.set_index(['run', 'measure'])[HOLES_COLUMNS]
+    :func:`irmeasures_ext.comparison.holes.run_holes`) in :data:`ADDED_HOLES_COLUMNS`."""
+    by_run = holes.set_index(['run', 'measure'])[ADDED_HOLES_COLUMNS]
     joined = table.join(by_run, on=['run', 'measure'])
     joined.attrs.update(table.attrs, holes_at=holes.attrs.get('k'))
     return joined

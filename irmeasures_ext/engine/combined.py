@@ -16,6 +16,7 @@ from ir_measures.measures import Measure
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
+from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
 from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, as_intent_qrels, read_input
@@ -75,6 +76,7 @@ class Evaluation:
                 providers = [ext_provider, *self._other_providers]
                 raise MeasureParamError(f'{measure}: {why_unsupported(measure, providers)}')
         self.ext_name = ext_provider.NAME
+        self._ext_supports = ext_provider.supports
         self.ranking = ext_provider.ranking()
         if self.ranking.depth is not None and self.other_measures:
             raise MeasureParamError(f'the depth cut (depth={self.ranking.depth}) applies to the measures the '
@@ -114,8 +116,7 @@ class Evaluation:
     def _others_need_intents(self) -> bool:
         """Whether a measure of another provider is one our provider computes from the qrels' intents (a
         diversity measure, e.g. pyndeval's): the qrels are then read, checked and given to it with intents."""
-        from irmeasures_ext.interop import needs_intents
-        return any(needs_intents(measure) for measure in self.other_measures)
+        return any(self._ext_supports(measure) and kernel_of(measure).needs_intents for measure in self.other_measures)
 
     @property
     def _other_providers(self) -> list[ir_measures.providers.Provider]:

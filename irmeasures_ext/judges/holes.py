@@ -1,128 +1,40 @@
-"""The holes a judgement set leaves in runs (issue 46, part 4): the share of each run's top k that the set does not
-judge, and how far that could move each measure: its value when the unjudged docs are all non-relevant (the usual
-value), when they all have the set's highest label (RBP's residual, generalised to any measure), and on the
-condensed list (the run without its unjudged docs; Sakai, SIGIR 2007)."""
+"""The holes each judgement set leaves in runs (issue 46, part 4): :func:`irmeasures_ext.comparison.holes.run_holes`
+under every set, each run read once."""
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import ir_measures
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import MeasureParamError
+from irmeasures_ext.comparison.holes import DEFAULT_DEPTH, HOLES_COLUMNS, run_holes
+from irmeasures_ext.judges.sets import JUDGE, judgement_sets, runs_in
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
-
-#: The columns of :func:`holes`' table.
-HOLES_COLUMNS = ['judge', 'run', 'measure', 'value', 'condensed', 'if_relevant', 'low', 'high', 'unjudged']
-#: The depth of the unjudged share by default (the top 10).
-DEFAULT_DEPTH = 10
 
 
 def holes(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, k: int = DEFAULT_DEPTH,
           names: Iterable[str] | None = None, highest: float | None = None, ties: str | None = None,
           score_precision: str | None = None, rel: float | None = None) -> pd.DataFrame:
     """For every judgement set (see :func:`~irmeasures_ext.judges.sets.judgement_sets`: for one qrels,
-    ``{'name': qrels}``), run and measure, a row of :data:`HOLES_COLUMNS`:
-
-    - ``value``: the measure as usual (an unjudged doc is non-relevant);
-    - ``condensed``: on the condensed list, the run without the docs the set does not judge;
-    - ``if_relevant``: with every unjudged doc the run retrieves for a query of the set judged at ``highest``
-      (default: the set's highest label), the ideal list growing with them;
-    - ``low``, ``high``: the smaller and larger of ``value`` and ``if_relevant``, the interval the measure spans
-      between the two extremes of the holes (for a measure normalised by its ideal list, the values at these
-      two extremes, not bounds over every labelling of the holes);
-    - ``unjudged``: the mean, over the set's queries the run retrieves docs for, of the share of its top ``k``
-      (or of all it retrieves, if fewer) that the set does not judge, ranked as the measures rank
-      (``1 − Judged@k``: ir_measures' Judged divides by min(k, retrieved)).
-
-    Each run is read once. Our provider (``configured(ties, score_precision, rel=rel)``) computes the measures it
-    supports, ir_measures' default pipeline the others; diversity measures are refused (an unjudged doc has no
-    intent to be judged for)."""
+    ``{'name': qrels}``), run (a list, named by ``names`` or file stems, a mapping name → run, or a folder) and
+    measure, the row of :func:`~irmeasures_ext.comparison.holes.run_holes` (``value``, ``condensed``,
+    ``if_relevant``, ``low``, ``high``, ``unjudged`` at depth ``k``; ``highest``: the label of every hole, default
+    each set's highest) with the set's name in a ``judge`` column. Our provider (``configured(ties,
+    score_precision, rel=rel)``) computes the measures it supports, ir_measures' default pipeline the others."""
     import pandas as pd
 
     from irmeasures_ext.comparison.table import run_names
-    from irmeasures_ext.engine.combined import Evaluation
-    from irmeasures_ext.interop import needs_intents, read_qrels
-    from irmeasures_ext.judges.sets import judgement_sets, runs_in
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
     measures = measures_of(measures)
-    refused = [str(measure) for measure in measures if needs_intents(measure)]
-    if refused:
-        raise MeasureParamError(f'holes: {" ".join(refused)} need intents, and an unjudged doc has none to be '
-                                'judged for: give ad hoc measures')
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise MeasureParamError(f'holes: k must be an integer from 1; got {k!r}')
-    judged_at_k = ir_measures.Judged @ k
-    configured = ext_provider.configured(ties, score_precision, rel=rel)
-    sets = judgement_sets(judgements)
+    provider = ext_provider.configured(ties, score_precision, rel=rel)
     run_list_names, run_list = run_names(runs_in(runs), names, at_least=1)
-    reads = [read_input(run, 'run') for run in run_list]
-    rows = []
-    for judge, given in sets.items():
-        qrels = read_qrels(given, None).table
-        top = float(highest_label(qrels)) if highest is None else float(highest)
-        evaluation = Evaluation([*measures, judged_at_k], configured)
-        evaluation.read_qrels(qrels)
-        for run_name, read in zip(run_list_names, reads, strict=True):
-            usual = evaluation.results(read)
-            condensed = evaluation.results(judged_only(read.table, qrels))
-            filled = Evaluation(measures, configured)
-            filled.read_qrels(with_holes_judged(qrels, read.table, top))
-            if_relevant = filled.results(read).aggregates()
-            share = unjudged_share(usual.values[judged_at_k], usual.query_ids, read.table)
-            for measure in measures:
-                value = usual.aggregates()[measure]
-                rows.append({'judge': judge, 'run': run_name, 'measure': str(measure), 'value': value,
-                             'condensed': condensed.aggregates()[measure], 'if_relevant': if_relevant[measure],
-                             'low': min(value, if_relevant[measure]), 'high': max(value, if_relevant[measure]),
-                             'unjudged': share})
-    frame = pd.DataFrame(rows, columns=HOLES_COLUMNS)
+    reads = {name: read_input(run, 'run') for name, run in zip(run_list_names, run_list, strict=True)}
+    frames = [run_holes(qrels, reads, measures, provider, k, highest).assign(**{JUDGE: judge})
+              for judge, qrels in judgement_sets(judgements).items()]
+    frame = pd.concat(frames, ignore_index=True)[[JUDGE, *HOLES_COLUMNS]]
     frame.attrs.update(k=k)
     return frame
-
-
-def highest_label(qrels: pa.Table) -> float:
-    """The highest label of the qrels."""
-    import pyarrow.compute as pc
-    return pc.max(qrels['relevance']).as_py()
-
-
-def _keys(table: pa.Table) -> pa.ChunkedArray:
-    """One key per row of a run or qrels table: its query id and doc id."""
-    import pyarrow.compute as pc
-    return pc.binary_join_element_wise(table['query_id'], table['doc_id'], '\x1f')
-
-
-def judged_only(run: pa.Table, qrels: pa.Table) -> pa.Table:
-    """The run's rows whose doc the qrels judge for its query (the condensed list)."""
-    import pyarrow.compute as pc
-    return run.filter(pc.is_in(_keys(run), value_set=_keys(qrels).combine_chunks()))
-
-
-def with_holes_judged(qrels: pa.Table, run: pa.Table, label: float) -> pa.Table:
-    """The qrels plus every doc the run retrieves for a query of the qrels and they do not judge, at ``label``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    qrels = qrels.select(['query_id', 'doc_id', 'relevance'])
-    unjudged = run.filter(pc.and_(pc.is_in(run['query_id'], value_set=pc.unique(qrels['query_id'])),
-                                  pc.invert(pc.is_in(_keys(run), value_set=_keys(qrels).combine_chunks()))))
-    added = pa.table({'query_id': unjudged['query_id'], 'doc_id': unjudged['doc_id'],
-                      'relevance': pa.array([label] * unjudged.num_rows, pa.float64())})
-    return pa.concat_tables([qrels.cast(added.schema), added])
-
-
-def unjudged_share(judged_at_k: Any, query_ids: pa.Array, run: pa.Table) -> float:
-    """The mean of ``1 − Judged@k`` (``judged_at_k``, in ``query_ids``' order) over the queries the run retrieves
-    docs for; NaN if it retrieves none."""
-    import numpy as np
-    import pyarrow.compute as pc
-    answered = pc.is_in(query_ids, value_set=pc.unique(run['query_id'])).to_numpy(zero_copy_only=False)
-    if not answered.any():
-        return float('nan')
-    return float(np.mean(1 - np.asarray(judged_at_k, dtype=float)[answered]))
