@@ -79,6 +79,11 @@ def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool
     if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names) and (
             with_intents == (INTENT_COLUMN in data.table.column_names)):  # (read with intents: again without)
         return data
+    if isinstance(data, Input) and kind == 'qrels' and not with_intents and INTENT_COLUMN in data.table.column_names \
+            and not (data.source is not None and data.source.has_classes()):
+        # (read with intents, wanted without: the same lines without their intents, not read again: the source may
+        # be read once only, e.g. intent_qrels(a generator) that ir_measures' pipeline read for pyndeval and ours)
+        return Input(data.table.drop_columns([INTENT_COLUMN]), data.source, data.query_starts)
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table
     source = as_source(data)
