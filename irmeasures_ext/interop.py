@@ -12,8 +12,9 @@ same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` a
   such qrels knowing the measures, as our provider does: with the intent of each line (the TREC file's second
   field) where a measure needs intents (diversity qrels, a doc judged once per intent), checked as ours checks
   them; pyndeval then gets the intents (ir_measures' ``Qrel.iteration``);
-- where ir_measures' gdeval provider (non-numeric query ids, labels other than integers up to 4) or pytrec_eval
-  (labels that are not integers) cannot take an input ours can, the error is one line naming the measures and
+- where ir_measures' gdeval provider (non-numeric query ids, labels other than integers up to 4), pytrec_eval
+  (labels that are not integers) or pyndeval (real-valued labels, which it binarises at 1) cannot take an input
+  ours can, the error is one line naming the measures and
   how to get them from our provider. Which provider computes a measure does not change.
 
 Imports only ir_measures and the standard library; the readers load when an input is read.
@@ -205,8 +206,41 @@ def _reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..
 def _giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
-        return original(self, measures, intent_records(converted_input(qrels, 'qrels', measures)))
+        records = intent_records(converted_input(qrels, 'qrels', measures))
+        if isinstance(records, Iterator):  # (read once here, to look at the labels, and handed on as a list)
+            records = list(records)
+        real = first_real_label(records)
+        if real is not None:  # (pyndeval binarises at rel=1: an LLM judge's 0.35 would silently count for nothing)
+            raise provider_refusal(self.NAME, measures, 'reads integer labels, a doc relevant from label 1 (label '
+                                   f'{real.relevance} of doc {real.doc_id!r} in query {real.query_id!r} is not one)') \
+                or InputError(f'{" ".join(sorted(map(str, measures)))}: ir_measures\' {self.NAME} provider reads '
+                              f'integer labels; label {real.relevance} of doc {real.doc_id!r} in query '
+                              f'{real.query_id!r} is not one')
+        return original(self, measures, records)
     return _evaluator
+
+
+def first_real_label(qrels: Any) -> Any:
+    """The first judgment (with ``query_id``, ``doc_id``, ``relevance``) of ``qrels`` (records in a list, a DataFrame
+    with ir_measures' names, a dict-of-dict) whose label is real-valued; None if none is (or the form is another)."""
+    if hasattr(qrels, 'itertuples') and 'relevance' in getattr(qrels, 'columns', ()):
+        judgments: Iterable[Any] = qrels.itertuples()
+    elif isinstance(qrels, dict):
+        judgments = (ir_measures.Qrel(query_id, doc_id, label) for query_id, docs in qrels.items()
+                     if isinstance(docs, dict) for doc_id, label in docs.items())
+    elif isinstance(qrels, list):
+        judgments = qrels
+    else:
+        return None
+    return next((judgment for judgment in judgments if _is_real(getattr(judgment, 'relevance', 0))), None)
+
+
+def _is_real(label: Any) -> bool:
+    """Whether a label is a number that is not a whole one (a real-valued label)."""
+    try:
+        return not float(label).is_integer()
+    except (TypeError, ValueError):
+        return False
 
 
 def intent_records(qrels: Any) -> Any:

@@ -12,6 +12,7 @@ import math
 import random
 
 import ir_measures
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -407,3 +408,27 @@ def test_pyndeval_by_name_reads_the_intents(tmp_path, capsys):
     printed = {(row[1], row[0]): float(row[2]) for row in map(str.split, capsys.readouterr().out.splitlines())
                if row[0] != 'all'}
     assert printed == want
+
+
+@pytest.mark.parametrize('qrels_form', ['path', 'records', 'generator', 'DataFrame'])
+def test_pyndeval_refuses_real_labels_in_one_line(tmp_path, qrels_form):
+    """pyndeval binarises each label at 1: an LLM judge's 0.5 counted for nothing through ir_measures' pipeline,
+    where our provider counts it (every label above 0 is relevant by default). The pipeline still gives ndeval's
+    measures to pyndeval, which now refuses such qrels in one line naming how to get them from ours."""
+    pytest.importorskip('pyndeval')
+    lines = ['1 1 a 0.5', '1 2 a 1', '1 2 b 0.35']
+    (tmp_path / 'qrels.txt').write_text(''.join(f'{line}\n' for line in lines), encoding='utf-8')
+    records = [ir_measures.Qrel(q, d, float(label), intent) for q, intent, d, label in map(str.split, lines)]
+    qrels = {'path': str(tmp_path / 'qrels.txt'), 'records': records, 'generator': iter(records),
+             'DataFrame': pd.DataFrame(records)}[qrels_form]
+    run = [ir_measures.ScoredDoc('1', 'a', 2.0), ir_measures.ScoredDoc('1', 'b', 1.0)]
+    measure = ir_measures.parse_measure('alpha_nDCG@10')
+    with pytest.raises(InputError, match=r"^alpha_nDCG@10: ir_measures' pyndeval provider reads integer labels, a doc "
+                                         r"relevant from label 1 \(label 0.5 of doc 'a' in query '1' is not one\); "
+                                         r'the irmeasures_ext provider computes it'):
+        ir_measures.calc_aggregate([measure], qrels, run)
+    ours = irmeasures_ext.provider.calc_aggregate([measure], records, run)[measure]
+    assert ours > 0  # (the doc of label 0.5, first, is relevant to ours)
+    integers = [record._replace(relevance=1) for record in records]
+    assert ir_measures.calc_aggregate([measure], integers, run)[measure] == pytest.approx(
+        irmeasures_ext.provider.calc_aggregate([measure], integers, run)[measure], abs=1e-12)
