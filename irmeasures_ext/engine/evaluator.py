@@ -15,7 +15,6 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine import stream
 from irmeasures_ext.engine.aggregates import aggregate
-from irmeasures_ext.engine.fingerprint import evaluator_fingerprint
 from irmeasures_ext.engine.intents import judgments_of_intents
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
@@ -168,6 +167,7 @@ class ExtEvaluator(providers.Evaluator):
         """The fingerprint of what this evaluator computes (its qrels, measures and rankings: the same in every
         process, :mod:`.fingerprint`), which its partials carry: :meth:`merge` and :meth:`finished` refuse those of
         another evaluator."""
+        from irmeasures_ext.engine.fingerprint import evaluator_fingerprint  # (hashlib: ~5 ms to import, for pieces)
         return evaluator_fingerprint(((measure, key, judgments) for measure, _, key, judgments in self._plan),
                                      self.judgments)
 
