@@ -286,24 +286,10 @@ def test_every_entry_point_gives_the_same_numbers_or_the_same_error(data, qrels_
             assert (kind, want) == ('error', InputError)
         runs = ('a', 'b')
         want_compare = compared_means(measures, want_per_query, runs) if kind == 'values' else want
-        aggregates = {
-            'our provider': lambda: irmeasures_ext.provider.calc_aggregate(measures, qrels(), run()),
-            'ir_measures.calc_aggregate': lambda: ir_measures.calc_aggregate(measures, qrels(), run()),
-            'ir_measures.evaluator': lambda: ir_measures.evaluator(measures, qrels()).calc_aggregate(run()),
-            'irmeasures_ext.dask.calc_aggregate': lambda: ext_dask.calc_aggregate(
-                measures, qrels(), dask_run(form(run_rows, 'run', dask_names, folder), dask_layout, npartitions)),
-        }
+        aggregates, per_queries = entry_points(measures, qrels, run, lambda: dask_run(
+            form(run_rows, 'run', dask_names, folder), dask_layout, npartitions))
         if qrels_form == run_form == 'records':
             del aggregates['our provider']  # (the reference's own call)
-        per_queries = {
-            'ir_measures.iter_calc': lambda: per_query(ir_measures.iter_calc(measures, qrels(), run())),
-            'our provider iter_calc': lambda: per_query(irmeasures_ext.provider.iter_calc(measures, qrels(), run())),
-            'frames.evaluate_frame': lambda: {(row.measure, row.query_id): row.value
-                                              for row in evaluate_frame(measures, qrels(), run()).itertuples()},
-            'frames.iter_calc': lambda: per_query(frames_iter_calc(measures, qrels(), run())),
-            'irmeasures_ext.dask.per_query': lambda: via_dask_per_query(
-                measures, qrels(), dask_run(form(run_rows, 'run', dask_names, folder), dask_layout, npartitions)),
-        }
         for name, call in aggregates.items():
             check(name, call, kind, want)
         for name, call in per_queries.items():
@@ -321,6 +307,26 @@ def test_every_entry_point_gives_the_same_numbers_or_the_same_error(data, qrels_
             assert got_kind == kind and (kind == 'error' or same_values(got, by_name(want))), got
             got_kind, got = via_compare_command(measures, *files)
             assert got_kind == kind and (kind == 'error' or same_values(got, want_compare)), got
+
+
+def entry_points(measures: list, qrels, run, dask_frame) -> tuple[dict, dict]:
+    """The calls of every Python entry point on fresh inputs (``qrels()``, ``run()``, ``dask_frame()``): those that
+    aggregate, and those that give per-query values, by name."""
+    aggregates = {
+        'our provider': lambda: irmeasures_ext.provider.calc_aggregate(measures, qrels(), run()),
+        'ir_measures.calc_aggregate': lambda: ir_measures.calc_aggregate(measures, qrels(), run()),
+        'ir_measures.evaluator': lambda: ir_measures.evaluator(measures, qrels()).calc_aggregate(run()),
+        'irmeasures_ext.dask.calc_aggregate': lambda: ext_dask.calc_aggregate(measures, qrels(), dask_frame()),
+    }
+    per_queries = {
+        'ir_measures.iter_calc': lambda: per_query(ir_measures.iter_calc(measures, qrels(), run())),
+        'our provider iter_calc': lambda: per_query(irmeasures_ext.provider.iter_calc(measures, qrels(), run())),
+        'frames.evaluate_frame': lambda: {(row.measure, row.query_id): row.value
+                                          for row in evaluate_frame(measures, qrels(), run()).itertuples()},
+        'frames.iter_calc': lambda: per_query(frames_iter_calc(measures, qrels(), run())),
+        'irmeasures_ext.dask.per_query': lambda: via_dask_per_query(measures, qrels(), dask_frame()),
+    }
+    return aggregates, per_queries
 
 
 def check_pyterrier(measures: list, qrels_rows: list[tuple], run_rows: list[tuple], fault: str) -> None:
@@ -542,24 +548,10 @@ def test_diversity_qrels_give_the_same_numbers_or_the_same_error_everywhere(
             assert (kind, want) == ('error', InputError)
         runs = ('a', 'b')
         want_compare = compared_means(measures, want_per_query, runs) if kind == 'values' else want
-        aggregates = {
-            'our provider': lambda: irmeasures_ext.provider.calc_aggregate(measures, qrels(), run()),
-            'ir_measures.calc_aggregate': lambda: ir_measures.calc_aggregate(measures, qrels(), run()),
-            'ir_measures.evaluator': lambda: ir_measures.evaluator(measures, qrels()).calc_aggregate(run()),
-            'irmeasures_ext.dask.calc_aggregate': lambda: ext_dask.calc_aggregate(
-                measures, qrels(), dask_run(form(run_rows, 'run', 'DataFrame', folder), dask_layout, npartitions)),
-        }
+        aggregates, per_queries = entry_points(measures, qrels, run, lambda: dask_run(
+            form(run_rows, 'run', 'DataFrame', folder), dask_layout, npartitions))
         if qrels_form == run_form == 'records' and (not with_probabilities or probabilities_kind == 'dict'):
             del aggregates['our provider']  # (the reference's own call)
-        per_queries = {
-            'ir_measures.iter_calc': lambda: per_query(ir_measures.iter_calc(measures, qrels(), run())),
-            'our provider iter_calc': lambda: per_query(irmeasures_ext.provider.iter_calc(measures, qrels(), run())),
-            'frames.evaluate_frame': lambda: {(row.measure, row.query_id): row.value
-                                              for row in evaluate_frame(measures, qrels(), run()).itertuples()},
-            'frames.iter_calc': lambda: per_query(frames_iter_calc(measures, qrels(), run())),
-            'irmeasures_ext.dask.per_query': lambda: via_dask_per_query(
-                measures, qrels(), dask_run(form(run_rows, 'run', 'DataFrame', folder), dask_layout, npartitions)),
-        }
         kind_theirs = kind
         if kind == 'values' and refused_by_pyndeval(measures, qrels_rows):
             kind_theirs, want_theirs, want_theirs_per_query = 'error', InputError, InputError
