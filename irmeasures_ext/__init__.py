@@ -41,7 +41,14 @@ from irmeasures_ext.measures import (
     D_RBP,
     D_RR,
     DECLARED,
+    DIN_AP,
+    DIN_EBR,
+    DIN_ERR,
+    DIN_NCU,
+    DIN_P,
     DIN_Q,
+    DIN_RBP,
+    DIN_RR,
     EBR,
     ERR_NTCIR,
     GAP,
@@ -63,7 +70,13 @@ from irmeasures_ext.measures import (
     D_sharp_nDCG,
     D_sharp_Q,
     D_sharp_RBP,
+    DIN_Hit,
     DIN_nDCG,
+    DIN_nDCG_JK,
+    DIN_nERR,
+    DIN_O_measure,
+    DIN_P_measure,
+    DIN_P_plus,
     DIN_sharp_nDCG,
     DIN_sharp_Q,
     G,
@@ -117,12 +130,14 @@ register()
 _LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'sample')
 
 
-def intent_qrels(qrels: Any, probabilities: Any) -> Any:
+def intent_qrels(qrels: Any, probabilities: Any, renormalise: bool = False) -> Any:
     """``qrels`` with the intent of each judgment (e.g. NTCIREVAL's Dqrels file, TREC diversity qrels) and their
     intents' ``probabilities`` P(i|q) and types (an Iprob or DINprob file, a table or a dict): the qrels of
-    NTCIREVAL's diversity measures (``D_nDCG``, ``IA_nERR``, ...), given wherever qrels are."""
+    NTCIREVAL's diversity measures (``D_nDCG``, ``IA_nERR``, ...), given wherever qrels are. The probabilities are
+    used as written, as NTCIREVAL uses them, with a ProbabilitySumWarning where a query's do not sum to 1 to the
+    precision they are written with; ``renormalise=True`` divides each by its query's sum."""
     from irmeasures_ext.readers.intent_probabilities import IntentQrels  # (reading loads on first use)
-    return IntentQrels(qrels, probabilities)
+    return IntentQrels(qrels, probabilities, renormalise)
 
 
 def __getattr__(name: str) -> ModuleType:
@@ -147,4 +162,6 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
            'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
            'IA_RBP', 'IA_EBR', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
+           'DIN_AP', 'DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
+           'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU',
            'intent_qrels']

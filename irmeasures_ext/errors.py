@@ -136,6 +136,12 @@ class UnjudgedIntentWarning(IrMeasuresExtWarning):
     """Intent probabilities list an intent that no qrels line judges: NTCIREVAL's diversity measures skip it."""
 
 
+class ProbabilitySumWarning(IrMeasuresExtWarning):
+    """A query's intent probabilities do not sum to 1, not even to the precision they are written with (each may be
+    off by half a unit of its last written decimal): NTCIREVAL's diversity measures take them as they are, and so
+    do ours, unless asked to renormalise them (``intent_qrels(..., renormalise=True)``)."""
+
+
 class SingleIntentWarning(IrMeasuresExtWarning):
     """Every query of diversity qrels has one intent (subtopic) only: the diversity measures then say nothing of
     diversity (likely ad hoc qrels read as diversity qrels, their iteration field taken for the subtopic)."""

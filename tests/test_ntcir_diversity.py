@@ -1,11 +1,13 @@
 """NTCIREVAL's intent-aware measures (``irmeasures_ext.engine.kernels.ntcir_diversity``) against NTCIREVAL
 190111's own values (``tests/data/diversity/ntcireval_per_topic.tsv``: D-, D#-, DIN-, DIN#-, IA-measures, I-rec,
 P+Q and P+Q# at 4 cutoffs and 2 γ, on seeded data built to cover intents without a relevant doc, docs relevant to
-several intents, navigational intents seen twice, topics without a relevant doc, unjudged docs, run-only topics),
+several intents, navigational intents seen twice, topics without a relevant doc, unjudged docs, run-only topics;
+``ntcireval_din_per_topic.tsv``: every other line DIN-NTCIR-eval prints, gcompute's on DIN's gains and irec's),
 then the input forms, the command and the errors.
 
-q017's probabilities sum to 0.9: NTCIREVAL evaluates it, we refuse it naming the line, so the comparison leaves
-q017 out of the inputs and of the values.
+q017's probabilities sum to 0.9000: NTCIREVAL computes with them as they are, and so do we, with a warning
+(``tests/test_ntcireval_diversity_rules.py`` compares its values); the comparisons here leave q017 out of the
+inputs and of the values (``REFUSED``).
 """
 from __future__ import annotations
 
@@ -61,6 +63,43 @@ def read_golden(path=DIVERSITY / 'ntcireval_per_topic.tsv', refused: str = REFUS
 
 
 GOLDEN = read_golden()
+#: DIN-NTCIR-eval's lines in ``ntcireval_din_per_topic.tsv`` (``@k`` for the cutoff's) -> (our measure, its line in
+#: ``irmeasures-ext ntcireval -I``): gcompute's lines on DIN's gains against the D-measures' ideal list (those
+#: without ``@k`` on the list the script cut at K: our measure without a cutoff under the depth cut K; ``nDCG@k`` is
+#: Järvelin and Kekäläinen's, as D-NTCIR-eval's), and irec's, which are D-NTCIR-eval's.
+DIN_LINES = {'RR': ('DIN_RR', 'DIN-RR'), 'O-measure': ('DIN_O_measure', 'DIN-O-measure'),
+             'P-measure': ('DIN_P_measure', 'DIN-P-measure'), 'P-plus': ('DIN_P_plus', 'DIN-P-plus'),
+             'AP': ('DIN_AP', 'DIN-AP'), 'Q-measure': ('DIN_Q', 'DIN-Q-measure'),
+             'NCUrb,P': ("DIN_NCU(utility='P')", 'DIN-NCUrb,P'), 'NCUrb,BR': ('DIN_NCU', 'DIN-NCUrb,BR'),
+             'RBP': ('DIN_RBP', 'DIN-RBP'), 'ERR': ('DIN_ERR', 'DIN-ERR'), 'EBR': ('DIN_EBR', 'DIN-EBR'),
+             'I-rec@n': ('I_rec_n', 'I-rec@n'), 'AP@k': ('DIN_AP@k', 'DIN-AP@k'),
+             'nDCG@k': ('DIN_nDCG_JK@k', 'DIN-nDCG_JK@k'), 'P@k': ('DIN_P@k', 'DIN-P@k'),
+             'RBP@k': ('DIN_RBP@k', 'DIN-RBP@k'), 'ERR@k': ('DIN_ERR@k', 'DIN-ERR@k'),
+             'nERR@k': ('DIN_nERR@k', 'DIN-nERR@k'), 'EBR@k': ('DIN_EBR@k', 'DIN-EBR@k'),
+             'Hit@k': ('DIN_Hit@k', 'DIN-Hit@k'), 'I-rec@k': ('I_rec@k', 'I-rec@k')}
+
+
+def din_rows() -> list[dict[str, str]]:
+    """The rows of ``ntcireval_din_per_topic.tsv``, each with ``line``: its printed name with ``@k``."""
+    with open(DIVERSITY / 'ntcireval_din_per_topic.tsv', encoding='utf-8') as lines:
+        rows = list(csv.DictReader(lines, delimiter='\t'))
+    assert rows and all(row['command'] == 'DIN-NTCIR-eval' and row['gamma'] == '-' for row in rows)
+    return [{**row, 'line': row['measure'].replace(f'@{int(row["cutoff"]):04d}', '@k')} for row in rows]
+
+
+def read_din_golden(refused: str = REFUSED) -> dict[int, dict[tuple[str, str], float]]:
+    """``{K: {(our measure string, topic): NTCIREVAL's value}}`` of ``ntcireval_din_per_topic.tsv`` but the
+    ``refused`` topic's."""
+    golden: dict[int, dict[tuple[str, str], float]] = {}
+    for row in din_rows():
+        measure = ir_measures.parse_measure(DIN_LINES[row['line']][0].replace('@k', f'@{row["cutoff"]}'))
+        if row['qid'] != refused:
+            assert golden.setdefault(int(row['cutoff']), {}).setdefault(
+                (str(measure), row['qid']), float(row['value'])) == float(row['value']), row
+    return golden
+
+
+DIN_GOLDEN = read_din_golden()
 
 
 def without_refused(path, tmp_path) -> str:
@@ -85,26 +124,40 @@ def mismatches(values: dict, golden: dict) -> list:
 
 
 def test_every_ntcireval_value(tmp_path):
-    """21,756 values: 28 measures, 4 cutoffs, 147 topics (γ 0.5 and 0.25 for the #-measures; RBP at 0.95 and
-    0.99)."""
+    """21,756 values of ``ntcireval_per_topic.tsv``: 28 measures, 4 cutoffs, 147 topics (γ 0.5 and 0.25 for the
+    #-measures; RBP at 0.95 and 0.99); and 12,348 of ``ntcireval_din_per_topic.tsv``: DIN-NTCIR-eval's 21 other
+    lines, 4 cutoffs K, 147 topics, those without ``@k`` on the list cut at K (the depth cut K), I-rec@n on the
+    whole run. Its I-rec@K lines are D-NTCIR-eval's."""
     qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'Dqrels.txt', tmp_path),
                                         without_refused(DIVERSITY / 'DINprob.txt', tmp_path))
     values = evaluate(sorted({measure for measure, _ in GOLDEN}), qrels)
     assert len(GOLDEN) == 21904 - 21904 // 148
     assert not mismatches(values, GOLDEN), mismatches(values, GOLDEN)[:5]
+    assert sorted(DIN_GOLDEN) == [5, 10, 20, 1000] and sum(map(len, DIN_GOLDEN.values())) == 12432 - 12432 // 148
+    for cutoff, golden in DIN_GOLDEN.items():
+        values = evaluate(sorted({measure for measure, _ in golden} - {'I_rec_n'}), qrels, depth=cutoff)
+        values.update(evaluate(['I_rec_n'], qrels))
+        assert not mismatches(values, golden), (cutoff, mismatches(values, golden)[:5])
+        irec = {key: value for key, value in golden.items() if key[0].startswith('I_rec@')}
+        assert len(irec) == 147 and all(GOLDEN[key] == value for key, value in irec.items())
 
 
 def test_iprob_gives_the_type_agnostic_values(tmp_path):
-    """With Iprob (every intent informational), the D-, IA-measures and I-rec are the same; DIN-nDCG becomes
-    D-nDCG."""
+    """With Iprob (every intent informational), the D-, IA-measures and I-rec are the same; each DIN-measure becomes
+    its D-measure."""
     qrels = irmeasures_ext.intent_qrels(without_refused(DIVERSITY / 'qrels.txt', tmp_path),
                                         without_refused(DIVERSITY / 'Iprob.txt', tmp_path))
     agnostic = {key: value for key, value in GOLDEN.items()
                 if key[0].split('(')[0].split('@')[0] in ('D_nDCG', 'D_Q', 'D_nERR', 'D_RBP', 'D_EBR', 'I_rec',
                                                           'IA_nERR', 'IA_Q', 'IA_EBR')}
-    values = evaluate(sorted({measure for measure, _ in agnostic} | {'DIN_nDCG@10'}), qrels)
+    din = [str(ir_measures.parse_measure(measure.replace('@k', '@10'))) for measure, _ in
+           [*DIN_LINES.values(), ('DIN_nDCG@k', ''), ('DIN_Q@k', '')] if measure.startswith('DIN_')]
+    assert len(din) == 21
+    values = evaluate(sorted({measure for measure, _ in agnostic} | set(din) | {m.replace('DIN_', 'D_') for m in din}),
+                      qrels)
     assert not mismatches(values, agnostic)
-    assert all(values['DIN_nDCG@10', topic] == values['D_nDCG@10', topic] for _, topic in values)
+    assert all(values[measure, topic] == values[measure.replace('DIN_', 'D_'), topic] for measure in din
+               for _, topic in values)
 
 
 def probability_forms(tmp_path) -> dict:
@@ -147,7 +200,6 @@ def test_the_command(tmp_path, capsys):
 
 
 @pytest.mark.parametrize('text, message', [
-    ('q1 1 0.5 inf\nq1 2 0.4 inf\n', r"probabilities.txt:1: the intent probabilities of query 'q1' sum to 0.9, not 1"),
     ('q1 1 0.5 inf\nq1 2 0.5 web\n', r"probabilities.txt:2: intent type 'web' is not inf or nav"),
     ('q1 1 0.5\nq1 2 half\n', r"probabilities.txt:2: probability 'half' of intent '2' is not a number from 0 to 1"),
     ('q1 1 0.5\nq1 1 0.5\n', r"probabilities.txt:2: intent '1' of query 'q1' is listed twice \(first at "
@@ -187,7 +239,8 @@ def test_measures_need_probabilities_except_i_rec():
 
 #: The measures that take no cutoff too (NTCIREVAL's gcompute lines without ``@k``): the others require one.
 WHOLE_LIST = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP', 'D_AP', 'D_Q', 'D_RBP', 'D_ERR',
-              'D_EBR', 'I_rec_n'}
+              'D_EBR', 'I_rec_n', 'DIN_RR', 'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU', 'DIN_AP',
+              'DIN_Q', 'DIN_RBP', 'DIN_ERR', 'DIN_EBR'}
 
 
 def test_which_measures_take_no_cutoff():
@@ -195,7 +248,7 @@ def test_which_measures_take_no_cutoff():
     other measure of the family requires one (IA-RBP, D#-RBP, ... as before)."""
     family = {name for name, measure in irmeasures_ext.measures.DECLARED.items()
               if type(measure).__module__ == 'irmeasures_ext.measures.ntcir_diversity'}
-    assert WHOLE_LIST < family and len(family) == 35
+    assert WHOLE_LIST < family and len(family) == 48
     qrels = irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
     for name in sorted(family - WHOLE_LIST):
         with pytest.raises(MeasureParamError, match=f'{name}.*cutoff'):
@@ -265,7 +318,8 @@ def test_judged_only_is_the_measure_on_the_run_without_unjudged_docs(tmp_path):
     run = [doc for doc in ir_measures.read_trec_run(RUN)]
     condensed_run = [doc for doc in run if (doc.query_id, doc.doc_id) in judged]
     assert 0 < len(condensed_run) < len(run)
-    names = [name for _, name in OURS.items()] + ['alpha_nDCG', 'nERR_IA', 'P_IA']
+    names = [name for _, name in OURS.items()] + [measure.split('@')[0] for measure, _ in DIN_LINES.values()
+                                                  if measure.startswith('DIN_')] + ['alpha_nDCG', 'nERR_IA', 'P_IA']
     measures = [ir_measures.parse_measure(f'{name}@10') for name in dict.fromkeys(names)] + [
         ir_measures.parse_measure('AP_IA')]
     condensed = evaluate([m(judged_only=True) for m in measures], qrels, run)
@@ -291,6 +345,8 @@ NTCIREVAL_LINES = {'I-rec': ('D-NTCIR-eval', 'I-rec'), 'D-nDCG': ('D-NTCIR-eval'
                    'D#-EBR': ('D-NTCIR-eval2', 'D#-EBR'),
                    'DIN-nDCG': ('DIN-NTCIR-eval', 'MSnDCG'), 'DIN-Q': ('DIN-NTCIR-eval', 'Q'),
                    'DIN#-nDCG': ('DIN-NTCIR-eval', 'DIN#-nDCG'), 'DIN#-Q': ('DIN-NTCIR-eval', 'DIN#-Q'),
+                   **{line.split('@')[0]: ('DIN-NTCIR-eval', theirs.split('@')[0]) for theirs, (_, line) in
+                      DIN_LINES.items() if line.startswith('DIN-') and line.endswith('@k')},
                    'IA-MSnDCG': ('D-NTCIR-IAeval', 'IA-MSnDCG'), 'IA-nERR': ('D-NTCIR-IAeval', 'IA-nERR'),
                    'IA-Q': ('D-NTCIR-IAeval2', 'IA-Q'), 'IA-ERR': ('D-NTCIR-IAeval2', 'IA-ERR'),
                    'IA-EBR': ('D-NTCIR-IAeval2', 'IA-EBR'), 'PplusQ': ('DIN-NTCIR-PQeval', 'PplusQ'),
@@ -306,22 +362,43 @@ def test_the_ntcireval_diversity_mode_prints_ntcirevals_values(tmp_path, capsys,
     intents = without_refused(DIVERSITY / 'DINprob.txt', tmp_path)
     printed = {}
     with open(DIVERSITY / 'ntcireval_per_topic.tsv', encoding='utf-8') as lines:
-        for row in csv.DictReader(lines, delimiter='\t'):
+        for row in [*csv.DictReader(lines, delimiter='\t'), *din_rows()]:
             if row['gamma'] in ('-', str(gamma or 0.5)):
                 printed[row['command'], row['measure'], row['qid']] = row['value']
-    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', '5,1000', '-q', '-o', 'tsv', '-p', '12', '-rbp',
-            '0.99']  # (D-NTCIR-eval2's persistence; IA-RBP, at 0.95 in NTCIREVAL's values, is left out below)
+    # -rbp 0.99: D-NTCIR-eval2's persistence; IA-RBP and DIN-RBP, at 0.95 in NTCIREVAL's values, are left out below
+    # (DIN-RBP: the next test).
+    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', '5,1000', '-q', '-o', 'tsv', '-p', '12', '-rbp', '0.99']
     assert main(argv + ([] if gamma is None else ['-Igamma', str(gamma)])) == 0
     rows = [line.split('\t') for line in capsys.readouterr().out.splitlines()]
     per_topic = [row for row in rows if row[0] != 'all']
-    once = len(DIVERSITY_BEFORE_CUTOFFS) - 1  # (D-GAP only with -gap; these lines: test_ntcireval_diversity_ours)
+    # The lines printed once (D-GAP only with -gap): compared by the next test and test_ntcireval_diversity_ours.
+    once = len(DIVERSITY_BEFORE_CUTOFFS) - 1
     assert len(per_topic) == (once + 2 * (len(NTCIREVAL_LINES) + 1)) * 147  # (q006: no relevant doc, no line)
     for topic, name, value in per_topic:
-        if name.startswith('IA-RBP') or name in {line for line, _, _ in DIVERSITY_BEFORE_CUTOFFS}:
+        if name.startswith(('IA-RBP', 'DIN-RBP')) or name in {line for line, _, _ in DIVERSITY_BEFORE_CUTOFFS}:
             continue
         ours, cutoff = name.split('@')
         command, theirs = NTCIREVAL_LINES[ours]
         assert abs(float(value) - float(printed[command, f'{theirs}@{cutoff}', topic])) <= TOLERANCE, (topic, name)
+
+
+@pytest.mark.parametrize('cutoff', [5, 1000])
+def test_the_ntcireval_diversity_mode_prints_every_line_of_din_ntcir_eval(tmp_path, capsys, cutoff):
+    """``irmeasures-ext ntcireval QRELS RUN -I DINprob -cutoffs K -truncate K -q -o tsv -p 12`` prints each line of
+    ``ntcireval_din_per_topic.tsv`` (DIN-NTCIR-eval's gcompute lines on the list cut at K, as DIN-..., and irec's)
+    with NTCIREVAL's value for K = 5 and 1000: 21 lines of 147 topics."""
+    qrels = without_refused(DIVERSITY / 'Dqrels.txt', tmp_path)
+    intents = without_refused(DIVERSITY / 'DINprob.txt', tmp_path)
+    golden = {(DIN_LINES[row['line']][1].replace('@k', f'@{cutoff:04d}'), row['qid']): float(row['value'])
+              for row in din_rows() if int(row['cutoff']) == cutoff and row['qid'] != REFUSED}
+    argv = ['ntcireval', qrels, RUN, '-I', intents, '-cutoffs', str(cutoff), '-truncate', str(cutoff), '-q', '-o',
+            'tsv', '-p', '12']
+    assert main(argv) == 0
+    printed = {(name, topic): float(value) for topic, name, value in
+               (line.split('\t') for line in capsys.readouterr().out.splitlines()) if topic != 'all'}
+    assert len(golden) == 21 * 147 and set(golden) <= set(printed)
+    wrong = [(key, printed[key], value) for key, value in golden.items() if abs(printed[key] - value) > TOLERANCE]
+    assert not wrong, wrong[:5]
 
 
 def test_the_ntcireval_diversity_modes_warnings_are_printed_once(capsys):
@@ -343,9 +420,6 @@ def test_the_ntcireval_diversity_mode_refuses_ad_hoc_options(capsys):
                                                     'gains are the levels)')  # (-rbp is: D-RBP's persistence)
     assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN]) == 2
     assert 'error: -g GAINS is required (or -I FILE: the diversity measures)' in capsys.readouterr().err
-    assert main(['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt')]) == 2
-    assert ("DINprob.txt:74: the intent probabilities of query 'q017' sum to 0.9, not 1"
-            in capsys.readouterr().err)
 
 
 def test_classes_are_refused_by_name():
@@ -366,6 +440,6 @@ def test_the_depth_cut_is_the_measure_on_the_run_cut_at_the_depth(tmp_path):
     cut = {topic: {doc: docs[doc] for doc in sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)[:3]}
            for topic, docs in run.items()}
     measures = ['D_sharp_nDCG@10', 'IA_Q@10', 'PplusQ@10', 'DIN_Q@5', 'alpha_nDCG@10', 'NRBP', 'AP_IA', 'D_Q', 'D_GAP',
-                'D_NCU', 'D_P_measure', 'I_rec_n']
+                'D_NCU', 'D_P_measure', 'I_rec_n', 'DIN_P_plus', 'DIN_NCU', 'DIN_ERR@5']
     assert evaluate(measures, qrels, run, depth=3) == evaluate(measures, qrels, cut)
     assert evaluate(measures, qrels, run, depth=3) != evaluate(measures, qrels, run)

@@ -9,6 +9,7 @@ t6 (every judgment L0) is in the inputs but not in the values: NTCIREVAL refuses
 from __future__ import annotations
 
 import csv
+from functools import partial
 
 import ir_measures
 import numpy as np
@@ -18,6 +19,7 @@ from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from public_paths import main
+from test_ntcir_din_measures import DIN_MEASURES, din_value
 from test_ntcir_diversity import TOLERANCE, evaluate, read_golden
 
 import irmeasures_ext
@@ -168,7 +170,17 @@ DIVERSITY_REFERENCES = {
     'IA-MSnDCG@k': (ref.ia_msndcg, 'plain', False, {}), 'IA-nERR@k': (ref.ia_nerr, 'plain', False, {}),
     'IA-Q@k': (ref.ia_q, 'plain', True, {}), 'IA-ERR@k': (ref.ia_err, 'plain', False, {}),
     'IA-RBP@k': (ref.ia_rbp, 'plain', False, {}), 'IA-EBR@k': (ref.ia_ebr, 'plain', True, {}),
-    'PplusQ@k': (ref.pplus_q, 'typed', True, {}), 'PplusQ#@k': (ref.pplus_q_sharp, 'typed', True, {})}
+    'PplusQ@k': (ref.pplus_q, 'typed', True, {}), 'PplusQ#@k': (ref.pplus_q_sharp, 'typed', True, {}),
+    # DIN-NTCIR-eval's gcompute lines: the D-lines' measures on DIN's gains (tests/test_ntcir_din_measures.py)
+    **{f'DIN-{line}': (partial(din_value, name), 'typed', 'beta' in DIN_MEASURES[name][1] and fixed != {'utility': 'P'},
+                       fixed)
+       for line, name, fixed in (
+           ('RR', 'DIN_RR', {}), ('O-measure', 'DIN_O_measure', {}), ('P-measure', 'DIN_P_measure', {}),
+           ('P-plus', 'DIN_P_plus', {}), ('AP', 'DIN_AP', {}), ('Q-measure', 'DIN_Q', {}),
+           ('NCUrb,P', 'DIN_NCU', {'utility': 'P'}), ('NCUrb,BR', 'DIN_NCU', {}), ('RBP', 'DIN_RBP', {}),
+           ('ERR', 'DIN_ERR', {}), ('EBR', 'DIN_EBR', {}), ('nERR@k', 'DIN_nERR', {}), ('ERR@k', 'DIN_ERR', {}),
+           ('RBP@k', 'DIN_RBP', {}), ('EBR@k', 'DIN_EBR', {}), ('AP@k', 'DIN_AP', {}), ('P@k', 'DIN_P', {}),
+           ('Hit@k', 'DIN_Hit', {}), ('nDCG_JK@k', 'DIN_nDCG_JK', {}))}}
 
 
 def _line(name: str) -> tuple[str, int]:
@@ -211,7 +223,7 @@ def test_the_diversity_mode_honours_beta(capsys, beta):
     per_topic = [(topic, name, float(value)) for topic, name, value in rows if topic != 'all']
     topics = {topic for topic in qrels if ref.intents_with_relevant_doc(qrels[topic])}
     assert {topic for topic, _, _ in per_topic} == topics and len(topics) == 59  # (t6 has no relevant doc)
-    assert len(per_topic) == 59 * (12 + 2 * 28)
+    assert len(per_topic) == 59 * (23 + 2 * 36)
     changed = set()
     for topic, name, value in per_topic:
         expected = diversity_reference(name, topic, beta, data)

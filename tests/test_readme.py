@@ -89,7 +89,7 @@ def workspace(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     shutil.copy(QRELS, folder / 'qrels.txt')
     for name in ('qrels', 'run'):  # (section "Diversity": TREC diversity qrels and a run of their topics)
         shutil.copy(ROOT / 'tests' / 'data' / 'diversity' / f'{name}.txt', folder / f'{name}.diversity.txt')
-    for name in ('Dqrels', 'DINprob'):  # (and NTCIREVAL's forms, without q017, whose probabilities sum to 0.9)
+    for name in ('Dqrels', 'DINprob'):  # (and NTCIREVAL's forms, without q017: its probabilities sum to 0.9, a warning)
         lines = (ROOT / 'tests' / 'data' / 'diversity' / f'{name}.txt').read_text(encoding='utf-8').splitlines(True)
         (folder / f'{name}.diversity.txt').write_text(''.join(line for line in lines if not line.startswith('q017 ')),
                                                       encoding='utf-8')

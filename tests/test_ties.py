@@ -468,12 +468,16 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'D_RR': lambda p: 1 / p, 'D_O_measure': lambda p: 2 / (p + 1), 'D_P_measure': lambda p: 2 / (p + 1),
             'D_P_plus': lambda p: 2 / (p + 1), 'D_NCU': lambda p: 2 / (p + 1),  # BR(p)·γ^0 / 1
             'D_GAP': lambda p: 1 / p}  # GS = 1·2 at rank p, GI(1) = 2
+#: DIN-NTCIR-eval's other lines: the one intent is informational, so each DIN-measure is its D-measure.
+DIN_OF_D = ('DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_AP', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
+            'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU')
+VALUE_AT.update({name: VALUE_AT[f'D_{name[4:]}'] for name in DIN_OF_D})
 #: NTCIREVAL's intent-aware measures (they read the intents, and refuse the range and the expected value).
 INTENT_AWARE = ('I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q',
                 'DIN_sharp_nDCG', 'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR',
                 'D_RBP', 'D_EBR', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR', 'D_AP',
                 'D_P', 'D_Hit', 'D_nDCG_JK', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU',
-                'D_GAP')
+                'D_GAP', *DIN_OF_D)
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

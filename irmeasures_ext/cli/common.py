@@ -96,20 +96,35 @@ def positive_int(text: str) -> int:
 
 
 def add_intents(parser: ArgumentParser) -> None:
-    """The --intents option: the intents' probabilities beside QRELS (NTCIREVAL's diversity measures)."""
+    """The --intents option: the intents' probabilities beside QRELS (NTCIREVAL's diversity measures), and
+    --renormalise-intents."""
     parser.add_argument('--intents', metavar='FILE',
                         help="the intents' probabilities for NTCIREVAL's diversity measures (D_nDCG@10, IA_nERR@10, "
                              'PplusQ@10, ...): an Iprob file (qid intent prob) or DINprob file (qid intent prob '
                              'inf|nav); QRELS then gives the intent of each judgment (qid intent docid relevance, '
-                             "relevance a number or NTCIREVAL's level L0, L1, ...)")
+                             "relevance a number or NTCIREVAL's level L0, L1, ...). Used as written, as NTCIREVAL "
+                             "uses them, with a warning where a query's do not sum to 1")
+    add_renormalise(parser, '--intents FILE')
 
 
-def with_intents(qrels: Any, intents: str | None) -> Any:
-    """``qrels`` with the intents' probabilities of ``--intents`` (if given)."""
+def add_renormalise(parser: ArgumentParser, option: str) -> None:
+    """The --renormalise-intents option (of the intent probabilities of ``option``)."""
+    parser.add_argument('--renormalise-intents', action='store_true',
+                        help=f'divide the intent probabilities of {option} by their sum in each query (NTCIREVAL '
+                             "uses them as written, and so do we by default, with a warning where a query's do not "
+                             'sum to 1)')
+
+
+def with_intents(qrels: Any, intents: str | None, renormalise: bool = False) -> Any:
+    """``qrels`` with the intents' probabilities of ``--intents`` (if given), renormalised with
+    ``--renormalise-intents``."""
     if intents is None:
+        if renormalise:
+            raise CliError('--renormalise-intents renormalises the intent probabilities of --intents FILE: give '
+                           '--intents too')
         return qrels
     from irmeasures_ext.readers.intent_probabilities import IntentQrels
-    return IntentQrels(qrels, intents)
+    return IntentQrels(qrels, intents, renormalise)
 
 
 def add_inputs(parser: ArgumentParser) -> None:

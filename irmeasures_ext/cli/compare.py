@@ -63,7 +63,8 @@ def run(argv: list[str]) -> int:
     if args.plot:
         from irmeasures_ext.comparison.plot import check_plot_path
         check_plot_path(args.plot, args.overwrite)
-    qrels = with_intents(load_qrels(args.qrels, args.qrels_format or args.format), args.intents)
+    qrels = with_intents(load_qrels(args.qrels, args.qrels_format or args.format), args.intents,
+                         args.renormalise_intents)
     runs = [load_run(path, args.format) for path in run_args]
     if names is None:
         names = ['stdin' if path == STDIN else default_run_name(path, i) for i, path in enumerate(run_args)]

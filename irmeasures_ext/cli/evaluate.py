@@ -53,7 +53,7 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.cli import output
     from irmeasures_ext.engine.combined import evaluate
     qrels, run_input = load(args)
-    qrels = with_intents(qrels, args.intents)
+    qrels = with_intents(qrels, args.intents, args.renormalise_intents)
     results = evaluate(measures, qrels, run_input, configured, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)

@@ -32,6 +32,7 @@ from irmeasures_ext.cli.common import (
     CliError,
     add_inputs,
     add_ranking,
+    add_renormalise,
     load,
     positive_int,
     prepare_process,
@@ -42,6 +43,10 @@ from irmeasures_ext.errors import InvalidClassError, MeasureParamError, RowError
 DEFAULT_CUTOFFS = (1000,)
 MAX_CUTOFFS = 9
 DEFAULT_PLACES = 4
+#: The most levels NTCIREVAL's ``compute`` takes (its MAXRL_MAX: "maxrl overflow" beyond), and the highest level its
+#: diversity scripts read (``DIN-splitqrels``: L9).
+MAX_LEVELS = 15
+MAX_DIVERSITY_LEVEL = 9
 #: The width NTCIREVAL pads ``NAME=`` to before the value (``printf("%s RR=                  %.4f")``).
 NAME_WIDTH = 21
 #: What NTCIREVAL's ``compute`` prints, in its order: the measures without a cutoff, those printed at
@@ -134,19 +139,26 @@ ROWS: dict[str, Row] = {
 
 #: The diversity mode's lines (``-I``) printed once, before the cutoffs: (NTCIREVAL's name, our measure's name, its
 #: fixed parameters): gcompute's lines without ``@k``, on the list cut at ``-truncate`` (the scripts' K), and
-#: I-rec@n, which NTCIREVAL's irec reads from the whole run (past ``-truncate`` too). D-GAP only with ``-gap``.
+#: I-rec@n, which NTCIREVAL's irec reads from the whole run (past ``-truncate`` too); then DIN-NTCIR-eval's gcompute
+#: lines without ``@k`` (the same with DIN's gains, prefixed ``DIN-``). D-GAP only with ``-gap``.
 DIVERSITY_BEFORE_CUTOFFS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ('D-RR', 'D_RR', {}), ('D-O-measure', 'D_O_measure', {}), ('D-P-measure', 'D_P_measure', {}),
     ('D-P-plus', 'D_P_plus', {}), ('D-AP', 'D_AP', {}), ('D-Q-measure', 'D_Q', {}),
     ('D-NCUrb,P', 'D_NCU', {'utility': 'P'}), ('D-NCUrb,BR', 'D_NCU', {}), ('D-GAP', 'D_GAP', {}),
-    ('D-RBP', 'D_RBP', {}), ('D-ERR', 'D_ERR', {}), ('D-EBR', 'D_EBR', {}), ('I-rec@n', 'I_rec_n', {}))
+    ('D-RBP', 'D_RBP', {}), ('D-ERR', 'D_ERR', {}), ('D-EBR', 'D_EBR', {}), ('I-rec@n', 'I_rec_n', {}),
+    ('DIN-RR', 'DIN_RR', {}), ('DIN-O-measure', 'DIN_O_measure', {}), ('DIN-P-measure', 'DIN_P_measure', {}),
+    ('DIN-P-plus', 'DIN_P_plus', {}), ('DIN-AP', 'DIN_AP', {}), ('DIN-Q-measure', 'DIN_Q', {}),
+    ('DIN-NCUrb,P', 'DIN_NCU', {'utility': 'P'}), ('DIN-NCUrb,BR', 'DIN_NCU', {}), ('DIN-RBP', 'DIN_RBP', {}),
+    ('DIN-ERR', 'DIN_ERR', {}), ('DIN-EBR', 'DIN_EBR', {}))
 #: The diversity mode's lines per cutoff: (NTCIREVAL's name, our measure's name); D-GAP@k only with ``-gap``.
 DIVERSITY_ROWS = (('I-rec@k', 'I_rec'), ('D-nDCG@k', 'D_nDCG'), ('D-Q@k', 'D_Q'), ('D-nERR@k', 'D_nERR'),
                   ('D-ERR@k', 'D_ERR'), ('D-RBP@k', 'D_RBP'), ('D-EBR@k', 'D_EBR'), ('D-AP@k', 'D_AP'),
                   ('D-GAP@k', 'D_GAP'), ('D-P@k', 'D_P'), ('D-Hit@k', 'D_Hit'), ('D-nDCG_JK@k', 'D_nDCG_JK'),
                   ('D#-nDCG@k', 'D_sharp_nDCG'), ('D#-Q@k', 'D_sharp_Q'), ('D#-ERR@k', 'D_sharp_ERR'),
                   ('D#-RBP@k', 'D_sharp_RBP'), ('D#-EBR@k', 'D_sharp_EBR'), ('DIN-nDCG@k', 'DIN_nDCG'),
-                  ('DIN-Q@k', 'DIN_Q'), ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'),
+                  ('DIN-Q@k', 'DIN_Q'), ('DIN-nERR@k', 'DIN_nERR'), ('DIN-ERR@k', 'DIN_ERR'), ('DIN-RBP@k', 'DIN_RBP'),
+                  ('DIN-EBR@k', 'DIN_EBR'), ('DIN-AP@k', 'DIN_AP'), ('DIN-P@k', 'DIN_P'), ('DIN-Hit@k', 'DIN_Hit'),
+                  ('DIN-nDCG_JK@k', 'DIN_nDCG_JK'), ('DIN#-nDCG@k', 'DIN_sharp_nDCG'), ('DIN#-Q@k', 'DIN_sharp_Q'),
                   ('IA-MSnDCG@k', 'IA_MSnDCG'), ('IA-nERR@k', 'IA_nERR'), ('IA-Q@k', 'IA_Q'), ('IA-ERR@k', 'IA_ERR'),
                   ('IA-RBP@k', 'IA_RBP'), ('IA-EBR@k', 'IA_EBR'), ('PplusQ@k', 'PplusQ'),
                   ('PplusQ#@k', 'PplusQ_sharp'))
@@ -157,6 +169,7 @@ AD_HOC_ONLY = ('g', 'bpref', 'ec', 'rbup', 's', 'logb')
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
+        check_diversity_options(args)
         if args.I:
             printed = diversity_measures(args)
         else:
@@ -176,11 +189,13 @@ def run(argv: list[str]) -> int:
     qrels_input, run_input = load(args)
     if args.I:
         from irmeasures_ext.readers.intent_probabilities import IntentQrels
-        qrels_input = IntentQrels(qrels_input, args.I)
-    qrels = read_input(qrels_input, 'qrels')
+        qrels_input = IntentQrels(qrels_input, args.I, args.renormalise_intents)
+    qrels = read_input(qrels_input, 'qrels', with_intents=bool(args.I))
     with qrels.located():
         if not args.I:
             check_levels(qrels.table, len(_levels('-g', args.g)), args.g, args.j)
+        else:
+            check_diversity_levels(qrels.table)
         if args.ec:
             check_class_ids(qrels.table)
     configured = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
@@ -209,19 +224,31 @@ def run(argv: list[str]) -> int:
         defined_ids = ac.take(results.query_ids, from_numpy(defined.nonzero()[0]))
         write(sys.stdout, defined_ids, [(name, values[defined]) for name, values in columns],
               args.p)
-    means = [(name, values[defined].sum(keepdims=True) / len(values)) for name, values in columns]  # NEV2mean
+    topics = len(set(qrels_input.probabilities.query_id)) if args.ntcireval_means else len(results.query_ids)
+    means = [(name, values[defined].sum(keepdims=True) / topics) for name, values in columns]  # NEV2mean
     write(sys.stdout, _summary_ids() if args.q else None, means, args.p)
     return 0
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
-    """The measures' settings from the parsed command line (CliError for bad values)."""
+    """The measures' settings from the parsed command line (CliError for bad values, and for the gains and stop
+    values NTCIREVAL's compute refuses: more than MAX_LEVELS levels, as many stop values as levels but not, a gain
+    above a higher level's; our measures take any gains)."""
     gains = _levels('-g', args.g)
     if any(gain == 0 for gain in gains.values()):
         raise CliError(f'-g {args.g}: a gain of 0 is not supported (NTCIREVAL then leaves that level out of AP and '
                        'Q but counts it in R, RR and P@k; our measures do not reproduce that)')
+    stops = None if args.s is None else _stop_values(args.s)
+    if stops is not None and len(stops) != len(gains):
+        raise CliError(f'-s {args.s}: {len(stops)} stop values for the {len(gains)} levels of -g {args.g}, which '
+                       'NTCIREVAL\'s compute refuses ("gain/stop rel levels mismatch"): give one stop value per level')
+    for level in range(1, len(gains)):
+        if gains[level] > gains[level + 1]:
+            raise CliError(f'-g {args.g}: the gain of L{level} ({gains[level]:g}) is above that of L{level + 1} '
+                           f'({gains[level + 1]:g}), which NTCIREVAL\'s compute refuses ("Bad gain/stop values"): give '
+                           'gains that do not decrease from L1 up')
     return Settings(gains=gains, max_level=len(gains), beta=checked_beta(args), logb=args.logb, rbp=args.rbp,
-                    gamma=args.gamma, stops=None if args.s is None else _stop_values(args.s), rbup=args.rbup)
+                    gamma=args.gamma, stops=stops, rbup=args.rbup)
 
 
 def checked_beta(args: argparse.Namespace) -> float:
@@ -234,7 +261,7 @@ def checked_beta(args: argparse.Namespace) -> float:
 def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
     """(name, our measure) of every line of the diversity mode: DIVERSITY_BEFORE_CUTOFFS, then per cutoff
     DIVERSITY_ROWS (CliError for an ad hoc option or a bad ``-beta``). ``-beta`` goes to every measure that takes
-    it, those whose value holds a blended ratio (D-NCUrb,P's utility is precision: it takes none)."""
+    it, those whose value holds a blended ratio (D- and DIN-NCUrb,P's utility is precision: they take none)."""
     given = [f'-{name}' for name in AD_HOC_ONLY if getattr(args, name) not in (None, False)]
     if given:
         raise CliError(f'{" ".join(given)}: not taken with -I (the diversity measures: their gains are the levels)')
@@ -242,7 +269,7 @@ def diversity_measures(args: argparse.Namespace) -> list[tuple[str, Measure]]:
 
     def built(ours: str, fixed: dict[str, Any]) -> Measure:
         declared = ext_measures.DECLARED[ours]
-        options = {'p': args.rbp, 'gamma': args.gamma if ours == 'D_NCU' else args.Igamma,
+        options = {'p': args.rbp, 'gamma': args.gamma if ours in ('D_NCU', 'DIN_NCU') else args.Igamma,
                    'beta': None if fixed.get('utility') == 'P' else beta, **fixed}
         measure = declared(**{param: value for param, value in options.items()
                               if value is not None and param in declared.SUPPORTED_PARAMS})
@@ -306,6 +333,40 @@ def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool 
                            doc_id)
 
 
+def check_diversity_options(args: argparse.Namespace) -> None:
+    """CliError for the options of the diversity mode given without ``-I``."""
+    if args.I is None and args.renormalise_intents:
+        raise CliError('--renormalise-intents renormalises the intent probabilities of -I FILE: give -I too')
+    if args.I is None and args.ntcireval_means:
+        raise CliError("--ntcireval-means: only with -I (the ad hoc means are NEV2mean's already: over the qrels "
+                       "topics, NTCIREVAL's topic list)")
+
+
+def check_diversity_levels(qrels: Any) -> None:
+    """RowError (naming the intent, for the line) for the first line of diversity qrels whose label is not a level
+    L0 to L9, the labels NTCIREVAL's DIN-splitqrels reads: it leaves another label out of the global gains (D- and
+    DIN-measures) and writes it in its intent's file (IA-measures, P+Q) with the gain of the line before; our
+    measures take any label, a level's gain the level."""
+    import numpy as np
+
+    from irmeasures_ext._arrow.arrays import to_numpy
+    from irmeasures_ext.readers.schemas import INTENT_COLUMN
+    labels = to_numpy(qrels['relevance'])
+    for bad, problem in ((labels > MAX_DIVERSITY_LEVEL, f'is above L{MAX_DIVERSITY_LEVEL}'),
+                         ((labels != np.floor(labels)) | (labels < 0), 'is not a level')):
+        if bad.any():
+            row = int(np.argmax(bad))
+            query_id, doc_id, intent = (qrels[column][row].as_py() for column in ('query_id', 'doc_id', INTENT_COLUMN))
+            label = float(labels[row])
+            error = RowError(f'label {int(label) if label.is_integer() else label} of doc {doc_id!r} in query '
+                             f"{query_id!r} {problem}: NTCIREVAL's DIN-splitqrels reads levels L0 to L9 only (it "
+                             "leaves another label out of the D- and DIN-measures' gains, and gives it another line's "
+                             "gain in the IA-measures' and P+Q's): write levels L0 to L9 (our measures take any "
+                             'label: irmeasures-ext QRELS RUN D_nDCG@10 --intents FILE)', 'qrels', query_id, doc_id)
+            error.intent = intent
+            raise error
+
+
 def check_class_ids(qrels: Any) -> None:
     """InvalidClassError for the first qrels line whose equivalence class id is 0 or below, which NTCIREVAL's
     ``-ec`` refuses (its class ids start at 1; the provider takes any non-negative one)."""
@@ -331,6 +392,9 @@ def _levels(flag: str, text: str) -> dict[int, float]:
     except ValueError:
         raise CliError(f'{flag} {text}: expected numbers separated by ":" (one per level from L1), e.g. 1:2:3') \
             from None
+    if len(values) > MAX_LEVELS:
+        raise CliError(f'{flag} {text}: {len(values)} levels, which NTCIREVAL\'s compute refuses ("'
+                       f'{"maxrl" if flag == "-g" else "maxrl_stop"} overflow": it takes at most {MAX_LEVELS})')
     if not all(math.isfinite(value) and value >= 0 for value in values):
         raise CliError(f'{flag} {text}: every value must be a finite number >= 0')
     return {level: value for level, value in enumerate(values, start=1)}
@@ -406,20 +470,25 @@ def _parser() -> ArgumentParser:
     add_inputs(parser)
     parser.add_argument('-g', metavar='GAINS',
                         help='gain of each relevance level from L1, e.g. 1:2:3 (required, as in NTCIREVAL, unless -I: '
-                             'it also declares the highest level; a qrels label above it is an error)')
+                             'it also declares the highest level; a qrels label above it is an error); at most '
+                             f"{MAX_LEVELS} levels, not decreasing from L1 up, as NTCIREVAL's compute takes them")
     parser.add_argument('-I', metavar='FILE',
                         help="diversity mode: NTCIREVAL's intent-aware measures (its D-NTCIR-eval, DIN-NTCIR-eval, "
                              'D-NTCIR-IAeval and DIN-NTCIR-PQeval scripts: I-rec, D-, D#-, DIN-, DIN#-, IA-measures, '
                              'P+Q, P+Q#) per cutoff, from FILE, the intent probabilities (Iprob: qid intent prob; '
                              'DINprob: qid intent prob inf|nav), and QRELS with the intent of each line (Dqrels: qid '
                              'intent docid Lk)')
+    add_renormalise(parser, '-I FILE')
+    parser.add_argument('--ntcireval-means', action='store_true',
+                        help="with -I: the means as NTCIREVAL's NEV2mean computes them, over the topics of the intent "
+                             'file (a topic without qrels lines counts 0), not over the qrels topics')
     parser.add_argument('-Igamma', type=float, metavar='G',
                         help='with -I: the weight of I-rec in the #-measures (default 0.5, as the scripts)')
     parser.add_argument('-beta', type=float, default=1.0, metavar='B',
                         help='patience of the blended ratio (O-measure, P-measure, P-plus, Q-measure, NCU*,BR, EBR, '
-                             'Q@k, EBR@k; with -I, of D-O-measure, D-P-measure, D-P-plus, D-Q-measure, D-NCUrb,BR, '
-                             'D-EBR and of D-, D#-, DIN-, DIN#-, IA-Q@k, D-, D#-, IA-EBR@k, PplusQ@k and PplusQ#@k; '
-                             'default 1)')
+                             'Q@k, EBR@k; with -I, of D- and DIN-O-measure, -P-measure, -P-plus, -Q-measure, '
+                             '-NCUrb,BR, -EBR and of D-, D#-, DIN-, DIN#-, IA-Q@k, D-, D#-, DIN-, IA-EBR@k, PplusQ@k '
+                             'and PplusQ#@k; default 1)')
     parser.add_argument('-cutoffs', type=_cutoffs, default=list(DEFAULT_CUTOFFS), metavar='LIST',
                         help=f'comma-separated cutoffs of the @k measures, at most {MAX_CUTOFFS} (default 1000)')
     parser.add_argument('-q', action='store_true', help='per topic, before the means (query id "all")')
@@ -438,9 +507,9 @@ def _parser() -> ArgumentParser:
                         help='equivalence classes: QRELS has a fifth field, the class id; only the first retrieved '
                              'member of a class counts (label -ec, compute -ec; not with -bpref)')
     parser.add_argument('-rbp', type=float, metavar='P', help='persistence of RBP and RBP@k (default 0.95; with -I, '
-                                                              'of D-RBP, D#-RBP, IA-RBP)')
+                                                              'of D-RBP, D#-RBP, DIN-RBP, IA-RBP)')
     parser.add_argument('-gamma', type=float, metavar='G', help='gamma of NCUrb,P and NCUrb,BR (default 0.95; with '
-                                                                '-I, of D-NCUrb,P and D-NCUrb,BR)')
+                                                                '-I, of D- and DIN-NCUrb,P and -NCUrb,BR)')
     parser.add_argument('-logb', type=float, metavar='B', help="log base of nDCG@k's discount (default 2; 0: "
                                                                'natural log)')
     parser.add_argument('-s', metavar='STOPS', help='stop values of NCUgu,P and NCUgu,BR per level, e.g. 1:1:4 '

@@ -49,7 +49,7 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext.reports.tie_report import tie_report
     qrels, run_input = load(args)
-    rows = tie_report(measures, with_intents(qrels, args.intents), run_input,
+    rows = tie_report(measures, with_intents(qrels, args.intents, args.renormalise_intents), run_input,
                       {policy: Ranking(policy, args.score_precision, rel=args.rel) for policy in POLICIES})
     spec = '' if args.places == -1 else f'.{args.places}f'
 

@@ -4,10 +4,12 @@ Each needs qrels with the intent of each judgment; all but ``I_rec`` also the in
 (and, for DIN and P+Q, their types): give the qrels as ``irmeasures_ext.intent_qrels(qrels, probabilities)``,
 e.g. ``intent_qrels('Dqrels', 'DINprob')``. Kernels, and the definitions as NTCIREVAL 190111's diversity scripts
 compute them, in ``irmeasures_ext.engine.kernels.ntcir_diversity``; names as NTCIREVAL prints them, with ``_``
-for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``). The measures whose value holds a
+for ``-`` and ``sharp`` for ``#`` (``D#-nDCG@10`` is ``D_sharp_nDCG@10``). Each DIN-measure is its D-measure
+(the same parameters) with DIN's gains against the D-measures' ideal list: DIN-NTCIR-eval's gcompute lines, as
+D-NTCIR-eval's are the D-measures (no DIN-GAP: the script passes no ``-gap``). The measures whose value holds a
 blended ratio BR(r) = (C(r) + β·CG(r)) / (r + β·CG*(r)) take its patience ``beta`` (default 1, NTCIREVAL's; its
-gcompute's ``-beta``): D-Q, D-EBR, D-O-measure, D-P-measure, D-P-plus, D-NCU (``utility='BR'``), D#-Q, D#-EBR,
-DIN-Q, DIN#-Q, IA-Q, IA-EBR, P+Q and P+Q#.
+gcompute's ``-beta``): D-Q, D-EBR, D-O-measure, D-P-measure, D-P-plus, D-NCU (``utility='BR'``), their DIN
+counterparts, D#-Q, D#-EBR, DIN#-Q, IA-Q, IA-EBR, P+Q and P+Q#.
 
 .. cite:: Tetsuya Sakai, Ruihua Song. Evaluating Diversified Search Results Using Per-Intent Graded Relevance.
    SIGIR 2011 (I-rec, D- and D#-measures).
@@ -338,13 +340,164 @@ class _DIN_nDCG(_NtcirDiversityMeasure):
 
 class _DIN_Q(_NtcirDiversityMeasure):
     """
-    DIN-Q@k: D-Q@k with DIN's gains (a doc whose gain is 0 is not relevant).
+    DIN-Q@k: D-Q@k with DIN's gains (a doc whose gain is 0 is not relevant); without a cutoff, DIN-NTCIR-eval's
+    "Q-measure" line: the same over the whole list, divided by R.
     """
     __name__ = 'DIN_Q'
     NAME = __name__
     PRETTY_NAME = 'DIN-Q (NTCIREVAL)'
     SHORT_DESC = 'D-Q counting each navigational intent once.'
-    SUPPORTED_PARAMS = {**_PARAMS, **_BETA}
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
+
+
+class _DIN_nERR(_NtcirDiversityMeasure):
+    """
+    DIN-nERR@k: D-nERR@k with DIN's gains: ERR@k of DIN's gains, stop probability G/(H + 1) with H the largest global
+    gain, over ERR@k of the D-measures' ideal list.
+    """
+    __name__ = 'DIN_nERR'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-nERR (NTCIREVAL)'
+    SHORT_DESC = 'D-nERR counting each navigational intent once.'
+
+
+class _DIN_ERR(_NtcirDiversityMeasure):
+    """
+    DIN-ERR@k: D-ERR@k with DIN's gains (not normalised), stop probability G/(H + 1), H the largest global gain;
+    without a cutoff, over the whole list (DIN-NTCIR-eval's "ERR" line).
+    """
+    __name__ = 'DIN_ERR'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-ERR (NTCIREVAL)'
+    SHORT_DESC = 'D-ERR counting each navigational intent once.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _DIN_RBP(_NtcirDiversityMeasure):
+    """
+    DIN-RBP@k = (1 − p)·Σ_{r≤k} G(r)·p^{r−1} / H with DIN's gains G, H the largest global gain; without a cutoff,
+    over the whole list (DIN-NTCIR-eval's "RBP" line).
+    """
+    __name__ = 'DIN_RBP'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-RBP (NTCIREVAL)'
+    SHORT_DESC = 'D-RBP counting each navigational intent once.'
+    SUPPORTED_PARAMS = _RBP_PARAMS
+
+
+class _DIN_EBR(_NtcirDiversityMeasure):
+    """
+    DIN-EBR@k: D-EBR@k with DIN's gains, Σ_{r≤k} BR(r)·p(r)·Π_{s<r}(1 − p(s)), p = G/(H + 1) (BR against the
+    D-measures' ideal list, patience ``beta``); without a cutoff, over the whole list (DIN-NTCIR-eval's "EBR" line).
+    """
+    __name__ = 'DIN_EBR'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-EBR (NTCIREVAL)'
+    SHORT_DESC = 'D-EBR counting each navigational intent once.'
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
+
+
+class _DIN_AP(_NtcirDiversityMeasure):
+    """
+    DIN-AP@k: D-AP@k with DIN's gains, Σ_{r≤k, G(r)>0} C(r)/r / min(k, R) (C counts the docs of DIN gain above 0, R
+    the D-measures' ideal list's length); without a cutoff, DIN-NTCIR-eval's "AP" line, divided by R.
+    """
+    __name__ = 'DIN_AP'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-AP (NTCIREVAL)'
+    SHORT_DESC = 'D-AP counting each navigational intent once.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _DIN_P(_NtcirDiversityMeasure):
+    """
+    DIN-P@k = C(k)/k, C(k) the docs of DIN gain above 0 in the top k.
+    """
+    __name__ = 'DIN_P'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-P (NTCIREVAL)'
+    SHORT_DESC = 'D-P counting each navigational intent once.'
+
+
+class _DIN_Hit(_NtcirDiversityMeasure):
+    """
+    DIN-Hit@k = 1 if a doc of DIN gain above 0 is in the top k, else 0.
+    """
+    __name__ = 'DIN_Hit'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-Hit (NTCIREVAL)'
+    SHORT_DESC = 'D-Hit counting each navigational intent once.'
+
+
+class _DIN_nDCG_JK(_NtcirDiversityMeasure):
+    """
+    DIN-nDCG_JK@k: D-nDCG_JK@k with DIN's gains (NTCIREVAL's nDCG@k: discount 1 to rank 2, then log2 r), over the
+    same of the D-measures' ideal list.
+    """
+    __name__ = 'DIN_nDCG_JK'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
+    SHORT_DESC = "NTCIREVAL's nDCG@k counting each navigational intent once."
+
+
+class _DIN_RR(_NtcirDiversityMeasure):
+    """
+    DIN-RR = 1/r1, r1 the first rank of DIN gain above 0 (0 without one); on the top k with a cutoff
+    (DIN-NTCIR-eval's "RR" line of gcompute on the list cut at k).
+    """
+    __name__ = 'DIN_RR'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-RR (NTCIREVAL)'
+    SHORT_DESC = 'D-RR counting each navigational intent once.'
+    SUPPORTED_PARAMS = _WHOLE_LIST_PARAMS
+
+
+class _DIN_O_measure(_NtcirDiversityMeasure):
+    """
+    DIN-O-measure = BR(r1) with DIN's gains (patience ``beta``, against the D-measures' ideal list), r1 the first
+    rank of DIN gain above 0; on the top k with a cutoff.
+    """
+    __name__ = 'DIN_O_measure'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-O-measure (NTCIREVAL)'
+    SHORT_DESC = 'D-O-measure counting each navigational intent once.'
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
+
+
+class _DIN_P_measure(_NtcirDiversityMeasure):
+    """
+    DIN-P-measure = BR(rp) with DIN's gains, rp the first rank of the list's largest DIN gain; on the top k with a
+    cutoff.
+    """
+    __name__ = 'DIN_P_measure'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-P-measure (NTCIREVAL)'
+    SHORT_DESC = 'D-P-measure counting each navigational intent once.'
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
+
+
+class _DIN_P_plus(_NtcirDiversityMeasure):
+    """
+    DIN-P-plus = Σ_{r≤rp, G(r)>0} BR(r) / C(rp) with DIN's gains G, rp the first rank of the list's largest; on the
+    top k with a cutoff.
+    """
+    __name__ = 'DIN_P_plus'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-P-plus (NTCIREVAL)'
+    SHORT_DESC = 'D-P-plus counting each navigational intent once.'
+    SUPPORTED_PARAMS = _BLENDED_WHOLE_LIST_PARAMS
+
+
+class _DIN_NCU(_D_NCU):
+    """
+    DIN-NCU: D-NCU with DIN's gains, Σ_{G(r)>0} u(r)·γ^{C(r)−1} / Σ_{j≤R} γ^{j−1}, u = BR(r) (``utility='BR'``,
+    patience ``beta``) or C(r)/r (``'P'``, which takes no ``beta``), R the D-measures' ideal list's length; on the top
+    k with a cutoff (DIN-NTCIR-eval's "NCUrb,BR" and "NCUrb,P" lines).
+    """
+    __name__ = 'DIN_NCU'
+    NAME = __name__
+    PRETTY_NAME = 'DIN-NCU (rank-biased, NTCIREVAL)'
+    SHORT_DESC = 'D-NCU counting each navigational intent once.'
 
 
 class _DIN_sharp_nDCG(_NtcirDiversityMeasure):
@@ -479,6 +632,19 @@ D_sharp_RBP = declare(_D_sharp_RBP())
 D_sharp_EBR = declare(_D_sharp_EBR())
 DIN_nDCG = declare(_DIN_nDCG())
 DIN_Q = declare(_DIN_Q())
+DIN_nERR = declare(_DIN_nERR())
+DIN_ERR = declare(_DIN_ERR())
+DIN_RBP = declare(_DIN_RBP())
+DIN_EBR = declare(_DIN_EBR())
+DIN_AP = declare(_DIN_AP())
+DIN_P = declare(_DIN_P())
+DIN_Hit = declare(_DIN_Hit())
+DIN_nDCG_JK = declare(_DIN_nDCG_JK())
+DIN_RR = declare(_DIN_RR())
+DIN_O_measure = declare(_DIN_O_measure())
+DIN_P_measure = declare(_DIN_P_measure())
+DIN_P_plus = declare(_DIN_P_plus())
+DIN_NCU = declare(_DIN_NCU())
 DIN_sharp_nDCG = declare(_DIN_sharp_nDCG())
 DIN_sharp_Q = declare(_DIN_sharp_Q())
 IA_MSnDCG = declare(_IA_MSnDCG())

@@ -8,28 +8,39 @@ grammar of TREC files (:meth:`.trec.TrecSource.text_lines`: the same line ends, 
 separators and UTF-8; compressed or not), and a probability written as text is a number as a TREC score is
 (:data:`.trec.SCORE`: ASCII digits, no ``_``). A problem names the file and line (or the row): a line of the
 wrong number of fields, a probability that is not a number from 0 to 1, a type other than ``inf``/``nav``, an
-intent listed twice, a query whose probabilities do not sum to 1 (within 1e-6), and a file that is not text;
-an intent the qrels judge relevant without a probability names the qrels line and the probabilities
-(:class:`MissingProbabilityError`).
+intent listed twice, and a file that is not text; an intent the qrels judge relevant without a probability names
+the qrels line and the probabilities (:class:`MissingProbabilityError`).
+
+A query's probabilities are used as they are written, as NTCIREVAL uses them (its scripts never renormalise):
+where they do not sum to 1, one :class:`~irmeasures_ext.errors.ProbabilitySumWarning` names the first such
+query's line and sum, and how many such queries there are. "Sum to 1" is to the precision they are written with:
+each probability may be off by half a unit of its last written decimal (0.3333 stands for anything from 0.33325
+to 0.33335; a probability written without decimals, 0 or 1, is exact), so a sum that is less than the total of
+these half units away from 1 is 1 (0.3333 x 3 = 0.9999 is 1; 0.5 + 0.4 is not; nor is 0.3333 + 0.3333 + 0.3332).
+A number (a dict's, a table's) is written as its shortest form, Python's ``repr``; and a sum within
+:data:`FLOAT_SLACK` of 1 as doubles is 1. ``renormalise=True`` divides each query's probabilities by their sum instead
+(an error for a query whose probabilities sum to 0).
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.errors import InputError, RowError
+from irmeasures_ext.errors import InputError, IrMeasuresExtError, ProbabilitySumWarning, RowError, warn_at_caller
 from irmeasures_ext.readers.inputs import as_source
 from irmeasures_ext.readers.schemas import Layout
 from irmeasures_ext.readers.source import Source
 from irmeasures_ext.readers.trec import SCORE, TrecFileError, TrecSource, score_value
 
-#: How far a query's probabilities may sum from 1 (NTCIREVAL's files write them with 4 decimals that sum to 1).
-SUM_TOLERANCE = 1e-6
+#: How far from 1 a sum of probabilities, as doubles, is 1 whatever their written precision (the rounding of binary
+#: numbers: 1/3 + 1/3 + 1/3 computed, a number's repr with 17 digits).
+FLOAT_SLACK = 1e-12
 TYPES = ('inf', 'nav')
 
 
@@ -71,10 +82,13 @@ class IntentProbabilities(NamedTuple):
         return {key: index for index, key in enumerate(zip(self.query_id, self.intent, strict=True))}
 
 
-def read_intent_probabilities(data: Any) -> IntentProbabilities:
-    """The intent probabilities of ``data`` in any form of the module docstring, checked."""
+def read_intent_probabilities(data: Any, renormalise: bool = False) -> IntentProbabilities:
+    """The intent probabilities of ``data`` in any form of the module docstring, checked; as written (a
+    ProbabilitySumWarning where a query's do not sum to 1), or with ``renormalise``, divided by their query's sum."""
+    if not isinstance(renormalise, bool):
+        raise IrMeasuresExtError(f'renormalise must be True or False, got {renormalise!r}')
     if isinstance(data, IntentProbabilities):
-        return data
+        return _renormalised(data) if renormalise else data
     name = str(data) if isinstance(data, (str, Path)) else None
     if isinstance(data, (str, Path)) and Path(data).suffix.lower() in ('.parquet', '.arrow', '.feather'):
         rows = list(_table_rows(_read_table(Path(data))))
@@ -88,7 +102,7 @@ def read_intent_probabilities(data: Any) -> IntentProbabilities:
         raise InputError(f'unsupported intent probabilities type {type(data).__name__}: expected an Iprob or DINprob '
                          'file, a table with columns query_id, intent, probability (and type), or a dict '
                          '{query_id: {intent: probability or (probability, type)}}')
-    return _checked(rows, name)
+    return _checked(rows, name, renormalise)
 
 
 class _Row(NamedTuple):
@@ -161,10 +175,9 @@ def _table_rows(data: Any) -> Iterator[_Row]:
         yield _Row(str(values[0]), str(values[1]), values[2], values[3], f'intent probabilities, row {row}')
 
 
-def _checked(rows: list[_Row], name: str | None) -> IntentProbabilities:
+def _checked(rows: list[_Row], name: str | None, renormalise: bool) -> IntentProbabilities:
     seen: dict[tuple[str, str], str] = {}
-    sums: dict[str, float] = {}
-    first: dict[str, str] = {}
+    sums: dict[str, _Sum] = {}
     probabilities = []
     for row in rows:
         probability = _probability(row)
@@ -175,17 +188,62 @@ def _checked(rows: list[_Row], name: str | None) -> IntentProbabilities:
             raise IntentFileError(f'{row.where}: intent {row.intent!r} of query {row.query_id!r} is listed twice '
                                   f'(first at {seen[key]})')
         seen[key] = row.where
-        sums[row.query_id] = sums.get(row.query_id, 0.0) + probability
-        first.setdefault(row.query_id, row.where)
+        sums.setdefault(row.query_id, _Sum(row.where)).add(row.probability, probability)
         probabilities.append(probability)
-    for query_id, total in sums.items():
-        if abs(total - 1) > SUM_TOLERANCE:
-            raise IntentFileError(f'{first[query_id]}: the intent probabilities of query {query_id!r} sum to '
-                                  f'{total:.6g}, not 1')
-    return IntentProbabilities([row.query_id for row in rows], [row.intent for row in rows],
+    read = IntentProbabilities([row.query_id for row in rows], [row.intent for row in rows],
                                np.array(probabilities, dtype=np.float64),
                                np.array([row.type == 'nav' for row in rows], dtype=bool), [row.where for row in rows],
                                name)
+    if renormalise:
+        return _renormalised(read)
+    _warn_of_sums(sums)
+    return read
+
+
+def _renormalised(read: IntentProbabilities) -> IntentProbabilities:
+    """``read`` with each query's probabilities divided by their sum (IntentFileError for a sum of 0)."""
+    queries, first, inverse = np.unique(np.array(read.query_id, dtype=object), return_index=True,
+                                        return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=read.probability, minlength=len(queries))
+    if (sums == 0).any():
+        row = int(first[sums == 0].min())
+        raise IntentFileError(f'{read.where[row]}: the intent probabilities of query {read.query_id[row]!r} sum to 0, '
+                              'which cannot be renormalised')
+    return read._replace(probability=read.probability / sums[inverse.ravel()])
+
+
+class _Sum:
+    """The sum of a query's probabilities (``value``, as doubles), the same as written (``written``, in decimal) and
+    how far the written sum may be from the sum of the numbers written (``slack``: half a unit of each one's last
+    written decimal); ``where`` names the query's first line or row."""
+
+    def __init__(self, where: str) -> None:
+        self.where, self.value, self.written, self.slack = where, 0.0, Decimal(0), Decimal(0)
+
+    def add(self, given: Any, probability: float) -> None:
+        """Adds ``probability``, given as ``given`` (text as written, else a number, written as its repr: 1.0 as 1)."""
+        written = Decimal(given) if isinstance(given, str) else Decimal(repr(probability)).normalize()
+        exponent = written.as_tuple().exponent
+        self.value += probability
+        self.written += written
+        if isinstance(exponent, int) and exponent < 0:  # (written without decimals: exact)
+            self.slack += Decimal(5).scaleb(exponent - 1)
+
+    def is_one(self) -> bool:
+        """Whether the probabilities sum to 1 as written, to their precision, or as doubles to FLOAT_SLACK."""
+        return self.written == 1 or abs(self.written - 1) < self.slack or abs(self.value - 1) <= FLOAT_SLACK
+
+
+def _warn_of_sums(sums: dict[str, _Sum]) -> None:
+    """One ProbabilitySumWarning for the queries whose probabilities do not sum to 1 to their written precision."""
+    off = [(query_id, total) for query_id, total in sums.items() if not total.is_one()]
+    if off:
+        query_id, total = off[0]
+        queries = '1 such query' if len(off) == 1 else f'{len(off)} such queries'
+        warn_at_caller(f'{total.where}: the intent probabilities of query {query_id!r} sum to {total.written:f}, not 1 '
+                       f"to the precision they are written with ({queries}): NTCIREVAL's measures take them as they "
+                       'are, and so do ours (renormalise=True, on the command line --renormalise-intents, divides '
+                       "each by its query's sum)", ProbabilitySumWarning)
 
 
 def _probability(row: _Row) -> float:
@@ -206,13 +264,14 @@ def _probability(row: _Row) -> float:
 
 class IntentQrels(Source):
     """Qrels with the intent of each judgment (any qrels form, e.g. NTCIREVAL's Dqrels file) and the intents'
-    probabilities and types (:func:`read_intent_probabilities`), as the qrels of NTCIREVAL's diversity measures:
-    ``irmeasures_ext.intent_qrels('Dqrels', 'DINprob')`` is given wherever qrels are."""
+    probabilities and types (:func:`read_intent_probabilities`: as written, or with ``renormalise``, divided by
+    their query's sum), as the qrels of NTCIREVAL's diversity measures: ``irmeasures_ext.intent_qrels('Dqrels',
+    'DINprob')`` is given wherever qrels are."""
 
-    def __init__(self, qrels: Any, probabilities: Any) -> None:
+    def __init__(self, qrels: Any, probabilities: Any, renormalise: bool = False) -> None:
         self.qrels = as_source(qrels)
         self.name = self.qrels.name
-        self.probabilities = read_intent_probabilities(probabilities)
+        self.probabilities = read_intent_probabilities(probabilities, renormalise)
 
     def read(self, layout: Layout) -> pa.Table:
         return self.qrels.read(layout)

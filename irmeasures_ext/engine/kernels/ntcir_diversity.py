@@ -24,7 +24,8 @@ every doc of GG > 0 by GG descending, H = its largest GG.
   G*(j)(G*(j) + 1) over the ideal list (gcompute's ``-gap``: Robertson's GAP with the gains as grades).
 - I-rec@k = |{i ∈ I: a doc of the top k is relevant to i}| / |I|; I-rec@n = I-rec at rank n = |I|.
 - DIN: a doc's gain counts its informational intents, and a navigational intent only at the first doc relevant to
-  it; the ideal list stays the D-measures'. C(r) counts the docs whose DIN gain is above 0.
+  it; the ideal list stays the D-measures' (so do R and H). C(r) counts the docs whose DIN gain is above 0. DIN-M is
+  D-M with these gains, for every D-measure above but D-GAP (DIN-NTCIR-eval's gcompute lines).
 - X#@k = γ·I-rec@k + (1 − γ)·X@k.
 - IA-M@k = Σ_{i∈I} P(i|q)·M_i@k, M_i computed with gains g_i against intent i's ideal list (H_i = its top level).
 - P+Q@k = Σ_{i∈I} P(i|q)·(Q_i@k for an informational intent, P-plus_i on the top k for a navigational one).
@@ -468,6 +469,11 @@ for _name, _of in (('AP', average_precision), ('P', precision), ('Hit', hit), ('
                    ('RR', reciprocal_rank), ('O_measure', o_measure), ('P_measure', p_measure), ('P_plus', p_plus),
                    ('NCU', rank_biased_ncu), ('GAP', graded_average_precision)):
     _ntcir_kernel(f'D_{_name}', _prepare_global)(partial(global_measure, _of, _d_gains))
-for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure)):
+# DIN-NTCIR-eval's gcompute lines: each D-measure on DIN's gains (no DIN-GAP: the script passes no -gap).
+for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', err), ('RBP', rbp), ('EBR', ebr),
+                   ('AP', average_precision), ('P', precision), ('Hit', hit), ('nDCG_JK', jk_ndcg),
+                   ('RR', reciprocal_rank), ('O_measure', o_measure), ('P_measure', p_measure), ('P_plus', p_plus),
+                   ('NCU', rank_biased_ncu)):
     _ntcir_kernel(f'DIN_{_name}', _prepare_global)(partial(global_measure, _of, _din_gains))
+for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure)):
     _ntcir_kernel(f'DIN_sharp_{_name}', _prepare_global)(partial(sharp, partial(global_measure, _of, _din_gains)))
