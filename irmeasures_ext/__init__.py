@@ -96,6 +96,7 @@ from irmeasures_ext.measures import (
     RankVariance,
     Rndcg,
     Rprec_mult,
+    SUMp,
     binG,
     bpref_N,
     bpref_NTCIR,
@@ -161,7 +162,7 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
            'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
            'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
-           'IA_RBP', 'IA_EBR', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
+           'IA_RBP', 'IA_EBR', 'I_rec_n', 'SUMp', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
            'DIN_AP', 'DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
            'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU',
            'intent_qrels']

@@ -333,6 +333,13 @@ def i_rec_at_n(ranking: Sequence[str], judgments: Judgments, rel: int = 1) -> fl
     return i_rec(ranking, judgments, len(intents_with_relevant_doc(judgments, rel)), rel)
 
 
+def sum_p(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int = WHOLE_LIST,
+          rel: int = 1) -> float:
+    """SUMp = Σ P(i|q) over I, the intents with a relevant doc (what NTCIREVAL's IA and P+Q scripts print as
+    ``SUMp=``: the largest an IA value can be); neither the ranking nor the cutoff plays a part."""
+    return math.fsum(probabilities[intent] for intent in intents_with_relevant_doc(judgments, rel))
+
+
 def d_ndcg(ranking: Sequence[str], judgments: Judgments, probabilities: Probabilities, cutoff: int,
            rel: int = 1) -> float:
     """D-nDCG@k: MSnDCG@k with gains GG against the ideal list."""

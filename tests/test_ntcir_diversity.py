@@ -240,7 +240,7 @@ def test_measures_need_probabilities_except_i_rec():
 #: The measures that take no cutoff too (NTCIREVAL's gcompute lines without ``@k``): the others require one.
 WHOLE_LIST = {'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP', 'D_AP', 'D_Q', 'D_RBP', 'D_ERR',
               'D_EBR', 'I_rec_n', 'DIN_RR', 'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU', 'DIN_AP',
-              'DIN_Q', 'DIN_RBP', 'DIN_ERR', 'DIN_EBR'}
+              'DIN_Q', 'DIN_RBP', 'DIN_ERR', 'DIN_EBR', 'SUMp'}
 
 
 def test_which_measures_take_no_cutoff():
@@ -248,7 +248,7 @@ def test_which_measures_take_no_cutoff():
     other measure of the family requires one (IA-RBP, D#-RBP, ... as before)."""
     family = {name for name, measure in irmeasures_ext.measures.DECLARED.items()
               if type(measure).__module__ == 'irmeasures_ext.measures.ntcir_diversity'}
-    assert WHOLE_LIST < family and len(family) == 48
+    assert WHOLE_LIST < family and len(family) == 49
     qrels = irmeasures_ext.intent_qrels([ir_measures.Qrel('q', 'a', 1, '1')], {'q': {'1': 1.0}})
     for name in sorted(family - WHOLE_LIST):
         with pytest.raises(MeasureParamError, match=f'{name}.*cutoff'):

@@ -157,6 +157,7 @@ DIVERSITY_REFERENCES = {
     'D-NCUrb,P': (ref.d_ncu, 'plain', False, {'utility': 'P'}), 'D-NCUrb,BR': (ref.d_ncu, 'plain', True, {}),
     'D-RBP': (ref.d_rbp, 'plain', False, {}), 'D-ERR': (ref.d_err, 'plain', False, {}),
     'D-EBR': (ref.d_ebr, 'plain', True, {}), 'I-rec@n': (ref.i_rec_at_n, 'irec_n', False, {}),
+    'SUMp': (ref.sum_p, 'plain', False, {}),
     'I-rec@k': (ref.i_rec, 'irec', False, {}), 'D-nDCG@k': (ref.d_ndcg, 'plain', False, {}),
     'D-Q@k': (ref.d_q, 'plain', True, {}), 'D-nERR@k': (ref.d_nerr, 'plain', False, {}),
     'D-ERR@k': (ref.d_err, 'plain', False, {}), 'D-RBP@k': (ref.d_rbp, 'plain', False, {}),
@@ -223,7 +224,7 @@ def test_the_diversity_mode_honours_beta(capsys, beta):
     per_topic = [(topic, name, float(value)) for topic, name, value in rows if topic != 'all']
     topics = {topic for topic in qrels if ref.intents_with_relevant_doc(qrels[topic])}
     assert {topic for topic, _, _ in per_topic} == topics and len(topics) == 59  # (t6 has no relevant doc)
-    assert len(per_topic) == 59 * (23 + 2 * 36)
+    assert len(per_topic) == 59 * (24 + 2 * 36)
     changed = set()
     for topic, name, value in per_topic:
         expected = diversity_reference(name, topic, beta, data)

@@ -321,3 +321,35 @@ def test_python_means_are_over_the_qrels_topics():
         warnings.simplefilter('ignore', UnjudgedIntentWarning)
         mean = ir_measures.calc_aggregate([irmeasures_ext.I_rec @ 10], qrels, {'q1': {'a': 2, 'b': 1}, 'q2': {'a': 1}})
     assert mean == {irmeasures_ext.I_rec @ 10: 1.0}
+
+
+# Part 2: SUMp.
+
+def sump_golden() -> dict[str, float]:
+    """NTCIREVAL's SUMp per topic (``ntcireval_sump_per_topic.tsv``: three scripts, four cutoffs, one value)."""
+    values: dict[str, set[float]] = {}
+    with open(DIVERSITY / 'ntcireval_sump_per_topic.tsv', encoding='utf-8') as lines:
+        for row in csv.DictReader(lines, delimiter='\t'):
+            values.setdefault(row['qid'], set()).add(float(row['value']))
+    assert all(len(printed) == 1 for printed in values.values())  # (whatever the script and the cutoff)
+    return {qid: printed.pop() for qid, printed in values.items()}
+
+
+def test_sump_is_ntcirevals_on_every_topic(tmp_path, capsys):
+    """SUMp, the sum of the probabilities of the intents with a relevant doc, per topic (148: 1 where every intent
+    has one, 0.9 for q017, whose probabilities sum to 0.9, below 1 where an intent has none; none for q006, without
+    a relevant doc, and q007, without qrels) through the provider, and its line in ``ntcireval -I`` (each topic's,
+    and the mean)."""
+    golden = sump_golden()
+    assert len(golden) == 148 and golden['q017'] == 0.9 and sum(value < 1 for value in golden.values()) > 2
+    with pytest.warns(ProbabilitySumWarning):
+        qrels = irmeasures_ext.intent_qrels(str(DIVERSITY / 'Dqrels.txt'), str(DIVERSITY / 'DINprob.txt'))
+    values = evaluate([irmeasures_ext.SUMp], qrels)
+    assert not mismatches(values, {('SUMp', qid): value for qid, value in golden.items()})
+    argv = ['ntcireval', str(DIVERSITY / 'Dqrels.txt'), str(DIVERSITY / 'run.txt'), '-I',
+            str(DIVERSITY / 'DINprob.txt'), '-cutoffs', '10', '-q', '-o', 'tsv', '-p', '12']
+    assert main(argv) == 0
+    printed = {topic: float(value) for topic, name, value in (line.split('\t') for line in
+                                                              capsys.readouterr().out.splitlines()) if name == 'SUMp'}
+    # (q006: no line, but a topic of the qrels, counted 0 in the mean: ours, of the qrels' 149 topics)
+    assert printed == pytest.approx({**golden, 'all': sum(golden.values()) / 149}, abs=1e-12)

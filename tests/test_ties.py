@@ -465,6 +465,7 @@ VALUE_AT = {'Q': lambda p: 2 / (p + 1),  # BR(p) = (1 + β·1) / (p + β·1), β
             'IA_RBP': lambda p: 0.05 * 0.95 ** (p - 1), 'IA_EBR': lambda p: 1 / (p + 1), 'D_AP': lambda p: 1 / p,
             'D_P': lambda p: 1 / 3, 'D_Hit': lambda p: 1.0, 'D_nDCG_JK': lambda p: 1 / max(1.0, math.log2(p)),
             'I_rec_n': lambda p: float(p == 1),  # n = |I| = 1
+            'SUMp': lambda p: 1.0,  # (the one intent, relevant, of probability 1: whatever the ranking)
             'D_RR': lambda p: 1 / p, 'D_O_measure': lambda p: 2 / (p + 1), 'D_P_measure': lambda p: 2 / (p + 1),
             'D_P_plus': lambda p: 2 / (p + 1), 'D_NCU': lambda p: 2 / (p + 1),  # BR(p)·γ^0 / 1
             'D_GAP': lambda p: 1 / p}  # GS = 1·2 at rank p, GI(1) = 2
@@ -476,8 +477,8 @@ VALUE_AT.update({name: VALUE_AT[f'D_{name[4:]}'] for name in DIN_OF_D})
 INTENT_AWARE = ('I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q',
                 'DIN_sharp_nDCG', 'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR',
                 'D_RBP', 'D_EBR', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR', 'IA_RBP', 'IA_EBR', 'D_AP',
-                'D_P', 'D_Hit', 'D_nDCG_JK', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU',
-                'D_GAP', *DIN_OF_D)
+                'D_P', 'D_Hit', 'D_nDCG_JK', 'I_rec_n', 'SUMp', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus',
+                'D_NCU', 'D_GAP', *DIN_OF_D)
 
 
 #: The parameters other than the cutoff that a measure requires, as VALUE_AT takes them.

@@ -139,13 +139,15 @@ ROWS: dict[str, Row] = {
 
 #: The diversity mode's lines (``-I``) printed once, before the cutoffs: (NTCIREVAL's name, our measure's name, its
 #: fixed parameters): gcompute's lines without ``@k``, on the list cut at ``-truncate`` (the scripts' K), and
-#: I-rec@n, which NTCIREVAL's irec reads from the whole run (past ``-truncate`` too); then DIN-NTCIR-eval's gcompute
+#: I-rec@n, which NTCIREVAL's irec reads from the whole run (past ``-truncate`` too); SUMp, which its IA and P+Q
+#: scripts print with each cutoff's lines (it depends on no cutoff: once here); then DIN-NTCIR-eval's gcompute
 #: lines without ``@k`` (the same with DIN's gains, prefixed ``DIN-``). D-GAP only with ``-gap``.
 DIVERSITY_BEFORE_CUTOFFS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ('D-RR', 'D_RR', {}), ('D-O-measure', 'D_O_measure', {}), ('D-P-measure', 'D_P_measure', {}),
     ('D-P-plus', 'D_P_plus', {}), ('D-AP', 'D_AP', {}), ('D-Q-measure', 'D_Q', {}),
     ('D-NCUrb,P', 'D_NCU', {'utility': 'P'}), ('D-NCUrb,BR', 'D_NCU', {}), ('D-GAP', 'D_GAP', {}),
     ('D-RBP', 'D_RBP', {}), ('D-ERR', 'D_ERR', {}), ('D-EBR', 'D_EBR', {}), ('I-rec@n', 'I_rec_n', {}),
+    ('SUMp', 'SUMp', {}),
     ('DIN-RR', 'DIN_RR', {}), ('DIN-O-measure', 'DIN_O_measure', {}), ('DIN-P-measure', 'DIN_P_measure', {}),
     ('DIN-P-plus', 'DIN_P_plus', {}), ('DIN-AP', 'DIN_AP', {}), ('DIN-Q-measure', 'DIN_Q', {}),
     ('DIN-NCUrb,P', 'DIN_NCU', {'utility': 'P'}), ('DIN-NCUrb,BR', 'DIN_NCU', {}), ('DIN-RBP', 'DIN_RBP', {}),

@@ -74,6 +74,7 @@ from irmeasures_ext.measures.ntcir_diversity import (
     IA_nERR,
     PplusQ,
     PplusQ_sharp,
+    SUMp,
 )
 from irmeasures_ext.measures.ntcir_gap import GAP
 from irmeasures_ext.measures.ntcir_ndcg import MSnDCG, nDCG_JK
@@ -107,6 +108,6 @@ __all__ = ['DECLARED', 'PROVIDER_SPECS', 'ExtMeasure', 'MSnDCG', 'MeanRank', 'Me
            'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
            'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
            'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
-           'IA_RBP', 'IA_EBR', 'I_rec_n', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
+           'IA_RBP', 'IA_EBR', 'I_rec_n', 'SUMp', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
            'DIN_AP', 'DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
            'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU']

@@ -193,6 +193,19 @@ class _I_rec_n(_NtcirDiversityMeasure):
     SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
+class _SUMp(_NtcirDiversityMeasure):
+    """
+    SUMp = Σ P(i|q) over the intents with a doc judged ``rel`` or above: the largest value an IA-measure or P+Q can
+    take (NTCIREVAL's IA and P+Q scripts print it as ``SUMp=``; below 1 where an intent has no relevant doc, or
+    where the probabilities, used as written, do not sum to 1).
+    """
+    __name__ = 'SUMp'
+    NAME = __name__
+    PRETTY_NAME = 'SUMp (NTCIREVAL)'
+    SHORT_DESC = 'The sum of the probabilities of the intents that have a relevant doc.'
+    SUPPORTED_PARAMS = {'rel': REL_PARAM}
+
+
 class _D_RR(_NtcirDiversityMeasure):
     """
     D-RR = 1/r1, r1 the first rank of global gain above 0 (0 without one); on the top k with a cutoff (NTCIREVAL's
@@ -619,6 +632,7 @@ D_P = declare(_D_P())
 D_Hit = declare(_D_Hit())
 D_nDCG_JK = declare(_D_nDCG_JK())
 I_rec_n = declare(_I_rec_n())
+SUMp = declare(_SUMp())
 D_RR = declare(_D_RR())
 D_O_measure = declare(_D_O_measure())
 D_P_measure = declare(_D_P_measure())

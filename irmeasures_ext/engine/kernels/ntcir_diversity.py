@@ -428,6 +428,13 @@ def intent_recall_at_n(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     return _intent_recall(ranked, measure['rel'], intents.covered(measure['rel'], ranked.n_queries))
 
 
+def probability_sum(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
+    """SUMp = Σ P(i|q) over the intents with a doc judged >= rel (module docstring); the run plays no part."""
+    intents = _intents(ranked.judgments)
+    relevant = intents.relevant(measure['rel'])
+    return np.bincount(intents.query[relevant], _probability(intents)[relevant], minlength=ranked.n_queries)
+
+
 def sharp(of: KernelFunction, measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
     """X#@k = γ·I-rec@k + (1 − γ)·X@k, X computed by ``of``."""
     gamma = measure['gamma']
@@ -459,6 +466,7 @@ def _ntcir_kernel(name: str, prepare: PrepareFunction = _check) -> Callable[[Ker
 _ntcir_kernel('I_rec', prepare=lambda measure, judgments: None)(intent_recall)
 _ntcir_kernel('I_rec_n', prepare=lambda measure, judgments: None)(intent_recall_at_n)
 _ntcir_kernel('PplusQ')(p_plus_q)
+_ntcir_kernel('SUMp')(probability_sum)
 _ntcir_kernel('PplusQ_sharp')(partial(sharp, p_plus_q))
 for _name, _of in (('nDCG', ms_ndcg), ('Q', q_measure), ('nERR', nerr), ('ERR', err), ('RBP', rbp), ('EBR', ebr)):
     _ntcir_kernel(f'D_{_name}', _prepare_global)(partial(global_measure, _of, _d_gains))
