@@ -6,7 +6,6 @@ ideal list (``ideal_global_gains``: R and H are the global gain's). NTCIREVAL's 
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import ir_measures
@@ -14,7 +13,7 @@ import pytest
 import reference_ntcir_diversity as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reference_ntcir_diversity import intent_data, provider_values
+from test_reference_ntcir_diversity import assert_each_equals_its_reference, intent_data
 
 OfGains = Callable[..., float]  # (G per rank, the ideal list's gains, the cutoff, parameters) -> the value
 
@@ -120,18 +119,7 @@ def test_the_din_measures_equal_the_references_on_generated_data(data, cutoff, r
                 for judged_only in (False, True):
                     built = measure(judged_only=True) if judged_only else measure
                     forms[str(built)] = (name, built, judged_only, depth, variant)
-    values = provider_values([built for _, built, _, _, _ in forms.values()], qrels, intents, run)
-    assert set(values) == {(key, topic) for key in forms for topic in qrels}
-    # (the default rel=1 on real-valued levels counts every level above 0: irmeasures_ext/engine/relevance.py)
-    levels = {level for docs in qrels.values() for by_intent in docs.values() for level in by_intent.values()}
-    threshold = math.ulp(0.0) if rel == 1 and any(not float(level).is_integer() for level in levels) else rel
-    for key, (name, _, judged_only, depth, variant) in forms.items():
-        for topic, judgments in qrels.items():
-            ranking = ref.tie_rule_ranking(run.get(topic, {}))
-            if judged_only:
-                ranking = [doc for doc in ranking if doc in judgments]
-            probabilities = {intent: probability for intent, (probability, _) in intents[topic].items()}
-            types = {intent: kind for intent, (_, kind) in intents[topic].items()}
-            expected = din_value(name, ranking, judgments, probabilities, types, depth, threshold, **variant)
-            assert values[key, topic] == pytest.approx(expected, abs=1e-12), (key, topic, values[key, topic],
-                                                                              expected)
+    assert_each_equals_its_reference(
+        forms, qrels, intents, run, rel,
+        lambda name, ranking, judgments, probabilities, types, depth, threshold, variant: din_value(
+            name, ranking, judgments, probabilities, types, depth, threshold, **variant))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import math
 import warnings
+from collections.abc import Callable
 
 import pytest
 import reference_ntcir_diversity as ref
@@ -357,20 +358,30 @@ def test_the_provider_equals_the_references_on_generated_data(data, cutoff, rel,
             measure = ir_measures.parse_measure(text)
             measures[str(measure)] = (name, measure, False, depth, ncu)
             measures[str(measure(judged_only=True))] = (name, measure(judged_only=True), True, depth, ncu)
-    values = provider_values([measure for _, measure, _, _, _ in measures.values()], qrels, intents, run)
-    assert set(values) == {(key, topic) for key in measures for topic in qrels}
+    assert_each_equals_its_reference(
+        measures, qrels, intents, run, rel,
+        lambda name, ranking, judgments, probabilities, types, depth, threshold, ncu: reference_value(
+            name, ranking, judgments, probabilities, types, depth, threshold, gamma if name in SHARP else None,
+            0.8 if name in PERSISTENT else None, ncu, beta if name in BLENDED else None))
+
+
+def assert_each_equals_its_reference(forms: dict, qrels: dict, intents: dict, run: dict, rel: int,
+                                     expected_of: Callable[..., float]) -> None:
+    """Our provider's value of each form (key -> (name, measure, judged_only, depth, extra)) on each topic equals
+    ``expected_of(name, ranking, judgments, probabilities, types, depth, threshold, extra)``: the plain reference on
+    the topic's ranking (condensed for ``judged_only``) at the threshold the measure is computed with."""
+    values = provider_values([measure for _, measure, _, _, _ in forms.values()], qrels, intents, run)
+    assert set(values) == {(key, topic) for key in forms for topic in qrels}
     # (the default rel=1 on real-valued levels counts every level above 0: irmeasures_ext/engine/relevance.py)
     levels = {level for docs in qrels.values() for by_intent in docs.values() for level in by_intent.values()}
     threshold = math.ulp(0.0) if rel == 1 and any(not float(level).is_integer() for level in levels) else rel
-    for key, (name, _, judged_only, depth, ncu) in measures.items():
+    for key, (name, _, judged_only, depth, extra) in forms.items():
         for topic, judgments in qrels.items():
             ranking = ref.tie_rule_ranking(run.get(topic, {}))
             if judged_only:
                 ranking = [doc for doc in ranking if doc in judgments]
             probabilities = {intent: probability for intent, (probability, _) in intents[topic].items()}
             types = {intent: kind for intent, (_, kind) in intents[topic].items()}
-            expected = reference_value(name, ranking, judgments, probabilities, types, depth, threshold,
-                                       gamma if name in SHARP else None, 0.8 if name in PERSISTENT else None, ncu,
-                                       beta if name in BLENDED else None)
+            expected = expected_of(name, ranking, judgments, probabilities, types, depth, threshold, extra)
             assert values[key, topic] == pytest.approx(expected, abs=1e-12), (key, topic, values[key, topic],
                                                                               expected)
