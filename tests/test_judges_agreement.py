@@ -607,3 +607,90 @@ def test_the_kernels_warn_again_after_agreement():
     agreement(SMALL)
     with pytest.warns(UndefinedAgreementWarning):
         cohen_kappa([1], [1])
+
+
+# Found by mutation testing (tests/MUTANTS.md, issue 46's kernels) -----------------------------------------------
+
+
+@pytest.mark.parametrize('labels, reason', [([[1], [2]], 'it needs two raters or more'),
+                                            ([[1, NAN], [NAN, 2]], 'no item has labels of every set')])
+def test_fleiss_kappa_says_why_it_is_undefined_whole(labels, reason):
+    with pytest.warns(UndefinedAgreementWarning, match=f"^Fleiss' κ is undefined: {reason}; its value is NaN$"):
+        assert math.isnan(fleiss_kappa(labels))
+
+
+def test_fleiss_kappa_refusals_name_it():
+    with pytest.raises(InputError, match='^fleiss_kappa: expected a 2-dimensional array of labels, got 1 dimensions$'):
+        fleiss_kappa([1, 2])
+    with pytest.raises(InputError, match=r'^fleiss_kappa: counts must be whole numbers >= 1, one per item \(2\)$'):
+        fleiss_kappa([[1, 2], [2, 2]], counts=[1, 0])
+
+
+def test_krippendorff_alpha_refusals_name_it():
+    with pytest.raises(InputError, match='^krippendorff_alpha: expected a 2-dimensional array of labels, got 1 '
+                                         'dimensions$'):
+        krippendorff_alpha([1, 2])
+    with pytest.raises(InputError, match=r'^krippendorff_alpha: counts must be whole numbers >= 1, one per item '
+                                         r'\(2\)$'):
+        krippendorff_alpha([[1, 2], [2, 2]], counts=[1, 0])
+
+
+@pytest.mark.parametrize('compute, name', [(pearson, 'pearson'), (spearman, 'spearman'),
+                                           (confusion_matrix, 'confusion_matrix')])
+def test_correlation_refusals_name_the_function(compute, name):
+    with pytest.raises(InputError, match=f"^{name}: a and b must hold the two sets' labels of the same items, one per "
+                                         f'item: they have 2 and 1$'):
+        compute([1, 2], [1])
+
+
+@pytest.mark.parametrize('compute, labels, message', [
+    (pearson, ([1, NAN], [2, 3]), "Pearson's r is undefined: fewer than two items have labels of both sets; its "
+                                  'value is NaN'),
+    (spearman, ([1, 2, 3], [4, 4, 4]), "Spearman's ρ is undefined: one set's labels are all the same (no variance); "
+                                       'its value is NaN')])
+def test_a_correlation_says_why_it_is_undefined_whole(compute, labels, message):
+    with pytest.warns(UndefinedAgreementWarning) as caught:
+        assert math.isnan(compute(*labels))
+    assert [str(warning.message) for warning in caught] == [message]
+
+
+def test_pearson_of_huge_labels_and_within_minus_one_and_one():
+    assert pearson([1e200, 2e200, 4e200], [1e250, 3e250, 2e250]) == pytest.approx(
+        scipy.stats.pearsonr([1, 2, 4], [1, 3, 2]).statistic, abs=1e-12)
+    # y is x scaled and shifted (rounded): unclipped, the rounding of the sums makes r 1 + 2**-52
+    x = [1.3203609870818391, 0.6333526228249152, -2.2035098806466507]
+    y = [9.342526909572873, 4.533468359774406, -15.324569164526554]
+    assert scipy.stats.pearsonr(x, y).statistic == pytest.approx(1, abs=1e-12)
+    assert pearson(x, y) == 1.0
+    assert pearson(x, [-value for value in y]) == -1.0
+
+
+def test_interval_alpha_depends_on_the_differences_only():
+    labels = np.array([[0, 1, 2, 3], [0, 1, 3, 3], [1, 1, 2, NAN]])
+    expected = krippendorff.alpha(reliability_data=labels, level_of_measurement='interval')
+    for moved in (labels * 1e160, labels + 5e15):  # (squares beyond the largest float; labels 1 apart near 2**53)
+        assert krippendorff_alpha(moved, 'interval') == pytest.approx(expected, abs=1e-12)
+
+
+def test_krippendorff_alpha_says_why_it_is_undefined_whole():
+    with pytest.warns(UndefinedAgreementWarning) as caught:
+        assert math.isnan(krippendorff_alpha([[1, NAN], [NAN, 2]]))
+    assert [str(warning.message) for warning in caught] == [
+        "Krippendorff's α is undefined: no item has labels of two sets or more; its value is NaN"]
+
+
+def test_many_categories_with_repeated_labels_in_an_item():
+    """More distinct labels than four per item (the sparse count of each item's categories), some items labelled
+    alike by two sets: against the krippendorff package and statsmodels."""
+    labels = np.array([[0.5, 1.5, 2.5, 3.5, 4.5, 5.5], [0.5, 1.5, 6.5, 7.5, 8.5, 9.5]])  # (10 values, 6 items)
+    expected = krippendorff.alpha(reliability_data=labels, level_of_measurement='nominal')
+    assert krippendorff_alpha(labels, 'nominal') == pytest.approx(expected, abs=1e-12)
+    table, _ = aggregate_raters(labels.T)
+    assert fleiss_kappa(labels.T) == pytest.approx(statsmodels_fleiss_kappa(table, method='fleiss'), abs=1e-12)
+
+
+def test_confusion_matrix_counts_are_whole_numbers_weighted_by_the_counts():
+    categories, table = confusion_matrix([1, 2, 2, NAN], [1, 2, 1, 3], counts=[2, 1, 3, 1])
+    expected = sklearn_confusion_matrix([1, 2, 2], [1, 2, 1], labels=[1, 2], sample_weight=[2, 1, 3])
+    assert categories.tolist() == [1.0, 2.0] and table.tolist() == expected.tolist() == [[2, 0], [3, 1]]
+    assert table.dtype == np.int64

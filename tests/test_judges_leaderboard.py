@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -516,3 +517,80 @@ def test_pairs_in_order_of_appearance():
     assert list(zip(table.judge_a, table.judge_b, strict=True)) == list(itertools.chain.from_iterable(
         [[('crowd', 'nist'), ('crowd', 'llm'), ('nist', 'llm')]] * 2))
     assert table.measure.tolist() == ['P@10'] * 3 + ['AP'] * 3
+
+
+# Found by mutation testing (tests/MUTANTS.md, issue 46's kernels) -----------------------------------------------
+
+
+def test_tied_and_mid_ranks_refusals_say_what_is_wrong_whole():
+    with pytest.raises(InputError, match=r'^tied: expected a vector of scores; got array\(3\.\)$'):
+        lb.tied(3.0)
+    for function in (lb.tied, lb.mid_ranks):
+        with pytest.raises(InputError, match=r'^scores: expected numbers \('):
+            function(['a', 'b'])
+    with pytest.raises(MeasureParamError, match='^tied: give decimals or tolerance, not both$'):
+        lb.tied([0.1, 0.2], decimals=2, tolerance=0.1)
+    with pytest.raises(MeasureParamError, match='^tied: decimals must be an integer from 0; got -1$'):
+        lb.tied([0.1, 0.2], decimals=-1)
+    for tolerance in (-0.1, '0.1'):  # (a string is refused as such, not compared)
+        with pytest.raises(MeasureParamError, match=f'^tied: tolerance must be a finite number from 0; got '
+                                                    f'{re.escape(repr(tolerance))}$'):
+            lb.tied([0.1, 0.2], tolerance=tolerance)
+
+
+def test_tied_tolerance_takes_exactly_four_units_in_the_last_place():
+    # the unit in the last place of 1.0 is 2**-52; below 1.0 the doubles are 2**-53 apart
+    four_units_below, four_and_a_half_below = 1 - 8 * 2 ** -53, 1 - 9 * 2 ** -53
+    assert lb.tied([four_units_below, 1.0], tolerance=0).tolist() == [1.0, 1.0]
+    assert lb.tied([four_and_a_half_below, 1.0], tolerance=0).tolist() == [four_and_a_half_below, 1.0]
+
+
+def test_largest_rank_change_without_systems_is_nan_with_a_warning():
+    with pytest.warns(UndefinedLeaderboardAgreementWarning, match='^largest_rank_change is undefined.*no systems'):
+        assert math.isnan(lb.largest_rank_change([], []))
+
+
+@pytest.mark.parametrize('statistic', ['tau_ap_a', 'largest_rank_change'])
+def test_bootstrap_replicates_are_each_their_own(statistic):
+    """Three replicates, each the reference statistic on its own draw's means: the interval is their quantiles."""
+    frame = per_query_frame(topics=10, runs=6, noise=0.6)
+    values = np.array([[[frame[(frame.judge == judge) & (frame.run == f'r{run}') & (frame.query_id == f'q{topic}')]
+                         ['value'].iloc[0] for topic in range(10)] for run in range(6)] for judge in ('a', 'b')])
+    draws = np.random.default_rng(5).integers(0, 10, size=(3, 10))
+    replicates = [getattr(ref, statistic)(*(values[judge][:, draw].mean(axis=1).tolist() for judge in (0, 1)))
+                  for draw in draws]
+    assert len(set(replicates)) > 1
+    row = lb.bootstrap(frame, statistic, n=3, seed=5, level=0.5).iloc[0]
+    assert [row['lower'], row['upper']] == pytest.approx(np.quantile(replicates, [0.25, 0.75]).tolist(), abs=1e-12)
+
+
+def test_a_ranking_with_every_system_tied_is_named():
+    for statistic in ('tau_b', 'spearman', 'pearson', 'tau_ap_b'):
+        with pytest.warns(UndefinedLeaderboardAgreementWarning) as seen:
+            assert math.isnan(getattr(lb, statistic)([0.5, 0.5, 0.5], [0.1, 0.2, 0.3]))
+        assert [str(warning.message) for warning in seen] == [
+            f'{statistic} is undefined (NaN): every system ties in the ranking of x']
+
+
+def test_pearson_stays_within_minus_one_and_one():
+    # y is x scaled and shifted (rounded): unclipped, the rounding of the sums makes r 1 + 2**-52
+    x = [1.3203609870818391, 0.6333526228249152, -2.2035098806466507]
+    y = [9.342526909572873, 4.533468359774406, -15.324569164526554]
+    assert scipy.stats.pearsonr(x, y).statistic == pytest.approx(1, abs=1e-12)
+    assert lb.pearson(x, y) == 1.0
+    assert lb.pearson(x, [-value for value in y]) == -1.0
+
+
+def test_bootstrap_scales_each_replicate_on_its_own():
+    """Values 1e200 apart between topics: a replicate drawing only the small topic has means ~1e-200, still
+    ranked and correlated (scaled by the largest of all replicates, their squares would underflow to 0)."""
+    values = {'r0': (1e200, 1e-200), 'r1': (2e200, 3e-200), 'r2': (3e200, 2e-200)}
+    frame = pd.DataFrame([(judge, run, 'm', f'q{topic}', pair[topic]) for judge in ('a', 'b')
+                          for run, pair in values.items() for topic in (0, 1)],
+                         columns=['judge', 'run', 'measure', 'query_id', 'value'])
+    draws = np.random.default_rng(0).integers(0, 2, size=(40, 2))
+    assert (draws == 1).all(axis=1).any()  # (a replicate of the small topic only)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        row = lb.bootstrap(frame, 'pearson', n=40).iloc[0]
+    assert (row['undefined'], row['lower'], row['upper']) == (0, 1.0, 1.0)
