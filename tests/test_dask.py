@@ -2,6 +2,7 @@
 per-query values equal our single-process provider's (to 1e-12) and pytrec_eval's where it has the measure,
 whatever the partitioning (queries split across partitions, interleaved, indexed, Parquet files); bad input
 fails as in one process."""
+import faulthandler
 import re
 import subprocess
 import sys
@@ -30,6 +31,18 @@ MEASURES = [Q, Q(beta=0.5) @ 10, MedianRank, MeanRank, RankVariance, MeanRank(ju
 #: pytrec_eval's name of those it has.
 TREC_NAMES = {ir_measures.AP: 'map', ir_measures.nDCG @ 10: 'ndcg_cut_10', ir_measures.P @ 5: 'P_5',
               ir_measures.RR: 'recip_rank', ir_measures.R @ 10: 'recall_10', ir_measures.Rprec: 'Rprec'}
+
+
+#: Seconds a test of this module may wait (its slowest takes seconds): past them, the run ends with every thread's
+#: stack, a failure, where a cluster whose workers never answer would hold the client (and CI) for good.
+HANG_SECONDS = 600
+
+
+@pytest.fixture(autouse=True)
+def no_hang():
+    faulthandler.dump_traceback_later(HANG_SECONDS, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope='module')
