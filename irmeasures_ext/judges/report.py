@@ -92,11 +92,14 @@ def judges(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, nam
         raise InputError(f'judges compares two or more judgement sets; got {len(sets)}: {", ".join(sets)}')
     if reference is not None and reference not in sets:
         raise InputError(f'reference {reference!r} is not a judgement set; the sets are {", ".join(sets)}')
-    runs = runs_in(runs)
-    scores = evaluate_under(sets, runs, measures, names=names, ties=ties, score_precision=score_precision, rel=rel)
+    from irmeasures_ext.comparison.table import run_names
+    from irmeasures_ext.readers.inputs import read_input
+    read = {name: read_input(run, 'run') for name, run in zip(*run_names(runs_in(runs), names, at_least=1),
+                                                              strict=True)}  # (read once, for scores and holes)
+    scores = evaluate_under(sets, read, measures, ties=ties, score_precision=score_precision, rel=rel)
     return JudgesReport(
         agreement=agreement(judgements_frame(sets), binning=binning),
         leaderboard=leaderboard_agreement(scores, reference=reference, decimals=decimals, tolerance=tolerance),
         scores=scores,
-        holes=None if holes_at is None else holes(sets, runs, measures, k=holes_at, names=names, ties=ties,
+        holes=None if holes_at is None else holes(sets, read, measures, k=holes_at, ties=ties,
                                                   score_precision=score_precision, rel=rel))
