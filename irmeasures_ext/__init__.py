@@ -141,6 +141,14 @@ def intent_qrels(qrels: Any, probabilities: Any, renormalise: bool = False) -> A
     return IntentQrels(qrels, probabilities, renormalise)
 
 
+def per_intent_frame(measures: Any, qrels: Any, run: Any, rel: float = 1, ties: str | None = None,
+                     score_precision: str | None = None, depth: int | None = None) -> Any:
+    """Each intent's values of ``measures`` on diversity ``qrels`` (:func:`intent_qrels`), as NTCIREVAL's IA and P+Q
+    scripts compute them per intent: a long DataFrame (see :func:`irmeasures_ext.per_intent.per_intent_frame`)."""
+    from irmeasures_ext.per_intent import per_intent_frame as frame  # (pandas loads on first use)
+    return frame(measures, qrels, run, rel, ties, score_precision, depth)
+
+
 def __getattr__(name: str) -> ModuleType:
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f'{__name__}.{name}')
@@ -165,4 +173,4 @@ __all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MS
            'IA_RBP', 'IA_EBR', 'I_rec_n', 'SUMp', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
            'DIN_AP', 'DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
            'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU',
-           'intent_qrels']
+           'intent_qrels', 'per_intent_frame']

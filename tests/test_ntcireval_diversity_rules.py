@@ -26,7 +26,7 @@ from public_paths import main
 from test_ntcir_diversity import NTCIREVAL_LINES, TOLERANCE, evaluate, mismatches, read_din_golden, read_golden
 
 import irmeasures_ext
-from irmeasures_ext.errors import IrMeasuresExtError, ProbabilitySumWarning, UnjudgedIntentWarning
+from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError, ProbabilitySumWarning, UnjudgedIntentWarning
 from irmeasures_ext.readers.intent_probabilities import IntentFileError, read_intent_probabilities
 
 DIVERSITY = DATA / 'diversity'
@@ -353,3 +353,116 @@ def test_sump_is_ntcirevals_on_every_topic(tmp_path, capsys):
                                                               capsys.readouterr().out.splitlines()) if name == 'SUMp'}
     # (q006: no line, but a topic of the qrels, counted 0 in the mean: ours, of the qrels' 149 topics)
     assert printed == pytest.approx({**golden, 'all': sum(golden.values()) / 149}, abs=1e-12)
+
+
+# Part 2: the per-intent values.
+
+#: gcompute's per-intent lines (``ntcireval_per_intent.tsv``'s columns, ``@k`` for the row's cutoff), each with a
+#: measure of ours that computes it on an intent's own qrels (the measure's top level: the intent's).
+PER_INTENT_MEASURES = {
+    'RR': 'RR', 'O-measure': 'O_measure', 'P-measure': 'P_measure', 'P-plus': 'P_plus', 'AP': 'AP',
+    'Q-measure': 'Q', 'NCUrb,P': 'NCU(stopping="rb",utility="P")',
+    'NCUrb,BR': 'NCU(stopping="rb")', 'RBP': 'RBP_NTCIR', 'ERR': 'ERR_NTCIR',
+    'EBR': 'EBR', 'AP@k': 'Q(beta=0)@{k}', 'Q@k': 'Q@{k}', 'nDCG@k': 'nDCG_JK@{k}', 'MSnDCG@k': 'MSnDCG@{k}',
+    'P@k': 'P@{k}', 'RBP@k': 'RBP_NTCIR@{k}', 'ERR@k': 'ERR_NTCIR@{k}', 'nERR@k': 'nERR@{k}', 'EBR@k': 'EBR@{k}',
+    'Hit@k': 'Success@{k}'}
+
+
+def per_intent_golden() -> list[dict[str, str]]:
+    with open(DIVERSITY / 'ntcireval_per_intent.tsv', encoding='utf-8') as lines:
+        return list(csv.DictReader(lines, delimiter='\t'))
+
+
+def diversity_qrels():
+    with pytest.warns(ProbabilitySumWarning):  # (q017's probabilities sum to 0.9)
+        return irmeasures_ext.intent_qrels(str(DIVERSITY / 'Dqrels.txt'), str(DIVERSITY / 'DINprob.txt'))
+
+
+@pytest.mark.parametrize('cutoff', [5, 10, 20, 1000])
+def test_per_intent_frame_is_ntcirevals_per_intent_lines(cutoff):
+    """Each intent with a relevant doc (539 at K = 10: none for q008's intent 2, which has none, nor for q006 and
+    q007; q009, absent from the run, scores 0), with its probability (q017's as written, summing to 0.9) and type:
+    all 21 of gcompute's lines equal NTCIREVAL's on the run cut at K."""
+    golden = [row for row in per_intent_golden() if int(row['cutoff']) == cutoff]
+    measures = {name: ours.format(k=cutoff) for name, ours in PER_INTENT_MEASURES.items()}
+    frame = irmeasures_ext.per_intent_frame(list(measures.values()), diversity_qrels(), RUN, depth=cutoff)
+    by_measure = {name: frame[frame.measure == str(ir_measures.parse_measure(ours))] for name, ours in measures.items()}
+    keys = by_measure['RR'][['query_id', 'intent', 'probability', 'type']]
+    assert [tuple(key) for key in keys.itertuples(index=False)] == [
+        (row['qid'], row['intent'], float(row['prob']), row['type']) for row in golden]
+    assert ('q008', '2') not in {(row['qid'], row['intent']) for row in golden}
+    for name, rows in by_measure.items():
+        expected = [float(row[name]) for row in golden]
+        assert rows.value.tolist() == pytest.approx(expected, abs=TOLERANCE), name
+
+
+def test_the_ia_measures_weigh_the_per_intent_values():
+    """IA-M@k = Σ P(i|q)·M_i@k: the per-intent values weighted by their probabilities give NTCIREVAL's IA-Q@10 and
+    PplusQ@10 (Q_i for an informational intent, P-plus_i for a navigational one) of every topic."""
+    frame = irmeasures_ext.per_intent_frame(['Q@10', 'P_plus'], diversity_qrels(), RUN, depth=10)
+    q, p_plus = (frame[frame.measure == name].reset_index(drop=True) for name in ('Q@10', 'P_plus'))
+    weighted = {'IA_Q@10': q.probability * q.value,
+                'PplusQ@10': q.probability * q.value.where(q.type == 'inf', p_plus.value)}
+    golden = read_golden(refused='')
+    for name, values in weighted.items():
+        sums = values.groupby(q.query_id).sum()
+        expected = {qid: golden[(name, qid)] for qid in sums.index}
+        assert sums.to_dict() == pytest.approx(expected, abs=TOLERANCE), name
+
+
+@pytest.mark.parametrize('cutoff', [5, 1000])
+def test_ntcireval_per_intent_prints_ntcirevals_lines(capsys, cutoff):
+    """``ntcireval -I ... -cutoffs K -truncate K --per-intent``: before the topics' lines, every per-intent line
+    NTCIREVAL's IA and P+Q scripts print at K, under its names, as QID INTENT TYPE PROB NAME VALUE."""
+    argv = ['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt'), '-cutoffs',
+            str(cutoff), '-truncate', str(cutoff), '--per-intent', '-o', 'tsv', '-p', '-1']
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err.count("query 'q017' sum to 0.9000") == 1  # (the inputs' warnings once, not again per intent)
+    lines = [line.split('\t') for line in out.splitlines()]
+    printed = {(qid, intent, name): (prob, kind, float(value)) for qid, intent, kind, prob, name, value
+               in (line for line in lines if len(line) == 6)}
+    expected = {(row['qid'], row['intent'], name.replace('@k', f'@{cutoff:04d}')):
+                (float(row['prob']), row['type'], float(row[name]))
+                for row in per_intent_golden() if int(row['cutoff']) == cutoff for name in PER_INTENT_MEASURES}
+    assert printed.keys() == expected.keys()
+    for key, (prob, kind, value) in printed.items():
+        assert (float(prob), kind) == expected[key][:2] and value == pytest.approx(expected[key][2], abs=TOLERANCE), key
+    assert len(lines[len(printed)]) == 2 and lines[len(printed)][0] == 'D-RR'  # (then the means, as without it)
+
+
+def test_per_intent_needs_the_intents_probabilities(capsys, tmp_path):
+    """Per-intent values without intent probabilities are refused in one line, in Python and on the command line;
+    an intent the qrels judge relevant without a probability is named with its qrels line, as for the measures."""
+    with pytest.raises(IrMeasuresExtError, match=r"^per-intent values need the intents' probabilities and types: "
+                                                  r'give the qrels as irmeasures_ext.intent_qrels'):
+        irmeasures_ext.per_intent_frame(['Q@10'], str(DIVERSITY / 'qrels.txt'), RUN)
+    qrels, run = perfect(tmp_path)
+    with pytest.raises(IntentFileError, match=r"Dqrels.txt:2: intent '2' of query 'q1' has relevant judgments"):
+        irmeasures_ext.per_intent_frame(['Q@10'], irmeasures_ext.intent_qrels(qrels, {'q1': {'1': 1.0}}), run)
+    assert main(['ntcireval', RUN, RUN, '-g', '1:2:3', '--per-intent']) == 2
+    assert capsys.readouterr().err == ('irmeasures-ext: error: --per-intent prints the values of each intent of -I '
+                                       'FILE: give -I too\n')
+
+
+def test_per_intent_frame_takes_real_labels_and_the_tie_policies(tmp_path):
+    """Real-valued labels (each intent's top label its measures' top level), ``rel`` choosing the intents, and the
+    tie policy ``rank``; hand-computed."""
+    qrels = write(tmp_path, 'qrels.txt', 'q 1 a 0.5\nq 1 b 2\nq 2 a 1.5\nq 0 c 0\n')
+    given = irmeasures_ext.intent_qrels(qrels, {'q': {'1': 0.75, '2': 0.25}})
+    run = write(tmp_path, 'run.txt', 'q Q0 a 1 1 r\nq Q0 c 2 1 r\nq Q0 b 3 0 r\n')  # (a and c tie at score 1)
+    frame = irmeasures_ext.per_intent_frame(['nERR@3', 'RR'], given, run)
+    # ranked c, a, b (the tie rule: doc id descending). Intent 1: a 0.5, b 2, so H = 2 and p = g / 3; intent 2: a
+    # 1.5, so H = 1.5 and p = 1.5 / 2.5, nERR@3 = 1/2 · p / p. RR counts a real-valued label above 0.
+    err, ideal = 1 / 2 * 0.5 / 3 + 1 / 3 * (1 - 0.5 / 3) * 2 / 3, 2 / 3 + 1 / 2 * (1 - 2 / 3) * 0.5 / 3
+    assert frame.to_dict('list') == {
+        'query_id': ['q'] * 4, 'intent': ['1', '2'] * 2, 'probability': [0.75, 0.25] * 2, 'type': ['inf'] * 4,
+        'measure': ['nERR@3', 'nERR@3', 'RR', 'RR'], 'value': pytest.approx([err / ideal, 0.5, 0.5, 0.5], abs=1e-15)}
+    by_rank = irmeasures_ext.per_intent_frame(['RR'], given, run, ties='rank')  # (a at rank 1)
+    assert by_rank.value.tolist() == [1.0, 1.0]
+    only_two = irmeasures_ext.per_intent_frame(['RR'], given, run, rel=2)  # (intent 2's top label is 1.5)
+    assert only_two[['intent', 'value']].to_dict('list') == {'intent': ['1'], 'value': [0.5]}
+    none = irmeasures_ext.per_intent_frame(['RR'], given, run, rel=3)
+    assert none.empty and list(none.columns) == ['query_id', 'intent', 'probability', 'type', 'measure', 'value']
+    with pytest.raises(MeasureParamError, match=r'^per_intent_frame: rel must be a number above 0'):
+        irmeasures_ext.per_intent_frame(['RR'], given, run, rel=0)

@@ -57,6 +57,12 @@ BEFORE_CUTOFFS = ('RR', 'O-measure', 'P-measure', 'P-plus', 'AP', 'Q-measure', '
 AT_EACH_CUTOFF = ('AP@k', 'Q@k', 'GAP@k', 'nDCG@k', 'MSnDCG@k', 'P@k', 'RBP@k', 'ERR@k', 'nERR@k', 'EBR@k',
                   'iRBU@k', 'Hit@k')
 AFTER_CUTOFFS = ('bpref', 'bpref_R', 'bpref_N', 'bpref_relative', 'rpref_N', 'rpref_relative', 'rpref_relative2')
+#: What gcompute prints per intent in NTCIREVAL's IA and P+Q scripts (``--per-intent``): the lines above that
+#: it computes without its options (no graded-uniform NCU, GAP, iRBU or bpref family).
+PER_INTENT_BEFORE_CUTOFFS = ('RR', 'O-measure', 'P-measure', 'P-plus', 'AP', 'Q-measure', 'NCUrb,P', 'NCUrb,BR',
+                             'RBP', 'ERR', 'EBR')
+PER_INTENT_AT_EACH_CUTOFF = ('AP@k', 'Q@k', 'nDCG@k', 'MSnDCG@k', 'P@k', 'RBP@k', 'ERR@k', 'nERR@k', 'EBR@k',
+                             'Hit@k')
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,10 @@ def run(argv: list[str]) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')  # (the same inputs: their warnings are printed once, above)
             results.values.update(evaluate(whole_run, qrels, run_input, whole).values)
+    if args.per_intent:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # (the same inputs: their warnings are printed once, above)
+            write_per_intent(args, qrels, run_input, configured)
     relevance = qrels.table['relevance']
 
     def queries_with(labels: Any) -> Any:
@@ -230,6 +240,34 @@ def run(argv: list[str]) -> int:
     means = [(name, values[defined].sum(keepdims=True) / topics) for name, values in columns]  # NEV2mean
     write(sys.stdout, _summary_ids() if args.q else None, means, args.p)
     return 0
+
+
+def write_per_intent(args: argparse.Namespace, qrels: Any, run_input: Any, configured: Any) -> None:
+    """``--per-intent``: gcompute's lines of each intent with a relevant doc (:data:`PER_INTENT_BEFORE_CUTOFFS`,
+    then :data:`PER_INTENT_AT_EACH_CUTOFF` per cutoff), its levels its gains and its top level H, as NTCIREVAL's
+    IA and P+Q scripts print them; each line ``QID INTENT TYPE PROB NAME=  VALUE`` (``-o tsv``: tab-separated)."""
+    from irmeasures_ext.per_intent import group_values, intent_groups
+    spec = '' if args.p == -1 else f'.{args.p}f'
+    separator = '\t' if args.o == 'tsv' else ' '
+    written = []
+    for group in intent_groups(qrels, run_input, with_rank=args.ties == 'rank'):
+        top = int(group.top)
+        settings = Settings(gains={level: float(level) for level in range(1, top + 1)}, max_level=top,
+                            beta=checked_beta(args), rbp=args.rbp, gamma=args.gamma)
+        printed = printed_measures(settings, args.cutoffs, set(), args.j,
+                                   (PER_INTENT_BEFORE_CUTOFFS, PER_INTENT_AT_EACH_CUTOFF))
+        values = group_values(list(dict.fromkeys(measure for _, measure in printed)), group, configured)
+        for position, key in enumerate(group.keys.itertuples()):
+            prefix = separator.join((key.query_id, key.intent, key.type, repr(key.probability), ''))
+            written.append((key.row, ''.join(
+                f'{prefix}{_label(name, args.o)}{format(values[measure][position], spec)}\n'
+                for name, measure in printed)))
+    sys.stdout.write(''.join(text for _, text in sorted(written)))
+
+
+def _label(name: str, output: str) -> str:
+    """``NAME=`` padded as NTCIREVAL pads it, or ``NAME<TAB>`` for ``-o tsv``."""
+    return f'{name}\t' if output == 'tsv' else f'{name + "=":<{NAME_WIDTH}}'
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -296,18 +334,21 @@ def check_combinations(args: argparse.Namespace) -> None:
                        'non-relevant docs (N = 0), so "compute -ec -j" computes no bpref family')
 
 
-def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str],
-                     judged_only: bool = False) -> list[tuple[str, Measure]]:
-    """(NTCIREVAL name, our measure) of every line ``compute`` prints per topic, in its order; with
-    ``judged_only``, each on the condensed list (``label -j``)."""
+def printed_measures(settings: Settings, cutoffs: list[int], flags: set[str], judged_only: bool = False,
+                     names: tuple[tuple[str, ...], ...] = (BEFORE_CUTOFFS, AT_EACH_CUTOFF, AFTER_CUTOFFS),
+                     ) -> list[tuple[str, Measure]]:
+    """(NTCIREVAL name, our measure) of every line ``compute`` prints per topic, in its order (``names``: those
+    printed before the cutoffs, at each, after them); with ``judged_only``, each on the condensed list (``label
+    -j``)."""
     def rows(names: tuple[str, ...]) -> list[tuple[str, Measure]]:
         built = [(name, ROWS[name].build(settings)) for name in names
                  if ROWS[name].shown_with is None or ROWS[name].shown_with in flags]
         return [(name, measure(judged_only=True) if judged_only else measure) for name, measure in built]
-    printed = rows(BEFORE_CUTOFFS)
+    before, at_each, *after = names
+    printed = rows(before)
     for cutoff in cutoffs:
-        printed += [(name.replace('@k', f'@{cutoff:04d}'), measure @ cutoff) for name, measure in rows(AT_EACH_CUTOFF)]
-    return printed + rows(AFTER_CUTOFFS)
+        printed += [(name.replace('@k', f'@{cutoff:04d}'), measure @ cutoff) for name, measure in rows(at_each)]
+    return printed + [line for more in after for line in rows(more)]
 
 
 def check_levels(qrels: Any, max_level: int, gains_text: str, judged_only: bool = False) -> None:
@@ -339,6 +380,8 @@ def check_diversity_options(args: argparse.Namespace) -> None:
     """CliError for the options of the diversity mode given without ``-I``."""
     if args.I is None and args.renormalise_intents:
         raise CliError('--renormalise-intents renormalises the intent probabilities of -I FILE: give -I too')
+    if args.I is None and args.per_intent:
+        raise CliError('--per-intent prints the values of each intent of -I FILE: give -I too')
     if args.I is None and args.ntcireval_means:
         raise CliError("--ntcireval-means: only with -I (the ad hoc means are NEV2mean's already: over the qrels "
                        "topics, NTCIREVAL's topic list)")
@@ -454,12 +497,12 @@ def _write_lines(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], pl
 
 def _write_text(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:
     """NTCIREVAL's lines, ``NAME=`` padded as it pads them, after the query id (``-q``)."""
-    _write_lines(out, query_ids, columns, places, lambda name: f'{name + "=":<{NAME_WIDTH}}', ' ')
+    _write_lines(out, query_ids, columns, places, lambda name: _label(name, 'text'), ' ')
 
 
 def _write_tsv(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], places: int) -> None:
     """``QID<TAB>NAME<TAB>VALUE`` rows (``NAME<TAB>VALUE`` for the means without ``-q``)."""
-    _write_lines(out, query_ids, columns, places, lambda name: f'{name}\t', '\t')
+    _write_lines(out, query_ids, columns, places, lambda name: _label(name, 'tsv'), '\t')
 
 
 def _parser() -> ArgumentParser:
@@ -484,6 +527,10 @@ def _parser() -> ArgumentParser:
     parser.add_argument('--ntcireval-means', action='store_true',
                         help="with -I: the means as NTCIREVAL's NEV2mean computes them, over the topics of the intent "
                              'file (a topic without qrels lines counts 0), not over the qrels topics')
+    parser.add_argument('--per-intent', action='store_true',
+                        help="with -I: first, per topic and intent with a relevant doc, the lines gcompute prints in "
+                             "NTCIREVAL's IA and P+Q scripts (RR, O-measure, ..., EBR, then per cutoff AP@k, Q@k, "
+                             '..., Hit@k; the intent\'s levels its gains), as "QID INTENT TYPE PROB NAME=  VALUE"')
     parser.add_argument('-Igamma', type=float, metavar='G',
                         help='with -I: the weight of I-rec in the #-measures (default 0.5, as the scripts)')
     parser.add_argument('-beta', type=float, default=1.0, metavar='B',
