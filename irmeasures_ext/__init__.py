@@ -16,7 +16,6 @@ The submodules are attributes of the package (``irmeasures_ext.frames.evaluate_f
 when first used.
 """
 import importlib
-from types import ModuleType
 from typing import Any
 
 from irmeasures_ext import suites
@@ -30,101 +29,13 @@ from irmeasures_ext.errors import (
     NoOverlapWarning,
     ReversedScoresWarning,
 )
-from irmeasures_ext.measures import (
-    D_AP,
-    D_EBR,
-    D_ERR,
-    D_GAP,
-    D_NCU,
-    D_P,
-    D_Q,
-    D_RBP,
-    D_RR,
-    DECLARED,
-    DIN_AP,
-    DIN_EBR,
-    DIN_ERR,
-    DIN_NCU,
-    DIN_P,
-    DIN_Q,
-    DIN_RBP,
-    DIN_RR,
-    EBR,
-    ERR_NTCIR,
-    GAP,
-    IA_EBR,
-    IA_ERR,
-    IA_Q,
-    IA_RBP,
-    NCU,
-    RBP_NTCIR,
-    D_Hit,
-    D_nDCG,
-    D_nDCG_JK,
-    D_nERR,
-    D_O_measure,
-    D_P_measure,
-    D_P_plus,
-    D_sharp_EBR,
-    D_sharp_ERR,
-    D_sharp_nDCG,
-    D_sharp_Q,
-    D_sharp_RBP,
-    DIN_Hit,
-    DIN_nDCG,
-    DIN_nDCG_JK,
-    DIN_nERR,
-    DIN_O_measure,
-    DIN_P_measure,
-    DIN_P_plus,
-    DIN_sharp_nDCG,
-    DIN_sharp_Q,
-    G,
-    I_rec,
-    I_rec_n,
-    IA_MSnDCG,
-    IA_nERR,
-    MeanRank,
-    MedianRank,
-    MSnDCG,
-    O_measure,
-    P_measure,
-    P_plus,
-    PplusQ,
-    PplusQ_sharp,
-    Q,
-    RankVariance,
-    Rndcg,
-    Rprec_mult,
-    SUMp,
-    binG,
-    bpref_N,
-    bpref_NTCIR,
-    bpref_R,
-    bpref_relative,
-    eleven_pt_avg,
-    gm_bpref,
-    gm_map,
-    iRBU,
-    nDCG_JK,
-    ndcg_rel,
-    nDCG_Z1,
-    nERR,
-    num_nonrel_judged_ret,
-    rbp,
-    rbp_resid,
-    relative_P,
-    rpref_N,
-    rpref_relative,
-    rpref_relative2,
-    unj,
-    utility,
-)
+from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.plugin import provider, register
 
 __version__ = '0.1.0'
 
 register()
+globals().update(DECLARED)  # (our measures by name: ``irmeasures_ext.Q``)
 
 #: Submodules imported on first access as attributes (``import irmeasures_ext`` loads only the declarations;
 #: ``comparison``, ``measures``, ``plugin`` and ``suites`` are imported with it).
@@ -149,7 +60,8 @@ def per_intent_frame(measures: Any, qrels: Any, run: Any, rel: float = 1, ties: 
     return frame(measures, qrels, run, rel, ties, score_precision, depth)
 
 
-def __getattr__(name: str) -> ModuleType:
+def __getattr__(name: str) -> Any:
+    """A submodule, imported on first access."""
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f'{__name__}.{name}')
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
@@ -158,19 +70,6 @@ def __getattr__(name: str) -> ModuleType:
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY_SUBMODULES})
 
-__all__ = ['Q', 'nDCG_Z1', 'MeanRank', 'MedianRank', 'RankVariance', 'nERR', 'MSnDCG', 'nDCG_JK', 'DECLARED',
-           'ERR_NTCIR', 'RBP_NTCIR', 'iRBU', 'GAP', 'bpref_NTCIR', 'bpref_R', 'bpref_N', 'bpref_relative',
-           'rpref_N', 'rpref_relative', 'rpref_relative2', 'O_measure', 'P_measure', 'P_plus', 'NCU', 'EBR',
-           'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
+__all__ = ['DECLARED', 'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
-           '__version__',
-           'rbp', 'rbp_resid', 'unj',
-           'gm_map', 'gm_bpref', 'Rndcg', 'eleven_pt_avg', 'binG', 'G', 'utility', 'Rprec_mult', 'ndcg_rel',
-           'relative_P', 'num_nonrel_judged_ret',
-           'I_rec', 'D_nDCG', 'D_Q', 'D_nERR', 'D_sharp_nDCG', 'D_sharp_Q', 'DIN_nDCG', 'DIN_Q', 'DIN_sharp_nDCG',
-           'DIN_sharp_Q', 'IA_MSnDCG', 'IA_nERR', 'IA_Q', 'PplusQ', 'PplusQ_sharp', 'D_ERR', 'D_RBP', 'D_EBR',
-           'D_AP', 'D_P', 'D_Hit', 'D_nDCG_JK', 'D_sharp_ERR', 'D_sharp_RBP', 'D_sharp_EBR', 'IA_ERR',
-           'IA_RBP', 'IA_EBR', 'I_rec_n', 'SUMp', 'D_RR', 'D_O_measure', 'D_P_measure', 'D_P_plus', 'D_NCU', 'D_GAP',
-           'DIN_AP', 'DIN_nERR', 'DIN_ERR', 'DIN_RBP', 'DIN_EBR', 'DIN_P', 'DIN_Hit', 'DIN_nDCG_JK', 'DIN_RR',
-           'DIN_O_measure', 'DIN_P_measure', 'DIN_P_plus', 'DIN_NCU',
-           'intent_qrels', 'per_intent_frame']
+           '__version__', 'intent_qrels', 'per_intent_frame', *DECLARED]

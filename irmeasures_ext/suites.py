@@ -8,8 +8,7 @@ On the command line: ``irmeasures-ext QRELS RUN --suite quoter``.
 from ir_measures import measures as irm
 from ir_measures.measures import Measure
 
-from irmeasures_ext.measures.ndcg_z1 import nDCG_Z1
-from irmeasures_ext.measures.rank_stats import MeanRank, MedianRank
+from irmeasures_ext.measures import MeanRank, MedianRank, nDCG_Z1
 
 #: QuoteR (Qi et al., ACL 2022): MRR, NDCG@5 (Z=1), Recall@1/10/100 (= Success@k), median and mean rank.
 QUOTER: list[Measure] = [irm.RR, nDCG_Z1 @ 5, irm.Success @ 1, irm.Success @ 10, irm.Success @ 100, MedianRank,

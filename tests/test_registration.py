@@ -121,3 +121,41 @@ def test_every_parameter_of_ours_is_declared_with_its_check():
     check_measure(ir_measures.P(rel=0) @ 5)
     with pytest.raises(MeasureParamError, match=r'^P: rel must be an integer from 0 to '):
         check_measure(ir_measures.P(rel=-1) @ 5)
+
+
+def test_a_measure_is_named_once_by_its_declaration():
+    """``@declare class NAME``: the class's name is the measure's NAME, the module binds it to the singleton, and
+    the package's public names (``irmeasures_ext.NAME``, ``irmeasures_ext.measures.NAME``, ``__all__``) come from
+    DECLARED; a measure pickles by name (Dask's workers rebuild it), parameters kept."""
+    import importlib
+    import pickle
+
+    from irmeasures_ext.measures import DECLARED
+    assert len(DECLARED) > 80
+    for name, measure in DECLARED.items():
+        assert type(measure).__qualname__ == measure.NAME == str(measure) == name
+        assert getattr(importlib.import_module(type(measure).__module__), name) is measure
+        assert getattr(irmeasures_ext, name) is measure is getattr(irmeasures_ext.measures, name)
+    assert set(DECLARED) <= set(irmeasures_ext.__all__) and set(DECLARED) <= set(irmeasures_ext.measures.__all__)
+    measure = irmeasures_ext.DIN_NCU(utility='P', gamma=0.8) @ 5
+    assert pickle.loads(pickle.dumps(measure)) == measure and str(measure) == "DIN_NCU(utility='P',gamma=0.8)@5"
+
+
+def test_the_din_and_sharp_measures_are_generated_from_theirs():
+    """Each DIN-measure takes its D-measure's parameters (and checks: DIN_NCU refuses beta with utility='P' as
+    D_NCU does); each #-measure γ, a required cutoff, and its measure's β or p; their docstrings say so."""
+    from irmeasures_ext.measures import DECLARED
+    from irmeasures_ext.measures.ntcir_diversity import DIN_OF, SHARP_OF
+    for d_name in DIN_OF:
+        din = DECLARED['DIN' + d_name[1:]]
+        assert din.SUPPORTED_PARAMS == DECLARED[d_name].SUPPORTED_PARAMS and f'``{d_name}``' in type(din).__doc__
+    with pytest.raises(irmeasures_ext.MeasureParamError, match=r"^DIN_NCU: beta applies only with utility='BR'"):
+        irmeasures_ext.DIN_NCU(utility='P', beta=2)
+    for name in SHARP_OF:
+        sharp = DECLARED[name.replace('_', '_sharp_', 1) if '_' in name else name + '_sharp']
+        extra = {param for param in ('beta', 'p') if param in DECLARED[name].SUPPORTED_PARAMS}
+        assert set(sharp.SUPPORTED_PARAMS) - {'ties', 'score_precision', 'judged_only', 'classes'} == {
+            'cutoff', 'rel', 'gamma', *extra}
+        assert sharp.SUPPORTED_PARAMS['cutoff'].required and 'γ·I-rec@k' in type(sharp).__doc__
+    assert irmeasures_ext.D_sharp_RBP.PRETTY_NAME == 'D#-RBP (NTCIREVAL)'
+    assert irmeasures_ext.PplusQ_sharp.PRETTY_NAME == 'P+Q# (NTCIREVAL)'

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ir_measures import measures as irm
 
@@ -132,10 +132,19 @@ INT64_MAX = (1 << 63) - 1
 #: ir_measures provider specs of every measure the ``irmeasures_ext`` provider computes, filled by
 #: the declaration modules (:func:`declare`, :func:`also_compute`) when ``irmeasures_ext.measures`` loads.
 PROVIDER_SPECS: list[irm.Measure] = []
+#: Our own measures by NAME, in declaration order (:func:`declare`): the source of every list of them (the package's
+#: public names, the provider's specs; ir_measures' registry holds them under the same names).
+DECLARED: dict[str, ExtMeasure] = {}
+DeclaredMeasure = TypeVar('DeclaredMeasure', bound='ExtMeasure')
 
 
-def declare(measure: ExtMeasure) -> ExtMeasure:
-    """Registers one of our measures with ir_measures (under its NAME, once) and with our provider."""
+def declare(measure_class: type[DeclaredMeasure]) -> DeclaredMeasure:
+    """Class decorator declaring one of our measures, named as its class: the module's name is bound to its
+    singleton (ir_measures' style: ``Q``, then ``Q@10``), registered in :data:`DECLARED`, with ir_measures (under its
+    NAME, once) and with our provider."""
+    measure_class.NAME = measure_class.__qualname__
+    measure = measure_class()
+    DECLARED[measure.NAME] = measure
     irm.registry.setdefault(measure.NAME, measure)
     also_compute(measure)
     return measure
@@ -148,6 +157,11 @@ def also_compute(spec: irm.Measure) -> None:
         PROVIDER_SPECS.append(spec)
 
 
+def declared_measure(name: str, params: dict[str, Any]) -> ExtMeasure:
+    """Our measure ``name`` with ``params`` (how a measure is unpickled: by name, see :meth:`ExtMeasure.__reduce__`)."""
+    return DECLARED[name](**params)
+
+
 class ExtMeasure(irm.Measure):
     """An ir_measures ``Measure`` whose parameters are checked with :class:`MeasureParamError`.
 
@@ -158,14 +172,25 @@ class ExtMeasure(irm.Measure):
     Every subclass takes the ranking parameters (:data:`RANKING_PARAMS`: ``ties``, ``score_precision``)
     and the list parameters (:data:`LIST_PARAMS`: ``judged_only``, ``classes``) beside the ones it declares.
     """
-    #: Every measure of ours has a name (ir_measures' Measure allows None).
+    #: Every measure of ours has a name (ir_measures' Measure allows None), a pretty name and a short description.
     NAME: str
+    PRETTY_NAME: str
+    SHORT_DESC: str
     #: Whether smaller values are better (rank statistics); run comparisons read it.
     LOWER_IS_BETTER = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.SUPPORTED_PARAMS = {**cls.SUPPORTED_PARAMS, **RANKING_PARAMS, **LIST_PARAMS}
+
+    @property
+    def __name__(self) -> str:
+        """ir_measures names a measure by ``__name__`` (its ``repr``): ours is NAME."""
+        return self.NAME
+
+    def __reduce__(self) -> tuple[Callable[[str, dict[str, Any]], ExtMeasure], tuple[str, dict[str, Any]]]:
+        """Pickled by name and parameters (a declaration's module binds the name to the singleton, not the class)."""
+        return declared_measure, (self.NAME, self.params)
 
     def __init__(self, **params: Any) -> None:
         check_known_params(self.NAME, params, self.SUPPORTED_PARAMS)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from irmeasures_ext.measures.base import REL_PARAM, REQUIRED_CUTOFF_PARAM, ExtMeasure, Param, declare, gains_check
 
 
-class _nDCG_Z1(ExtMeasure):
+@declare
+class nDCG_Z1(ExtMeasure):
     """
     NDCG@k with normaliser Z_k = 1, as reported by the QuoteR paper:
 
@@ -22,8 +23,6 @@ class _nDCG_Z1(ExtMeasure):
     .. cite:: Kalervo Järvelin and Jaana Kekäläinen. Cumulated gain-based evaluation of IR
        techniques. ACM TOIS 20(4), 2002.
     """
-    __name__ = 'nDCG_Z1'
-    NAME = __name__
     PRETTY_NAME = 'DCG with Z=1 (QuoteR NDCG)'
     SHORT_DESC = 'Discounted cumulative gain with exponential gain 2^rel-1 and a normaliser fixed at 1.'
     SUPPORTED_PARAMS = {
@@ -32,7 +31,3 @@ class _nDCG_Z1(ExtMeasure):
                        desc='gain per relevance label, replacing 2^label-1 for the labels given'),
         'rel': REL_PARAM,
     }
-
-
-
-nDCG_Z1 = declare(_nDCG_Z1())

@@ -11,7 +11,8 @@ from irmeasures_ext.measures.base import (
 )
 
 
-class _nERR(ExtMeasure):
+@declare
+class nERR(ExtMeasure):
     """
     Normalised Expected Reciprocal Rank at k, as NTCIREVAL computes its "nERR":
 
@@ -30,8 +31,6 @@ class _nERR(ExtMeasure):
        Rank for Graded Relevance. CIKM 2009.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'nERR'
-    NAME = __name__
     PRETTY_NAME = 'normalised ERR (NTCIREVAL)'
     SHORT_DESC = 'Expected reciprocal rank normalised by that of the ideal list.'
     SUPPORTED_PARAMS = {
@@ -40,6 +39,3 @@ class _nERR(ExtMeasure):
         'max_level': MAX_LEVEL_PARAM,
         'rel': REL_PARAM,
     }
-
-
-nERR = declare(_nERR())

@@ -20,7 +20,8 @@ _BINARY_PARAMS: dict[str, irm.ParamInfo] = {'rel': REL_PARAM}
 _GRADED_PARAMS: dict[str, irm.ParamInfo] = {'gains': GAINS_PARAM, 'max_level': MAX_LEVEL_PARAM, 'rel': REL_PARAM}
 
 
-class _bpref_NTCIR(ExtMeasure):
+@declare
+class bpref_NTCIR(ExtMeasure):
     """
     Bpref, as NTCIREVAL computes its "bpref" (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -32,14 +33,13 @@ class _bpref_NTCIR(ExtMeasure):
     .. cite:: Chris Buckley and Ellen M. Voorhees. Retrieval Evaluation with Incomplete Information. SIGIR 2004.
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'bpref_NTCIR'
-    NAME = __name__
     PRETTY_NAME = 'bpref (NTCIREVAL)'
     SHORT_DESC = 'Bpref on the judged docs: 1 − min(R, n_r)/min(R, N) averaged over the relevant docs.'
     SUPPORTED_PARAMS = _BINARY_PARAMS
 
 
-class _bpref_R(ExtMeasure):
+@declare
+class bpref_R(ExtMeasure):
     """
     Sakai's bpref_R (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -47,14 +47,13 @@ class _bpref_R(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'bpref_R'
-    NAME = __name__
     PRETTY_NAME = 'bpref_R (Sakai)'
     SHORT_DESC = 'Bpref with the first R judged non-relevant docs counted, over R.'
     SUPPORTED_PARAMS = _BINARY_PARAMS
 
 
-class _bpref_N(ExtMeasure):
+@declare
+class bpref_N(ExtMeasure):
     """
     Sakai's bpref_N (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -62,14 +61,13 @@ class _bpref_N(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'bpref_N'
-    NAME = __name__
     PRETTY_NAME = 'bpref_N (Sakai)'
     SHORT_DESC = 'Bpref with every judged non-relevant doc counted, over N.'
     SUPPORTED_PARAMS = _BINARY_PARAMS
 
 
-class _bpref_relative(ExtMeasure):
+@declare
+class bpref_relative(ExtMeasure):
     """
     Sakai's bpref_relative (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -79,14 +77,13 @@ class _bpref_relative(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'bpref_relative'
-    NAME = __name__
     PRETTY_NAME = 'bpref_relative (Sakai)'
     SHORT_DESC = 'Bpref with n_r relative to the docs above: precision at each relevant doc but the first rank.'
     SUPPORTED_PARAMS = _BINARY_PARAMS
 
 
-class _rpref_N(ExtMeasure):
+@declare
+class rpref_N(ExtMeasure):
     """
     Sakai's graded rpref_N (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -94,14 +91,13 @@ class _rpref_N(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'rpref_N'
-    NAME = __name__
     PRETTY_NAME = 'rpref_N (Sakai)'
     SHORT_DESC = 'Graded bpref_N: gain-weighted, penalised by the lower-gain judged docs above.'
     SUPPORTED_PARAMS = _GRADED_PARAMS
 
 
-class _rpref_relative(ExtMeasure):
+@declare
+class rpref_relative(ExtMeasure):
     """
     Sakai's graded rpref_relative (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -111,14 +107,13 @@ class _rpref_relative(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'rpref_relative'
-    NAME = __name__
     PRETTY_NAME = 'rpref_relative (Sakai)'
     SHORT_DESC = 'Graded bpref_relative: the penalty relative to the docs above.'
     SUPPORTED_PARAMS = _GRADED_PARAMS
 
 
-class _rpref_relative2(ExtMeasure):
+@declare
+class rpref_relative2(ExtMeasure):
     """
     Sakai's graded rpref_relative2 (notation: :mod:`irmeasures_ext.measures.ntcir_bpref`):
 
@@ -126,17 +121,6 @@ class _rpref_relative2(ExtMeasure):
 
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.
     """
-    __name__ = 'rpref_relative2'
-    NAME = __name__
     PRETTY_NAME = 'rpref_relative2 (Sakai)'
     SHORT_DESC = 'Graded bpref with the penalty relative to the rank.'
     SUPPORTED_PARAMS = _GRADED_PARAMS
-
-
-bpref_NTCIR = declare(_bpref_NTCIR())
-bpref_R = declare(_bpref_R())
-bpref_N = declare(_bpref_N())
-bpref_relative = declare(_bpref_relative())
-rpref_N = declare(_rpref_N())
-rpref_relative = declare(_rpref_relative())
-rpref_relative2 = declare(_rpref_relative2())

@@ -30,7 +30,8 @@ from irmeasures_ext.measures.q import BETA_PARAM, BlendedRatioMeasure
 _BR_PARAMS: dict[str, irm.ParamInfo] = {'beta': BETA_PARAM, 'gains': GAINS_PARAM, 'rel': REL_PARAM}
 
 
-class _O_measure(BlendedRatioMeasure):
+@declare
+class O_measure(BlendedRatioMeasure):
     """
     O-measure: the blended ratio at the first relevant doc, for tasks where one relevant doc suffices.
 
@@ -49,14 +50,13 @@ class _O_measure(BlendedRatioMeasure):
     .. cite:: Tetsuya Sakai. Graded Relevance Assessments and Graded Relevance Measures of NTCIR:
        A Survey of the First Twenty Years. arXiv:1903.11272 (2019).
     """
-    __name__ = 'O_measure'
-    NAME = __name__
     PRETTY_NAME = 'O-measure'
     SHORT_DESC = 'Blended ratio at the first relevant doc.'
     SUPPORTED_PARAMS = dict(_BR_PARAMS)
 
 
-class _P_measure(BlendedRatioMeasure):
+@declare
+class P_measure(BlendedRatioMeasure):
     """
     P-measure: the blended ratio at the preferred rank, the first doc of the best level retrieved.
 
@@ -72,14 +72,13 @@ class _P_measure(BlendedRatioMeasure):
     .. cite:: Tetsuya Sakai. Graded Relevance Assessments and Graded Relevance Measures of NTCIR:
        A Survey of the First Twenty Years. arXiv:1903.11272 (2019).
     """
-    __name__ = 'P_measure'
-    NAME = __name__
     PRETTY_NAME = 'P-measure'
     SHORT_DESC = 'Blended ratio at the first doc of the highest level retrieved.'
     SUPPORTED_PARAMS = dict(_BR_PARAMS)
 
 
-class _P_plus(BlendedRatioMeasure):
+@declare
+class P_plus(BlendedRatioMeasure):
     """
     P-plus (P+-measure): the mean blended ratio over the relevant docs down to the preferred rank rp
     (as in ``P_measure``).
@@ -94,8 +93,6 @@ class _P_plus(BlendedRatioMeasure):
     .. cite:: Tetsuya Sakai. Graded Relevance Assessments and Graded Relevance Measures of NTCIR:
        A Survey of the First Twenty Years. arXiv:1903.11272 (2019).
     """
-    __name__ = 'P_plus'
-    NAME = __name__
     PRETTY_NAME = 'P-plus'
     SHORT_DESC = 'Mean blended ratio over the relevant docs down to the first doc of the highest level retrieved.'
     SUPPORTED_PARAMS = dict(_BR_PARAMS)
@@ -108,7 +105,8 @@ def _check_gamma(measure_name: str, name: str, value: Any) -> float:
     return float(value)
 
 
-class _NCU(BlendedRatioMeasure):
+@declare
+class NCU(BlendedRatioMeasure):
     """
     Normalised Cumulative Utility: the expected utility at the rank where a user of a population stops,
     who stops only at relevant docs.
@@ -136,8 +134,6 @@ class _NCU(BlendedRatioMeasure):
     .. cite:: Tetsuya Sakai. Graded Relevance Assessments and Graded Relevance Measures of NTCIR:
        A Survey of the First Twenty Years. arXiv:1903.11272 (2019).
     """
-    __name__ = 'NCU'
-    NAME = __name__
     PRETTY_NAME = 'Normalised Cumulative Utility'
     SHORT_DESC = 'Expected utility (precision or blended ratio) at the relevant doc where a user stops.'
     SUPPORTED_PARAMS = {
@@ -165,7 +161,8 @@ class _NCU(BlendedRatioMeasure):
 
 
 
-class _EBR(BlendedRatioMeasure):
+@declare
+class EBR(BlendedRatioMeasure):
     """
     Expected Blended Ratio: ERR's cascade user (as in ``nERR``) with the blended ratio as the utility at
     the stopping rank.
@@ -181,15 +178,6 @@ class _EBR(BlendedRatioMeasure):
     .. cite:: Olivier Chapelle, Donald Metzler, Ya Zhang, Pierre Grinspan. Expected Reciprocal Rank for
        Graded Relevance. CIKM 2009.
     """
-    __name__ = 'EBR'
-    NAME = __name__
     PRETTY_NAME = 'Expected Blended Ratio (NTCIREVAL)'
     SHORT_DESC = 'Expected blended ratio at the rank where a cascade user stops.'
     SUPPORTED_PARAMS = {'cutoff': CUTOFF_PARAM, **_BR_PARAMS, 'max_level': MAX_LEVEL_PARAM}
-
-
-O_measure = declare(_O_measure())
-P_measure = declare(_P_measure())
-P_plus = declare(_P_plus())
-NCU = declare(_NCU())
-EBR = declare(_EBR())

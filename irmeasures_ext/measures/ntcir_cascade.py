@@ -35,7 +35,8 @@ def check_probability(measure_name: str, name: str, value: Any, below_one: bool)
     return float(value)
 
 
-class _RBP_NTCIR(ExtMeasure):
+@declare
+class RBP_NTCIR(ExtMeasure):
     """
     Graded rank-biased precision, as NTCIREVAL computes its "RBP" (and "RBP@k"):
 
@@ -56,8 +57,6 @@ class _RBP_NTCIR(ExtMeasure):
        effectiveness. ACM TOIS 27(1), 2008.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'RBP_NTCIR'
-    NAME = __name__
     PRETTY_NAME = 'graded RBP (NTCIREVAL)'
     SHORT_DESC = 'Rank-biased precision with graded gains divided by the top gain.'
     SUPPORTED_PARAMS = {
@@ -69,7 +68,8 @@ class _RBP_NTCIR(ExtMeasure):
 
 
 
-class _ERR_NTCIR(ExtMeasure):
+@declare
+class ERR_NTCIR(ExtMeasure):
     """
     Expected reciprocal rank, as NTCIREVAL computes its "ERR" (and "ERR@k"):
 
@@ -87,14 +87,13 @@ class _ERR_NTCIR(ExtMeasure):
        Rank for Graded Relevance. CIKM 2009.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'ERR_NTCIR'
-    NAME = __name__
     PRETTY_NAME = 'ERR (NTCIREVAL)'
     SHORT_DESC = 'Expected reciprocal rank with stop probability g/(g_max + 1).'
     SUPPORTED_PARAMS = {'cutoff': CUTOFF_PARAM, **_GRADED_PARAMS}
 
 
-class _iRBU(ExtMeasure):
+@declare
+class iRBU(ExtMeasure):
     """
     Intentwise rank-biased utility at k, as NTCIREVAL computes its "iRBU@k" (``-rbup u``):
 
@@ -110,8 +109,6 @@ class _iRBU(ExtMeasure):
        Diversity Evaluation Metrics: Introducing the Rank-Biased Utility Metric. SIGIR 2018.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'iRBU'
-    NAME = __name__
     PRETTY_NAME = 'intentwise rank-biased utility (NTCIREVAL)'
     SHORT_DESC = 'Cascade utility Σ u^r·π(r)·Π(1 − π) with π = g/(g_max + 1).'
     SUPPORTED_PARAMS = {
@@ -120,9 +117,3 @@ class _iRBU(ExtMeasure):
                    desc="patience 0 <= u <= 1 (NTCIREVAL's -rbup; required)"),
         **_GRADED_PARAMS,
     }
-
-
-
-RBP_NTCIR = declare(_RBP_NTCIR())
-ERR_NTCIR = declare(_ERR_NTCIR())
-iRBU = declare(_iRBU())

@@ -4,7 +4,8 @@ from __future__ import annotations
 from irmeasures_ext.measures.base import CUTOFF_PARAM, REL_PARAM, ExtMeasure, declare
 
 
-class _GAP(ExtMeasure):
+@declare
+class GAP(ExtMeasure):
     """
     Graded average precision (Robertson, Kanoulas & Yilmaz), as NTCIREVAL computes its "GAP" and
     "GAP@k" (``-gap``). With lev(r) the label of the doc at rank r if it is relevant (label >= rel),
@@ -22,11 +23,6 @@ class _GAP(ExtMeasure):
        Graded Relevance Judgments. SIGIR 2010.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'GAP'
-    NAME = __name__
     PRETTY_NAME = 'graded average precision (NTCIREVAL)'
     SHORT_DESC = 'Average precision over grade thresholds weighted by the grade, from the labels.'
     SUPPORTED_PARAMS = {'cutoff': CUTOFF_PARAM, 'rel': REL_PARAM}
-
-
-GAP = declare(_GAP())

@@ -22,7 +22,8 @@ def _check_logb(measure_name: str, name: str, value: Any) -> float:
     return float(value)
 
 
-class _nDCG_JK(ExtMeasure):
+@declare
+class nDCG_JK(ExtMeasure):
     """
     The original nDCG@k of Järvelin and Kekäläinen, as NTCIREVAL computes its "nDCG":
 
@@ -40,8 +41,6 @@ class _nDCG_JK(ExtMeasure):
        techniques. ACM TOIS 20(4), 2002.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'nDCG_JK'
-    NAME = __name__
     PRETTY_NAME = 'nDCG (Järvelin-Kekäläinen, NTCIREVAL)'
     SHORT_DESC = 'Original nDCG with discount max(1, log2 r), as NTCIREVAL computes it.'
     SUPPORTED_PARAMS = {
@@ -51,7 +50,8 @@ class _nDCG_JK(ExtMeasure):
     }
 
 
-class _MSnDCG(ExtMeasure):
+@declare
+class MSnDCG(ExtMeasure):
     """
     "Microsoft" nDCG@k (Burges et al.), as NTCIREVAL computes its "MSnDCG":
 
@@ -64,13 +64,6 @@ class _MSnDCG(ExtMeasure):
     .. cite:: Chris Burges et al. Learning to Rank using Gradient Descent. ICML 2005.
     .. cite:: Tetsuya Sakai. NTCIREVAL (version 190111), http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html
     """
-    __name__ = 'MSnDCG'
-    NAME = __name__
     PRETTY_NAME = 'Microsoft nDCG (NTCIREVAL)'
     SHORT_DESC = 'nDCG with discount 1/log2(r+1) and NTCIREVAL gains.'
     SUPPORTED_PARAMS = _PARAMS
-
-
-
-nDCG_JK = declare(_nDCG_JK())
-MSnDCG = declare(_MSnDCG())

@@ -21,7 +21,8 @@ class BlendedRatioMeasure(ExtMeasure):
 
 
 
-class _Q(BlendedRatioMeasure):
+@declare
+class Q(BlendedRatioMeasure):
     """
     Q-measure: a graded-relevance measure that blends precision and normalised cumulative gain.
 
@@ -47,8 +48,6 @@ class _Q(BlendedRatioMeasure):
     .. cite:: Tetsuya Sakai and Ruihua Song. Evaluating Diversified Search Results Using Per-intent
        Graded Relevance. SIGIR 2011.
     """
-    __name__ = 'Q'
-    NAME = __name__
     PRETTY_NAME = 'Q-measure'
     SHORT_DESC = 'Average of blended ratios (precision and normalised cumulative gain) at each relevant doc.'
     SUPPORTED_PARAMS = {
@@ -57,6 +56,3 @@ class _Q(BlendedRatioMeasure):
         'gains': GAINS_PARAM,
         'rel': REL_PARAM,
     }
-
-
-Q = declare(_Q())

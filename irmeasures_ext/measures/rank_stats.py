@@ -82,7 +82,8 @@ class _FirstRelevantRank(ExtMeasure):
     SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
-class _MeanRank(_FirstRelevantRank):
+@declare
+class MeanRank(_FirstRelevantRank):
     """
     Mean Rank: the 1-based rank of the first relevant doc of each query, averaged over queries.
     **Lower is better.**
@@ -97,13 +98,12 @@ class _MeanRank(_FirstRelevantRank):
     .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
        (reports the mean rank of the gold quote).
     """
-    __name__ = 'MeanRank'
-    NAME = __name__
     PRETTY_NAME = 'Mean rank of the first relevant document'
     SHORT_DESC = 'Rank of the first relevant document, averaged over queries (lower is better).'
 
 
-class _MedianRank(_FirstRelevantRank):
+@declare
+class MedianRank(_FirstRelevantRank):
     """
     Median Rank: the 1-based rank of the first relevant doc of each query (defined as for
     :class:`MeanRank`), aggregated by the **median** over queries. **Lower is better.**
@@ -111,8 +111,6 @@ class _MedianRank(_FirstRelevantRank):
     .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
        (reports the median rank of the gold quote).
     """
-    __name__ = 'MedianRank'
-    NAME = __name__
     PRETTY_NAME = 'Median rank of the first relevant document'
     SHORT_DESC = 'Rank of the first relevant document, median over queries (lower is better).'
 
@@ -120,7 +118,8 @@ class _MedianRank(_FirstRelevantRank):
         return MedianAgg()
 
 
-class _RankVariance(_FirstRelevantRank):
+@declare
+class RankVariance(_FirstRelevantRank):
     """
     Rank Variance: the 1-based rank of the first relevant doc of each query (defined as for
     :class:`MeanRank`), aggregated by the population **variance** over queries,
@@ -132,15 +131,8 @@ class _RankVariance(_FirstRelevantRank):
     .. cite:: Fanchao Qi et al. QuoteR: A Benchmark of Quote Recommendation for Writing. ACL 2022
        (reports the rank variance of the gold quote).
     """
-    __name__ = 'RankVariance'
-    NAME = __name__
     PRETTY_NAME = 'Variance of the rank of the first relevant document'
     SHORT_DESC = 'Rank of the first relevant document, variance over queries (lower is better).'
 
     def aggregator(self) -> VarianceAgg:
         return VarianceAgg()
-
-
-MeanRank = declare(_MeanRank())
-MedianRank = declare(_MedianRank())
-RankVariance = declare(_RankVariance())

@@ -50,7 +50,8 @@ class _TrecEval10Measure(ExtMeasure):
                 _refuse_judged_only, dtype=bool, default=False, desc='refused: the measure counts the unjudged docs')}
 
 
-class _rbp(_TrecEval10Measure):
+@declare
+class rbp(_TrecEval10Measure):
     __doc__ = """
     trec_eval 10.0's rank-biased precision ``rbp`` (``-m rbp``, ``-m rbp.p=0.8,1=1,2=3``):
 
@@ -69,8 +70,6 @@ class _rbp(_TrecEval10Measure):
     ``-J`` drops them too). Under ``ties='expected'``: each doc's gain times the mean of p^{r−1} over its tie
     group's ranks.
     """ + _CITE_RBP
-    __name__ = 'rbp'
-    NAME = __name__
     PRETTY_NAME = 'rank-biased precision (trec_eval 10.0)'
     SHORT_DESC = "trec_eval 10.0's rbp: (1 - p) * sum of gain * p^(r-1), gains divided by the query's largest above 1."
     SUPPORTED_PARAMS = {
@@ -81,7 +80,8 @@ class _rbp(_TrecEval10Measure):
     }
 
 
-class _rbp_resid(_TrecEval10Measure):
+@declare
+class rbp_resid(_TrecEval10Measure):
     __doc__ = """
     trec_eval 10.0's ``rbp_resid``, the residual of ``rbp``: how much rbp could rise if every unjudged doc of the
     list (and the unseen tail after its n docs) had gain 1,
@@ -94,8 +94,6 @@ class _rbp_resid(_TrecEval10Measure):
     placeholder ranking and clears only the measure named exactly ``rbp_resid``). ``judged_only`` is refused.
     Under ``ties='expected'``: 1 − (1 − p) · Σ over the judged docs of the mean of p^{r−1} over their tie groups.
     """ + _CITE_RBP
-    __name__ = 'rbp_resid'
-    NAME = __name__
     PRETTY_NAME = 'RBP residual (trec_eval 10.0)'
     SHORT_DESC = "trec_eval 10.0's rbp_resid: the most rbp could rise if the unjudged docs had gain 1."
     SUPPORTED_PARAMS = {'p': PERSISTENCE_PARAM}
@@ -103,7 +101,8 @@ class _rbp_resid(_TrecEval10Measure):
     COUNTS_UNJUDGED = True
 
 
-class _unj(_TrecEval10Measure):
+@declare
+class unj(_TrecEval10Measure):
     """
     trec_eval 10.0's ``unj_k`` (``-m unj.5,10,20``): the fraction of unjudged docs in the top k,
 
@@ -116,15 +115,8 @@ class _unj(_TrecEval10Measure):
     .. cite:: trec_eval 10.0 (github.com/usnistgov/trec_eval, commit f4253652c8efd0d86ddffd0d163cc0a0f813111a),
        m_unjudged.c (Ian Soboroff, 2023).
     """
-    __name__ = 'unj'
-    NAME = __name__
     PRETTY_NAME = 'unjudged at k (trec_eval 10.0)'
     SHORT_DESC = "trec_eval 10.0's unj_k: the fraction of the top k docs that are unjudged (or labelled below 0)."
     SUPPORTED_PARAMS = {'cutoff': REQUIRED_CUTOFF_PARAM}
     LOWER_IS_BETTER = True
     COUNTS_UNJUDGED = True
-
-
-rbp = declare(_rbp())
-rbp_resid = declare(_rbp_resid())
-unj = declare(_unj())

@@ -80,7 +80,8 @@ class GeometricMeanMeasure(TrecEvalMeasure):
         return GeometricMeanAgg()
 
 
-class _gm_map(GeometricMeanMeasure):
+@declare
+class gm_map(GeometricMeanMeasure):
     """
     gm_map: AP per query (trec_eval's ``map``: Σ_r I(r)·C(r)/r / R), aggregated by trec_eval's geometric
     mean, exp(mean over queries of log(max(AP, 1e-5))) (``MIN_GEO_MEAN``): a query with AP 0, or absent
@@ -90,13 +91,12 @@ class _gm_map(GeometricMeanMeasure):
     .. cite:: Stephen Robertson. On GMAP: and other transformations. CIKM 2006.
     .. cite:: trec_eval 9.0.8, m_gm_map.c and meas_avg.c (te_calc_avg_meas_s_gm).
     """
-    __name__ = 'gm_map'
-    NAME = __name__
     PRETTY_NAME = 'Geometric mean of AP (trec_eval gm_map)'
     SHORT_DESC = 'AP per query; geometric mean over queries with floor 1e-5.'
 
 
-class _gm_bpref(GeometricMeanMeasure):
+@declare
+class gm_bpref(GeometricMeanMeasure):
     """
     gm_bpref: bpref per query (trec_eval's, as ir_measures' ``Bpref``), aggregated by trec_eval's
     geometric mean with floor 1e-5, as ``gm_map``.
@@ -105,13 +105,12 @@ class _gm_bpref(GeometricMeanMeasure):
        SIGIR 2004.
     .. cite:: trec_eval 9.0.8, m_gm_bpref.c.
     """
-    __name__ = 'gm_bpref'
-    NAME = __name__
     PRETTY_NAME = 'Geometric mean of bpref (trec_eval gm_bpref)'
     SHORT_DESC = 'bpref per query; geometric mean over queries with floor 1e-5.'
 
 
-class _Rndcg(TrecEvalMeasure):
+@declare
+class Rndcg(TrecEvalMeasure):
     """
     Rndcg: nDCG averaged at the "R levels" of the ideal list (trec_eval's experimental ``Rndcg``).
 
@@ -129,14 +128,13 @@ class _Rndcg(TrecEvalMeasure):
        ACM TOIS 20(4), 2002.
     .. cite:: trec_eval 9.0.8, m_Rndcg.c.
     """
-    __name__ = 'Rndcg'
-    NAME = __name__
     PRETTY_NAME = 'nDCG averaged at R levels (trec_eval Rndcg)'
     SHORT_DESC = 'nDCG averaged at the ranks where the ideal gain changes.'
     SUPPORTED_PARAMS = {'gains': TREC_GAINS_PARAM, 'rel': REL_PARAM}
 
 
-class _eleven_pt_avg(TrecEvalMeasure):
+@declare
+class eleven_pt_avg(TrecEvalMeasure):
     """
     eleven_pt_avg (trec_eval's ``11pt_avg``): the mean of the interpolated precision at the 11 recall
     levels 0, 0.1, ..., 1 (ir_measures' ``IPrec@p``, trec_eval's ``iprec_at_recall``): with r_j the rank
@@ -145,14 +143,13 @@ class _eleven_pt_avg(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_11pt_avg.c.
     """
-    __name__ = 'eleven_pt_avg'
-    NAME = __name__
     PRETTY_NAME = '11-point interpolated average precision (trec_eval 11pt_avg)'
     SHORT_DESC = 'Mean interpolated precision at recall 0, 0.1, ..., 1.'
     SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
-class _binG(TrecEvalMeasure):
+@declare
+class binG(TrecEvalMeasure):
     """
     binG: binary G (trec_eval's experimental ``binG``): Σ over the relevant docs retrieved of
     1 / log2(2 + n_r), n_r the docs ranked above it that are not relevant (unjudged ones included),
@@ -160,14 +157,13 @@ class _binG(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_binG.c.
     """
-    __name__ = 'binG'
-    NAME = __name__
     PRETTY_NAME = 'Binary G (trec_eval binG)'
     SHORT_DESC = 'Mean over relevant docs of 1/log2(2 + non-relevant docs above).'
     SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
 
-class _G(TrecEvalMeasure):
+@declare
+class G(TrecEvalMeasure):
     """
     G: normalised gain (trec_eval's experimental ``G``). With g(r) the gain at rank r, S(r) = Σ_{i<=r} g(i),
     g*_i the ideal list's gains (positive gains of the qrels, descending; 0 past its end) and the cost
@@ -181,14 +177,13 @@ class _G(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_G.c.
     """
-    __name__ = 'G'
-    NAME = __name__
     PRETTY_NAME = 'Normalised gain (trec_eval G)'
     SHORT_DESC = 'Gain discounted by the gain still missing, normalised by the ideal total gain.'
     SUPPORTED_PARAMS = {'gains': TREC_GAINS_PARAM}
 
 
-class _utility(TrecEvalMeasure):
+@declare
+class utility(TrecEvalMeasure):
     """
     utility: trec_eval's set utility, a weighted sum of the contingency table of one query,
 
@@ -202,8 +197,6 @@ class _utility(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_utility.c.
     """
-    __name__ = 'utility'
-    NAME = __name__
     PRETTY_NAME = 'Set utility (trec_eval utility)'
     SHORT_DESC = 'Weighted sum of the contingency table of the retrieved set.'
     SUPPORTED_PARAMS = {
@@ -218,7 +211,8 @@ class _utility(TrecEvalMeasure):
 
 
 
-class _Rprec_mult(TrecEvalMeasure):
+@declare
+class Rprec_mult(TrecEvalMeasure):
     """
     Rprec_mult@m: precision at rank c = int(m·R + 0.9) (trec_eval 9's truncation), |relevant in the top
     c| / c; 0 where c = 0 (R = 0). ``Rprec_mult@1`` is R-precision. trec_eval's default multiples are
@@ -226,8 +220,6 @@ class _Rprec_mult(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_Rprec_mult.c.
     """
-    __name__ = 'Rprec_mult'
-    NAME = __name__
     PRETTY_NAME = 'Precision at a multiple of R (trec_eval Rprec_mult)'
     SHORT_DESC = 'Precision at rank int(m·R + 0.9).'
     AT_PARAM = 'mult'
@@ -239,7 +231,8 @@ class _Rprec_mult(TrecEvalMeasure):
 
 
 
-class _ndcg_rel(TrecEvalMeasure):
+@declare
+class ndcg_rel(TrecEvalMeasure):
     """
     ndcg_rel: nDCG averaged over the relevant docs (trec_eval's experimental ``ndcg_rel``; relevant:
     gain > 0). With L the docs of positive gain in the qrels, DCG_k and IDCG_k as for ``Rndcg``
@@ -252,52 +245,35 @@ class _ndcg_rel(TrecEvalMeasure):
 
     .. cite:: trec_eval 9.0.8, m_ndcg_rel.c.
     """
-    __name__ = 'ndcg_rel'
-    NAME = __name__
     PRETTY_NAME = 'nDCG averaged over relevant docs (trec_eval ndcg_rel)'
     SHORT_DESC = 'nDCG at each relevant doc, averaged over the relevant docs.'
     SUPPORTED_PARAMS = {'gains': TREC_GAINS_PARAM}
 
 
-class _relative_P(TrecEvalMeasure):
+@declare
+class relative_P(TrecEvalMeasure):
     """
     relative_P@k: |relevant in the top k| / min(k, R) (trec_eval's ``relative_P``, precision relative to
     the best possible at k); 0 where R = 0.
 
     .. cite:: trec_eval 9.0.8, m_rel_P.c.
     """
-    __name__ = 'relative_P'
-    NAME = __name__
     PRETTY_NAME = 'Relative precision (trec_eval relative_P)'
     SHORT_DESC = 'Precision at k divided by the best possible precision at k.'
     SUPPORTED_PARAMS = {'cutoff': REQUIRED_CUTOFF_PARAM, 'rel': REL_PARAM}
 
 
-class _num_nonrel_judged_ret(TrecEvalMeasure):
+@declare
+class num_nonrel_judged_ret(TrecEvalMeasure):
     """
     num_nonrel_judged_ret: the retrieved docs judged non-relevant (qrels label from 0 to rel − 1); summed
     over queries, as trec_eval does.
 
     .. cite:: trec_eval 9.0.8, m_num_nonrel_judged_ret.c.
     """
-    __name__ = 'num_nonrel_judged_ret'
-    NAME = __name__
     PRETTY_NAME = 'Judged non-relevant docs retrieved (trec_eval num_nonrel_judged_ret)'
     SHORT_DESC = 'Number of retrieved docs judged non-relevant.'
     SUPPORTED_PARAMS = {'rel': REL_PARAM}
 
     def aggregator(self) -> SumAgg:
         return SumAgg()
-
-
-gm_map = declare(_gm_map())
-gm_bpref = declare(_gm_bpref())
-Rndcg = declare(_Rndcg())
-eleven_pt_avg = declare(_eleven_pt_avg())
-binG = declare(_binG())
-G = declare(_G())
-utility = declare(_utility())
-Rprec_mult = declare(_Rprec_mult())
-ndcg_rel = declare(_ndcg_rel())
-relative_P = declare(_relative_P())
-num_nonrel_judged_ret = declare(_num_nonrel_judged_ret())

@@ -1,29 +1,14 @@
 """The kernels: one function per measure family computing its value for every query of a ranked run.
 
-Importing this package imports each kernel module, whose ``@kernel(NAME)`` functions fill
-:data:`KERNELS`. A new kernel module is imported here (a test checks that every declared measure
-has a kernel and that no module is left out).
+Importing this package imports every kernel module of it, whose ``@kernel(NAME)`` functions fill :data:`KERNELS`
+(a test checks that every declared measure has a kernel).
 """
-from irmeasures_ext.engine.kernels import (  # noqa: F401
-    compat,
-    cwl,
-    diversity,
-    gdeval,
-    judged,
-    ndcg_z1,
-    nerr,
-    ntcir_bpref,
-    ntcir_br,
-    ntcir_cascade,
-    ntcir_diversity,
-    ntcir_gap,
-    ntcir_ndcg,
-    q,
-    rank_stats,
-    trec10,
-    trec_eval_rest,
-    trec_family,
-)
+import importlib
+import pkgutil
+
 from irmeasures_ext.engine.kernels.common import KERNELS, Kernel, kernel_of
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f'{__name__}.{_module.name}')
 
 __all__ = ['KERNELS', 'Kernel', 'kernel_of']

@@ -24,6 +24,6 @@ def expected_dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 
 @kernel('nDCG_Z1', expected=expected_dcg_z1, credit=_gain)
 def dcg_z1(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """nDCG_Z1@k per query (see :class:`irmeasures_ext.measures.ndcg_z1._nDCG_Z1`)."""
+    """nDCG_Z1@k per query (see :class:`irmeasures_ext.measures.ndcg_z1.nDCG_Z1`)."""
     top = ranked.top(measure['cutoff'])
     return top.per_query_sum(_gain(measure, top.label) / np.log2(top.rank + 1))

@@ -12,7 +12,7 @@ from irmeasures_ext.measures.base import optional_param
 
 @kernel('nERR', prepare=graded_ideal, credit=graded_credit)
 def normalised_err(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """nERR@k per query (see :class:`irmeasures_ext.measures.nerr._nERR`)."""
+    """nERR@k per query (see :class:`irmeasures_ext.measures.nerr.nERR`)."""
     rel, gains, cutoff = measure['rel'], optional_param(measure, 'gains'), measure['cutoff']
     judgments = ranked.judgments
     top = top_gain(measure, judgments)

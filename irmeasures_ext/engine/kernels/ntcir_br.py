@@ -45,7 +45,7 @@ def _preferred(rows: BlendedRatios) -> np.ndarray:
 
 
 def expected_o_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """E[O] over the orderings of each tie group (see :class:`irmeasures_ext.measures.ntcir_br._O_measure`)."""
+    """E[O] over the orderings of each tie group (see :class:`irmeasures_ext.measures.ntcir_br.O_measure`)."""
     rel, gains = measure['rel'], optional_param(measure, 'gains')
     ideal = graded_ideal(measure, ranked.judgments)
     groups = RelevantGroups.of(ranked, ranked.relevant(rel), graded_gain(ranked.label, rel, gains))

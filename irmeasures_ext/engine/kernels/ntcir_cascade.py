@@ -29,7 +29,7 @@ def expected_rbp(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 
 @kernel('RBP_NTCIR', prepare=top_gain, expected=expected_rbp, credit=graded_credit)
 def graded_rbp(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """RBP_NTCIR per query (see :class:`irmeasures_ext.measures.ntcir_cascade._RBP_NTCIR`)."""
+    """RBP_NTCIR per query (see :class:`irmeasures_ext.measures.ntcir_cascade.RBP_NTCIR`)."""
     top = ranked.top(optional_param(measure, 'cutoff'))
     gain = graded_gain(top.label, measure['rel'], optional_param(measure, 'gains'))
     return top.per_query_sum(gain * measure['p'] ** (top.rank - 1.0)) * _rbp_scale(measure, ranked)
@@ -45,11 +45,11 @@ def _cascade_of(measure: irm.Measure, ranked: RankedRun, utility_of_rank) -> np.
 
 @kernel('ERR_NTCIR', prepare=top_gain, credit=graded_credit)
 def err_ntcir(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """ERR_NTCIR per query (see :class:`irmeasures_ext.measures.ntcir_cascade._ERR_NTCIR`)."""
+    """ERR_NTCIR per query (see :class:`irmeasures_ext.measures.ntcir_cascade.ERR_NTCIR`)."""
     return _cascade_of(measure, ranked, np.reciprocal)
 
 
 @kernel('iRBU', prepare=top_gain, credit=graded_credit)
 def irbu(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """iRBU@k per query (see :class:`irmeasures_ext.measures.ntcir_cascade._iRBU`)."""
+    """iRBU@k per query (see :class:`irmeasures_ext.measures.ntcir_cascade.iRBU`)."""
     return _cascade_of(measure, ranked, lambda rank: measure['u'] ** rank)

@@ -30,7 +30,7 @@ def ideal_grades(measure: irm.Measure, judgments: Judgments) -> IdealList:
 
 @kernel('GAP', prepare=ideal_grades)
 def graded_average_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """GAP (or GAP@k) per query (see :class:`irmeasures_ext.measures.ntcir_gap._GAP`)."""
+    """GAP (or GAP@k) per query (see :class:`irmeasures_ext.measures.ntcir_gap.GAP`)."""
     rel, cutoff = measure['rel'], optional_param(measure, 'cutoff')
     top = ranked.top(cutoff)
     level = relevant_levels(top.label, rel)

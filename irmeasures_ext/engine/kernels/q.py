@@ -77,7 +77,7 @@ def expected_q(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
 
 @kernel('Q', prepare=graded_ideal, expected=expected_q, credit=graded_credit)
 def q_measure(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """Q-measure per query (see :class:`irmeasures_ext.measures.q._Q`)."""
+    """Q-measure per query (see :class:`irmeasures_ext.measures.q.Q`)."""
     cutoff = optional_param(measure, 'cutoff')
     rows = blended_ratios(measure, ranked, measure['beta'], cutoff)
     n_relevant = graded_ideal(measure, ranked.judgments).counts

@@ -65,7 +65,7 @@ def _rbp(measure: irm.Measure, ranked: RankedRun, expected: bool = False) -> np.
 @kernel('rbp', prepare=gain_scale, expected=lambda measure, ranked: _rbp(measure, ranked, expected=True),
         credit=level_gain)
 def rank_biased_precision(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """rbp per query (see :class:`irmeasures_ext.measures.trec10._rbp`)."""
+    """rbp per query (see :class:`irmeasures_ext.measures.trec10.rbp`)."""
     return _rbp(measure, ranked)
 
 
@@ -80,7 +80,7 @@ def _rbp_residual(measure: irm.Measure, ranked: RankedRun, expected: bool = Fals
 
 @kernel('rbp_resid', expected=lambda measure, ranked: _rbp_residual(measure, ranked, expected=True))
 def rbp_residual(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """rbp_resid per query (see :class:`irmeasures_ext.measures.trec10._rbp_resid`). Judged docs first in each tie
+    """rbp_resid per query (see :class:`irmeasures_ext.measures.trec10.rbp_resid`). Judged docs first in each tie
     group (optimistic: lower is better) give its smallest value, last its largest."""
     return _rbp_residual(measure, ranked)
 
@@ -98,6 +98,6 @@ def _unjudged_in_top(measure: irm.Measure, ranked: RankedRun, expected: bool = F
 
 @kernel('unj', expected=lambda measure, ranked: _unjudged_in_top(measure, ranked, expected=True))
 def unjudged_at_k(measure: irm.Measure, ranked: RankedRun) -> np.ndarray:
-    """unj@k per query (see :class:`irmeasures_ext.measures.trec10._unj`). Judged docs first in each tie group
+    """unj@k per query (see :class:`irmeasures_ext.measures.trec10.unj`). Judged docs first in each tie group
     (optimistic: lower is better) give its smallest value, last its largest."""
     return _unjudged_in_top(measure, ranked)
