@@ -616,3 +616,17 @@ def test_qrels_without_queries_are_refused(test):
     run = [ir_measures.ScoredDoc('q1', 'd1', 1.0)]
     with pytest.raises(irmeasures_ext.InputError, match=r'^qrels: no records \(an empty iterable, or a generator'):
         irmeasures_ext.compare(iter([]), {'a': run, 'b': run}, [ir_measures.RR], test=test)
+
+
+def test_the_choices_are_registries():
+    """Each test, correction and interval is one entry of a registry (its name and description) that the checks, the
+    computation, the caption and the command's choices all read: an unknown name is an error naming the choices."""
+    from irmeasures_ext.cli.compare import _parser
+    from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
+    from irmeasures_ext.comparison.table import P_VALUES, check_options
+    assert list(P_VALUES) == list(TESTS)
+    choices = {action.dest: action.choices for action in _parser()._actions if action.choices}
+    assert (choices['test'], choices['correction'], choices['ci']) == (TESTS, CORRECTIONS, INTERVALS)
+    with pytest.raises(irmeasures_ext.ComparisonError, match=r"^test must be one of t, wilcoxon, randomization, "
+                                                             r"tukey-hsd; got 'sign'$"):
+        check_options('sign', 'none', 't', 0.05, 10)

@@ -136,13 +136,13 @@ def _parser() -> ArgumentParser:
                                            'the first)')
     parser.add_argument('--all-pairs', action='store_true', help='compare every pair of runs instead')
     parser.add_argument('--test', choices=TESTS, default='t',
-                        help="t: paired Student's t (default); wilcoxon: signed-rank (scipy's defaults); "
-                             'randomization: paired sign flips, exact when 2^queries <= --samples; tukey-hsd: '
-                             'randomised Tukey HSD over all runs')
+                        help=f'{_described(TESTS)} (default t; wilcoxon with scipy\'s defaults; randomization: sign '
+                             'flips, exact when 2^queries <= --samples; tukey-hsd over all runs)')
     parser.add_argument('--correction', choices=CORRECTIONS, default='none',
-                        help="multiple comparisons, within each measure's family (default none)")
+                        help=f"multiple comparisons, within each measure's family: {_described(CORRECTIONS)} "
+                             '(default none)')
     parser.add_argument('--ci', choices=INTERVALS, default='t',
-                        help='confidence intervals of the means: t (default) or percentile bootstrap')
+                        help=f'confidence intervals of the means: {_described(INTERVALS)} (default t)')
     parser.add_argument('--alpha', type=float, default=0.05, help='significance level; intervals are 1 - alpha '
                                                                   '(default 0.05)')
     parser.add_argument('--samples', type=int, default=10_000,
@@ -169,3 +169,8 @@ def _parser() -> ArgumentParser:
     add_ranking(parser)
     add_threshold(parser)
     return parser
+
+
+def _described(choices: dict[str, str]) -> str:
+    """``name: description; ...`` of a registry of choices."""
+    return '; '.join(f'{name}: {description}' for name, description in choices.items())

@@ -80,17 +80,17 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
                        'apply')
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import PROTOCOLS
-    compute, needs_citing = PROTOCOLS[args.protocol]
+    protocol = PROTOCOLS[args.protocol]
     qrels, run = load(args)
     citing: Mapping[str, str] = {}
-    if needs_citing:
+    if protocol.needs_citing:
         from irmeasures_ext.datasets.citation_rec import citing_ids
         try:
             citing = citing_ids(args.qrels)
         except (KeyError, AttributeError):
             raise CliError(f'--protocol {args.protocol} needs QRELS to be a citation-rec ir_datasets id (for the '
                            'citing papers)') from None
-    values = compute(read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
+    values = protocol.compute(read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
     spec = '' if args.places == -1 else f'.{args.places}f'
     sys.stdout.write(''.join(f'{name}\t{format(value, spec)}\n' for name, value in values.items()))
     return 0
@@ -133,11 +133,10 @@ def _parser() -> ArgumentParser:
     add_ranking(parser)
     add_depth(parser)
     add_threshold(parser)
-    parser.add_argument('--protocol', choices=['quoter-official', 'gu-prefetch', 'symtax'],
-                        help="print what a paper's official script prints instead (no MEASURE): quoter-official "
-                             "(QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K), gu-prefetch (Gu et "
-                             "al.'s prefetch Recall@K; QRELS must be a citation-rec ir_datasets id, for the citing "
-                             "papers), symtax (SymTax's Recall@K, NDCG@10, MRR@10)")
+    from irmeasures_ext.reports.protocols import PROTOCOLS
+    parser.add_argument('--protocol', choices=PROTOCOLS,
+                        help="print what a paper's official script prints instead (no MEASURE): " + ', '.join(
+                            f'{name} ({protocol.prints})' for name, protocol in PROTOCOLS.items()))
     parser.add_argument('--version', action='version', version=f'%(prog)s {__version__} '
                                                                f'(ir_measures {ir_measures.__version__})')
     return parser

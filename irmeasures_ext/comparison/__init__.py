@@ -10,9 +10,13 @@ from ir_measures.measures import Measure
 if TYPE_CHECKING:
     import pandas as pd
 
-TESTS = ('t', 'wilcoxon', 'randomization', 'tukey-hsd')
-CORRECTIONS = ('none', 'bonferroni', 'holm', 'bh')
-INTERVALS = ('t', 'bootstrap')
+#: The significance tests (``test``), corrections (``correction``) and intervals (``ci``) by name, each with what the
+#: tables, their captions and the command's help call it: the choices of :func:`compare` and of ``compare``.
+TESTS: dict[str, str] = {'t': "paired Student's t-test", 'wilcoxon': 'Wilcoxon signed-rank test',
+                         'randomization': 'paired randomisation test', 'tukey-hsd': 'randomised Tukey HSD'}
+CORRECTIONS: dict[str, str] = {'none': 'no correction', 'bonferroni': 'Bonferroni correction',
+                               'holm': 'Holm correction', 'bh': 'Benjamini-Hochberg correction'}
+INTERVALS: dict[str, str] = {'t': "Student's t interval", 'bootstrap': 'percentile bootstrap interval'}
 
 
 def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
@@ -25,9 +29,8 @@ def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: 
     ``runs``: a list of runs (TREC files, DataFrames with ir_measures or PyTerrier columns, any
     form ir_measures accepts; named by ``names``, else file stems or ``run1``...) or a dict name →
     run. Every run is compared with ``baseline`` (a name or index; default the first run), or all
-    pairs with each other (``all_pairs``), over the qrels' queries, by ``test`` (``t``, ``wilcoxon``,
-    ``randomization``, ``tukey-hsd``) with ``correction`` (``none``, ``bonferroni``, ``holm``,
-    ``bh``) over each measure's comparisons; intervals by ``ci`` (``t``, ``bootstrap``) at level
+    pairs with each other (``all_pairs``), over the qrels' queries, by ``test`` (:data:`TESTS`) with ``correction``
+    (:data:`CORRECTIONS`) over each measure's comparisons; intervals by ``ci`` (:data:`INTERVALS`) at level
     1 − ``alpha``; ``samples`` and ``seed`` drive the randomised procedures. ``ties`` and
     ``score_precision`` choose the tie policy of the measures our provider computes, ``rel`` their relevance
     threshold (the provider's: ``irmeasures_ext.provider.configured(rel=...)``). With ``holes_at=k``, each run's

@@ -16,14 +16,11 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from irmeasures_ext.comparison import CORRECTIONS, TESTS
 from irmeasures_ext.comparison.report import MeasuresReport
 from irmeasures_ext.errors import ComparisonError
 
 P_COLUMNS = ('p_value', 'p_adjusted')
-TEST_NAMES = {'t': "paired Student's t-test", 'wilcoxon': 'Wilcoxon signed-rank test',
-              'randomization': 'paired randomisation test', 'tukey-hsd': 'randomised Tukey HSD'}
-CORRECTION_NAMES = {'none': 'no correction', 'bonferroni': 'Bonferroni correction', 'holm': 'Holm correction',
-                    'bh': 'Benjamini-Hochberg correction'}
 BETTER, WORSE = '†', '‡'
 
 
@@ -73,8 +70,8 @@ def _json_value(value: Any) -> Any:
 
 def _caption(table: pd.DataFrame, names: list[str], letters: dict[str, str] | None) -> str:
     options = table.attrs
-    test = TEST_NAMES.get(options.get('test', ''), options.get('test', '?'))
-    correction = CORRECTION_NAMES.get(options.get('correction', ''), '')
+    test = TESTS.get(options.get('test', ''), options.get('test', '?'))
+    correction = CORRECTIONS.get(options.get('correction', ''), '')
     alpha = options.get('alpha', 0.05)
     level = f'{test}{", " + correction if correction and options.get("test") != "tukey-hsd" else ""}, ' \
             f'p < {alpha:g}'

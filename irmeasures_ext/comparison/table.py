@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,17 +158,22 @@ def pair_differences(values: np.ndarray, pairs: list[tuple[int, int]]) -> np.nda
     return np.array([values[:, b] - values[:, a] for a, b in pairs]).reshape(len(pairs), len(values))
 
 
+#: The p-values of each test of :data:`~irmeasures_ext.comparison.TESTS`, one per pair of runs, from (``values``,
+#: ``pairs``, ``differences``, ``samples``, ``seed``): see :func:`p_values`.
+P_VALUES: dict[str, Callable[[np.ndarray, list[tuple[int, int]], np.ndarray, int, int], np.ndarray]] = {
+    't': lambda values, pairs, differences, samples, seed: stats.paired_t(differences),
+    'wilcoxon': lambda values, pairs, differences, samples, seed: stats.wilcoxon(differences),
+    'randomization': lambda values, pairs, differences, samples, seed: stats.randomization(differences, samples,
+                                                                                           seed),
+    'tukey-hsd': lambda values, pairs, differences, samples, seed: stats.tukey_hsd(values, pairs, samples, seed),
+}
+
+
 def p_values(values: np.ndarray, pairs: list[tuple[int, int]], differences: np.ndarray, test: str, samples: int,
              seed: int) -> np.ndarray:
     """One p-value per pair of runs (columns of ``values``; ``differences``: compared − reference,
-    one row per pair) under ``test``."""
-    if test == 'tukey-hsd':
-        return stats.tukey_hsd(values, pairs, samples, seed)
-    if test == 't':
-        return stats.paired_t(differences)
-    if test == 'wilcoxon':
-        return stats.wilcoxon(differences)
-    return stats.randomization(differences, samples, seed)
+    one row per pair) under ``test`` (a name of :data:`P_VALUES`)."""
+    return P_VALUES[test](values, pairs, differences, samples, seed)
 
 
 def aggregate_function(measure: Measure) -> Aggregate:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -100,11 +101,22 @@ def symtax(qrels: pa.Table, run: pa.Table) -> dict[str, float]:
     return result
 
 
-#: Protocols by name: (function of (qrels, run, citing ids), whether it needs citing ids).
-PROTOCOLS: dict[str, tuple[Callable[..., dict[str, float]], bool]] = {
-    'quoter-official': (lambda qrels, run, citing: quoter_official(qrels, run), False),
-    'gu-prefetch': (gu_prefetch, True),
-    'symtax': (lambda qrels, run, citing: symtax(qrels, run), False),
+class Protocol(NamedTuple):
+    """A paper's protocol: ``compute`` of (qrels, run, citing ids), whether it ``needs_citing`` ids, and what it
+    prints (the command's help)."""
+
+    compute: Callable[[pa.Table, pa.Table, Mapping[str, str]], dict[str, float]]
+    needs_citing: bool
+    prints: str
+
+
+#: The protocols by name (``--protocol NAME``).
+PROTOCOLS: dict[str, Protocol] = {
+    'quoter-official': Protocol(lambda qrels, run, citing: quoter_official(qrels, run), False,
+                                "QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K"),
+    'gu-prefetch': Protocol(gu_prefetch, True, "Gu et al.'s prefetch Recall@K; QRELS must be a citation-rec "
+                                               'ir_datasets id, for the citing papers'),
+    'symtax': Protocol(lambda qrels, run, citing: symtax(qrels, run), False, "SymTax's Recall@K, NDCG@10, MRR@10"),
 }
 
 
