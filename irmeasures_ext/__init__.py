@@ -15,8 +15,13 @@ distributed engine (the ``dask`` extra).
 The submodules are attributes of the package (``irmeasures_ext.frames.evaluate_frame``), each imported
 when first used.
 """
+from __future__ import annotations
+
 import importlib
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ir_measures.measures import Measure
 
 from irmeasures_ext import suites
 from irmeasures_ext.comparison import compare
@@ -32,6 +37,12 @@ from irmeasures_ext.errors import (
 from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.plugin import provider, register
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from irmeasures_ext.readers.forms import ProbabilitiesLike, QrelsLike, RunLike
+    from irmeasures_ext.readers.source import Source
+
 __version__ = '0.1.0'
 
 register()
@@ -42,7 +53,7 @@ globals().update(DECLARED)  # (our measures by name: ``irmeasures_ext.Q``)
 _LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'sample')
 
 
-def intent_qrels(qrels: Any, probabilities: Any, renormalise: bool = False) -> Any:
+def intent_qrels(qrels: QrelsLike, probabilities: ProbabilitiesLike, renormalise: bool = False) -> Source:
     """``qrels`` with the intent of each judgment (e.g. NTCIREVAL's Dqrels file, TREC diversity qrels) and their
     intents' ``probabilities`` P(i|q) and types (an Iprob or DINprob file, a table or a dict): the qrels of
     NTCIREVAL's diversity measures (``D_nDCG``, ``IA_nERR``, ...), given wherever qrels are. The probabilities are
@@ -52,8 +63,9 @@ def intent_qrels(qrels: Any, probabilities: Any, renormalise: bool = False) -> A
     return IntentQrels(qrels, probabilities, renormalise)
 
 
-def per_intent_frame(measures: Any, qrels: Any, run: Any, rel: float = 1, ties: str | None = None,
-                     score_precision: str | None = None, depth: int | None = None) -> Any:
+def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, rel: float = 1,
+                     ties: str | None = None, score_precision: str | None = None,
+                     depth: int | None = None) -> pd.DataFrame:
     """Each intent's values of ``measures`` on diversity ``qrels`` (:func:`intent_qrels`), as NTCIREVAL's IA and P+Q
     scripts compute them per intent: a long DataFrame (see :func:`irmeasures_ext.per_intent.per_intent_frame`)."""
     from irmeasures_ext.per_intent import per_intent_frame as frame  # (pandas loads on first use)

@@ -19,8 +19,10 @@ from ir_measures.measures import Measure
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeasures_ext.readers.forms import QrelsLike, RunLike
 
-def iter_calc(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None = None,
+
+def iter_calc(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, provider: str | None = None,
               ties: str | None = None, score_precision: str | None = None) -> Iterator[Metric]:
     """Per-query values of ``measures`` for every qrels query, measure by measure.
 
@@ -38,7 +40,7 @@ def iter_calc(measures: Iterable[Measure | str], qrels: Any, run: Any, provider:
         yield from map(Metric, results.query_ids.to_pylist(), repeat(measure), values.tolist())
 
 
-def evaluate_frame(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None = None,
+def evaluate_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, provider: str | None = None,
                    ties: str | None = None, score_precision: str | None = None) -> pd.DataFrame:
     """Per-query values as a DataFrame with columns ``query_id``, ``measure`` (its name, e.g.
     ``'nDCG_Z1@5'``) and ``value``: one row per (measure, qrels query), measures in the order given,
@@ -63,7 +65,7 @@ def long_frame(query_ids: Any, values: dict[Measure, Any]) -> pd.DataFrame:
     })
 
 
-def _evaluate(measures: Iterable[Measure | str], qrels: Any, run: Any, provider: str | None, ties: str | None,
+def _evaluate(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, provider: str | None, ties: str | None,
               score_precision: str | None) -> Any:
     from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.errors import MeasureParamError

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from irmeasures_ext.plugin import IrMeasuresExtProvider
+    from irmeasures_ext.readers.forms import QrelsLike, RunLike
 
 #: The columns that name an intent in :func:`per_intent_frame`'s table, before ``measure`` and ``value``.
 KEY_COLUMNS = ('query_id', 'intent', 'probability', 'type')
@@ -37,7 +38,7 @@ class IntentGroup(NamedTuple):
     run: pa.Table
 
 
-def per_intent_frame(measures: Iterable[Measure | str], qrels: Any, run: Any, rel: float = 1,
+def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, rel: float = 1,
                      ties: str | None = None, score_precision: str | None = None,
                      depth: int | None = None) -> pd.DataFrame:
     """Each evaluated intent's values of ``measures`` (any our provider computes, e.g. ``Q@10``, ``nERR@10``): a
@@ -80,7 +81,7 @@ def group_values(measures: list[Measure], group: IntentGroup,
     return values
 
 
-def intent_groups(qrels: Any, run: Any, rel: float = 1, with_rank: bool = False) -> Iterator[IntentGroup]:
+def intent_groups(qrels: QrelsLike, run: RunLike, rel: float = 1, with_rank: bool = False) -> Iterator[IntentGroup]:
     """The evaluated intents of ``qrels`` (:func:`irmeasures_ext.intent_qrels`), grouped by their top label, with
     their ad hoc qrels and runs (``with_rank``: with the run's ranks, for the tie policy ``rank``). The qrels are
     checked as the diversity measures check them (conflicting labels, a relevant intent without a probability, each

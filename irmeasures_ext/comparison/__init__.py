@@ -3,12 +3,14 @@ plots (``irmeasures-ext compare``). Imports numpy, pandas and scipy only when ca
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ir_measures.measures import Measure
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from irmeasures_ext.readers.forms import QrelsLike, RunsLike
 
 #: The significance tests (``test``), corrections (``correction``) and intervals (``ci``) by name, each with what the
 #: tables, their captions and the command's help call it: the choices of :func:`compare` and of ``compare``.
@@ -19,7 +21,7 @@ CORRECTIONS: dict[str, str] = {'none': 'no correction', 'bonferroni': 'Bonferron
 INTERVALS: dict[str, str] = {'t': "Student's t interval", 'bootstrap': 'percentile bootstrap interval'}
 
 
-def compare(qrels: Any, runs: Any, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
+def compare(qrels: QrelsLike, runs: RunsLike, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
             baseline: str | int | None = None, all_pairs: bool = False, test: str = 't', correction: str = 'none',
             ci: str = 't', alpha: float = 0.05, samples: int = 10_000, seed: int = 42, ties: str | None = None,
             score_precision: str | None = None, rel: float | None = None, holes_at: int | None = None) -> pd.DataFrame:

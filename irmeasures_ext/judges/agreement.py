@@ -38,6 +38,8 @@ from irmeasures_ext.errors import InputError, IrMeasuresExtWarning, UndefinedAgr
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeasures_ext.readers.forms import JudgementsLike
+
 Labels = npt.NDArray[np.float64]
 Weights = Literal['linear', 'quadratic'] | None
 Level = Literal['nominal', 'ordinal', 'interval']
@@ -312,7 +314,7 @@ CATEGORICAL = ('kappa', 'kappa_linear', 'kappa_quadratic', 'fleiss_kappa', 'alph
 ALL = 'all'
 
 
-def agreement(judgements: Any, binning: Binning = None, per_query: bool = False) -> pd.DataFrame:
+def agreement(judgements: JudgementsLike, binning: Binning = None, per_query: bool = False) -> pd.DataFrame:
     """How far each pair of judgement sets agrees, and, with three sets or more, all of them.
 
     ``judgements``: a judgements frame (columns ``judge``, ``query_id``, ``doc_id``, ``relevance``), or a mapping
@@ -384,7 +386,7 @@ def agreement(judgements: Any, binning: Binning = None, per_query: bool = False)
     return frame
 
 
-def confusion(judgements: Any, judge_a: str, judge_b: str, binning: Binning = None) -> pd.DataFrame:
+def confusion(judgements: JudgementsLike, judge_a: str, judge_b: str, binning: Binning = None) -> pd.DataFrame:
     """The confusion table of two judgement sets: how many docs both judged have each pair of labels, ``judge_a``'s
     labels in rows (index named ``judge_a``), ``judge_b``'s in columns; the categories are the labels (binned by
     ``binning``, as in :func:`agreement`) of the docs both judged. Raises

@@ -3,7 +3,7 @@ under every set, each run read once."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ir_measures.measures import Measure
 
@@ -13,8 +13,10 @@ from irmeasures_ext.judges.sets import JUDGE, judgement_sets, runs_in
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeasures_ext.readers.forms import JudgementsLike, RunsLike
 
-def holes(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, k: int = DEFAULT_DEPTH,
+
+def holes(judgements: JudgementsLike, runs: RunsLike, measures: Iterable[Measure | str], *, k: int = DEFAULT_DEPTH,
           names: Iterable[str] | None = None, highest: float | None = None, ties: str | None = None,
           score_precision: str | None = None, rel: float | None = None) -> pd.DataFrame:
     """For every judgement set (see :func:`~irmeasures_ext.judges.sets.judgement_sets`: for one qrels,

@@ -15,6 +15,8 @@ from irmeasures_ext.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeasures_ext.readers.forms import JudgementsLike, RunsLike
+
 
 @dataclass(frozen=True)
 class JudgesReport:
@@ -73,8 +75,9 @@ class JudgesReport:
         return figure
 
 
-def judges(judgements: Any, runs: Any, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,
-           reference: str | None = None, binning: Any = None, decimals: int | None = None,
+def judges(judgements: JudgementsLike, runs: RunsLike, measures: Iterable[Measure | str], *,
+           names: Iterable[str] | None = None, reference: str | None = None, binning: Any = None,
+           decimals: int | None = None,
            tolerance: float | None = None, holes_at: int | None = None, ties: str | None = None,
            score_precision: str | None = None, rel: float | None = None) -> JudgesReport:
     """Compares two or more judgement sets of one collection (``judgements``: a mapping name → qrels, or a table

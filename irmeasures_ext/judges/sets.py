@@ -14,13 +14,15 @@ from irmeasures_ext.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeasures_ext.readers.forms import JudgementsLike, RunsLike
+
 #: The column of a judgements or scores frame naming the judgement set.
 JUDGE = 'judge'
 #: The columns of a judgements frame.
 JUDGEMENT_COLUMNS = [JUDGE, 'query_id', 'doc_id', 'relevance']
 
 
-def judgement_sets(judgements: Any) -> dict[str, Any]:
+def judgement_sets(judgements: JudgementsLike) -> dict[str, Any]:
     """name → qrels of ``judgements``: a mapping name → qrels (any form our provider reads: a path, records,
     a DataFrame...), or a table (pandas or Arrow) with a ``judge`` column, one set per judge in order of first
     appearance. InputError for fewer than one set, or a set without a name."""
@@ -48,7 +50,7 @@ def _as_pandas(table: Any) -> pd.DataFrame | None:
     return None
 
 
-def judgements_frame(judgements: Any) -> pd.DataFrame:
+def judgements_frame(judgements: JudgementsLike) -> pd.DataFrame:
     """The judgements frame of the sets (columns ``judge, query_id, doc_id, relevance``): each set read and
     checked as our provider reads qrels (a doc judged twice with two labels is an error naming the lines)."""
     import pandas as pd
@@ -66,7 +68,8 @@ def judgements_frame(judgements: Any) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[JUDGEMENT_COLUMNS]
 
 
-def filled(judgements: Any, precedence: Sequence[str] | None = None, all_queries: bool = False) -> pd.DataFrame:
+def filled(judgements: JudgementsLike, precedence: Sequence[str] | None = None,
+           all_queries: bool = False) -> pd.DataFrame:
     """One qrels from several sets: each (query, doc) labelled by the first set in ``precedence`` (default: the
     sets' order) that judges it, as "the assessors first, the LLM fills the holes" (UMBRELA's filled qrels).
     Only the first set's queries, unless ``all_queries``. Columns ``query_id, doc_id, relevance`` and ``judge``
@@ -85,7 +88,7 @@ def filled(judgements: Any, precedence: Sequence[str] | None = None, all_queries
     return first.drop(columns='_rank')[['query_id', 'doc_id', 'relevance', JUDGE]].reset_index(drop=True)
 
 
-def evaluate_under(judgements: Any, runs: Any, measures: Iterable[Measure | str], *,
+def evaluate_under(judgements: JudgementsLike, runs: RunsLike, measures: Iterable[Measure | str], *,
                    names: Iterable[str] | None = None, per_query: bool = False, ties: str | None = None,
                    score_precision: str | None = None, rel: float | None = None) -> pd.DataFrame:
     """Every run under every judgement set: a scores frame (columns ``judge, run, measure, value``; with

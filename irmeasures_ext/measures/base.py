@@ -194,9 +194,9 @@ class ExtMeasure(irm.Measure):
 
     def __init__(self, **params: Any) -> None:
         check_known_params(self.NAME, params, self.SUPPORTED_PARAMS)
-        super().__init__(**{name: self._checked(name, value) for name, value in params.items()})
+        super().__init__(**{name: self._normalised_param(name, value) for name, value in params.items()})
 
-    def _checked(self, name: str, value: Any) -> Any:
+    def _normalised_param(self, name: str, value: Any) -> Any:
         """The normalised value of one parameter, by its declaration's check (every parameter of ours is a Param)."""
         info = self.SUPPORTED_PARAMS[name]
         if not isinstance(info, Param):

@@ -17,8 +17,8 @@ BETA_PARAM = Param(check_non_negative, dtype=float, default=1.0,
 
 
 class BlendedRatioMeasure(ExtMeasure):
-    """A measure built on NTCIREVAL's blended ratio BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)): checks β."""
-
+    """A measure built on NTCIREVAL's blended ratio BR(r) = (C(r) + β·cg(r)) / (r + β·cg*(r)); the measures that
+    take its patience β declare it with :data:`BETA_PARAM`, whose check it is."""
 
 
 @declare

@@ -102,7 +102,7 @@ def read_intent_probabilities(data: Any, renormalise: bool = False) -> IntentPro
         raise InputError(f'unsupported intent probabilities type {type(data).__name__}: expected an Iprob or DINprob '
                          'file, a table with columns query_id, intent, probability (and type), or a dict '
                          '{query_id: {intent: probability or (probability, type)}}')
-    return _checked(rows, name, renormalise)
+    return _checked_probabilities(rows, name, renormalise)
 
 
 class _Row(NamedTuple):
@@ -175,7 +175,7 @@ def _table_rows(data: Any) -> Iterator[_Row]:
         yield _Row(str(values[0]), str(values[1]), values[2], values[3], f'intent probabilities, row {row}')
 
 
-def _checked(rows: list[_Row], name: str | None, renormalise: bool) -> IntentProbabilities:
+def _checked_probabilities(rows: list[_Row], name: str | None, renormalise: bool) -> IntentProbabilities:
     seen: dict[tuple[str, str], str] = {}
     sums: dict[str, _Sum] = {}
     probabilities = []
