@@ -13,20 +13,8 @@ from typing import Any, NamedTuple
 import ir_measures
 from ir_measures.measures import Measure
 
+from irmeasures_ext import measures as ours
 from irmeasures_ext.cli.common import CliError
-from irmeasures_ext.measures import (
-    G,
-    Rndcg,
-    Rprec_mult,
-    binG,
-    eleven_pt_avg,
-    gm_bpref,
-    gm_map,
-    ndcg_rel,
-    num_nonrel_judged_ret,
-    relative_P,
-    utility,
-)
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -84,7 +72,7 @@ TREC_EVAL_NAMES: dict[str, TrecName] = {
     'num_rel': TrecName(lambda: irm.NumRel),
     'num_rel_ret': TrecName(lambda: irm.NumRet(rel=1)),
     'map': TrecName(lambda: irm.AP),
-    'gm_map': TrecName(lambda: gm_map),
+    'gm_map': TrecName(lambda: ours.gm_map),
     'Rprec': TrecName(lambda: irm.Rprec),
     'bpref': TrecName(lambda: irm.Bpref),
     'recip_rank': TrecName(lambda: irm.RR),
@@ -92,27 +80,27 @@ TREC_EVAL_NAMES: dict[str, TrecName] = {
     'P': TrecName(lambda k: irm.P @ k, 'cutoffs', CUTOFFS),
     'recall': TrecName(lambda k: irm.R @ k, 'cutoffs', CUTOFFS),
     'infAP': TrecName(lambda: irm.infAP),
-    'gm_bpref': TrecName(lambda: gm_bpref),
-    'Rprec_mult': TrecName(lambda mult: Rprec_mult @ mult, 'values', MULTIPLES),
-    'utility': TrecName(lambda *weights: utility(**dict(zip(('rel_ret', 'nonrel_ret', 'rel_missed', 'nonrel_missed'),
-                                                             weights, strict=True))) if weights else utility,
+    'gm_bpref': TrecName(lambda: ours.gm_bpref),
+    'Rprec_mult': TrecName(lambda mult: ours.Rprec_mult @ mult, 'values', MULTIPLES),
+    'utility': TrecName(lambda *weights: ours.utility(**dict(zip(
+        ('rel_ret', 'nonrel_ret', 'rel_missed', 'nonrel_missed'), weights, strict=True))) if weights else ours.utility,
                         'weights'),
-    '11pt_avg': TrecName(lambda: eleven_pt_avg),
-    'binG': TrecName(lambda: binG),
-    'G': TrecName(lambda gains=None: G(gains=gains) if gains else G, 'gains'),
+    '11pt_avg': TrecName(lambda: ours.eleven_pt_avg),
+    'binG': TrecName(lambda: ours.binG),
+    'G': TrecName(lambda gains=None: ours.G(gains=gains) if gains else ours.G, 'gains'),
     'ndcg': TrecName(lambda gains=None: irm.nDCG(gains=gains) if gains else irm.nDCG, 'gains'),
-    'ndcg_rel': TrecName(lambda gains=None: ndcg_rel(gains=gains) if gains else ndcg_rel, 'gains'),
-    'Rndcg': TrecName(lambda gains=None: Rndcg(gains=gains) if gains else Rndcg, 'gains'),
+    'ndcg_rel': TrecName(lambda gains=None: ours.ndcg_rel(gains=gains) if gains else ours.ndcg_rel, 'gains'),
+    'Rndcg': TrecName(lambda gains=None: ours.Rndcg(gains=gains) if gains else ours.Rndcg, 'gains'),
     'ndcg_cut': TrecName(lambda k: irm.nDCG @ k, 'cutoffs', CUTOFFS),
     'map_cut': TrecName(lambda k: irm.AP @ k, 'cutoffs', CUTOFFS),
-    'relative_P': TrecName(lambda k: relative_P @ k, 'cutoffs', CUTOFFS),
+    'relative_P': TrecName(lambda k: ours.relative_P @ k, 'cutoffs', CUTOFFS),
     'success': TrecName(lambda k: irm.Success @ k, 'cutoffs', (1, 5, 10)),
     'set_P': TrecName(lambda: irm.SetP),
     'set_relative_P': TrecName(lambda: irm.SetP(relative=True)),
     'set_recall': TrecName(lambda: irm.SetR),
     'set_map': TrecName(lambda: irm.SetAP),
     'set_F': TrecName(lambda beta=1.0: irm.SetF(beta=float(beta)), 'value', (1.0,)),
-    'num_nonrel_judged_ret': TrecName(lambda: num_nonrel_judged_ret),
+    'num_nonrel_judged_ret': TrecName(lambda: ours.num_nonrel_judged_ret),
 }
 #: trec_eval's measure sets (``-m official`` ...), as it lists them, without runid and relstring.
 TREC_EVAL_SETS: dict[str, tuple[str, ...]] = {
