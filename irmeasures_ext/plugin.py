@@ -123,12 +123,12 @@ provider = IrMeasuresExtProvider()
 def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
     """``measures`` as a list of measures, for the Python API (our provider, ``irmeasures_ext.compare``): a name
     (``'nDCG@10'``, ``'Q(beta=0.5)@10'``, trec_eval's ``'ndcg_cut.10'``) parsed as the command line parses one
-    (:func:`irmeasures_ext.cli.measure_args.measures_of`); MeasureParamError if it names no measure."""
+    (:func:`irmeasures_ext.names.measures_of`); MeasureParamError if it names no measure."""
     given = list(measures)
     ready = [measure for measure in given if isinstance(measure, Measure)]
     if len(ready) == len(given):
         return ready
-    from irmeasures_ext.cli.measure_args import measures_of as parsed  # (the parser loads for names only)
+    from irmeasures_ext.names import measures_of as parsed  # (the parser loads for names only)
     return parsed(given)
 
 

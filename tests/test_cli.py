@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irmeasures_ext.cli import crosscheck, main
-from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.cli.output import formatted
 from irmeasures_ext.errors import NoOverlapWarning
+from irmeasures_ext.names import parse_measures
 from irmeasures_ext.sample import QRELS as SAMPLE_QRELS
 from irmeasures_ext.sample import RUN as SAMPLE_RUN
 from irmeasures_ext.suites import QUOTER

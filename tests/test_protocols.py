@@ -198,3 +198,14 @@ def test_ties_options_refused_for_another_provider(tied_files):
                                    'irmeasures_ext provider ranks; provider pytrec_eval ranks its own way: give none '
                                    'of them with it\n')
     assert ir_datasets  # (imported so the dataset registration runs as in other tests)
+
+
+def test_every_protocol_of_the_registry_has_its_function():
+    """The registry (light: the command's options are known before numpy loads) names a function of the protocols
+    module for each protocol, which takes the citing ids where the registry says it needs them."""
+    import inspect
+
+    from irmeasures_ext.reports import PROTOCOLS, protocols
+    for protocol in PROTOCOLS.values():
+        parameters = inspect.signature(getattr(protocols, protocol.function)).parameters
+        assert list(parameters)[:2] == ['qrels', 'run'] and ('citing' in parameters) == protocol.needs_citing

@@ -485,7 +485,7 @@ IR_MEASURES_NAMES = {'AP', 'AP_IA', 'Accuracy', 'BPM', 'BPref', 'Bpref', 'Compat
 
 def test_command_line_reads_trec_eval_names(capsys):
     """trec_eval's spellings (its -m names, with its parameters) name the same measures as ours."""
-    from irmeasures_ext.cli.measure_args import parse_measures
+    from irmeasures_ext.names import parse_measures
     assert parse_measures(['bpref', 'infAP', 'num_q', 'gm_map', '11pt_avg', 'relative_P.5,10', 'Rprec_mult_0.20',
                            'iprec_at_recall.0.1', 'set_F.0.5', 'set_relative_P', 'utility.2,-1,0.5,0',
                            'G.1=3,2=9', 'Rndcg', 'ndcg_rel.4=1']) == [
@@ -503,9 +503,8 @@ def test_command_line_reads_trec_eval_names(capsys):
     ('G.1=2=3', 'G: parameters must be label=gain pairs'), ('Rprec_mult.-1', 'Rprec_mult: mult must be a finite'),
 ])
 def test_command_line_refuses_bad_trec_eval_parameters(text, message):
-    from irmeasures_ext.cli.common import CliError
-    from irmeasures_ext.cli.measure_args import parse_measures
-    with pytest.raises(CliError, match=re.escape(message)):
+    from irmeasures_ext.names import parse_measures
+    with pytest.raises(MeasureParamError, match=re.escape(message)):
         parse_measures([text])
 
 

@@ -10,7 +10,6 @@ import pyarrow.compute as pc
 from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
-from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.combined import (
     TREC_EVAL_CRASHING_LABEL,
@@ -19,6 +18,7 @@ from irmeasures_ext.engine.combined import (
     listed,
     queries_trec_eval_cannot_evaluate,
 )
+from irmeasures_ext.names import parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.readers.inputs import read_input
 

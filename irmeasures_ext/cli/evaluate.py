@@ -23,9 +23,10 @@ from irmeasures_ext.cli.common import (
     prepare_process,
     with_intents,
 )
-from irmeasures_ext.cli.measure_args import parse_measure, parse_measures
 from irmeasures_ext.measures.base import DEFAULT_RANKING, Ranking
+from irmeasures_ext.names import parse_measure, parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
+from irmeasures_ext.reports import PROTOCOLS
 from irmeasures_ext.suites import SUITES
 
 DEFAULT_PLACES = 4
@@ -79,18 +80,17 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
         raise CliError('--protocol ranks as its script does; --ties, --score-precision, --depth and --rel do not '
                        'apply')
     from irmeasures_ext.readers.inputs import read_input
-    from irmeasures_ext.reports.protocols import PROTOCOLS
-    protocol = PROTOCOLS[args.protocol]
+    from irmeasures_ext.reports.protocols import compute
     qrels, run = load(args)
     citing: Mapping[str, str] = {}
-    if protocol.needs_citing:
+    if PROTOCOLS[args.protocol].needs_citing:
         from irmeasures_ext.datasets.citation_rec import citing_ids
         try:
             citing = citing_ids(args.qrels)
         except (KeyError, AttributeError):
             raise CliError(f'--protocol {args.protocol} needs QRELS to be a citation-rec ir_datasets id (for the '
                            'citing papers)') from None
-    values = protocol.compute(read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
+    values = compute(args.protocol, read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
     spec = '' if args.places == -1 else f'.{args.places}f'
     sys.stdout.write(''.join(f'{name}\t{format(value, spec)}\n' for name, value in values.items()))
     return 0
@@ -133,7 +133,6 @@ def _parser() -> ArgumentParser:
     add_ranking(parser)
     add_depth(parser)
     add_threshold(parser)
-    from irmeasures_ext.reports.protocols import PROTOCOLS
     parser.add_argument('--protocol', choices=PROTOCOLS,
                         help="print what a paper's official script prints instead (no MEASURE): " + ', '.join(
                             f'{name} ({protocol.prints})' for name, protocol in PROTOCOLS.items()))

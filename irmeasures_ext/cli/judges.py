@@ -24,7 +24,7 @@ from irmeasures_ext.cli.common import (
     positive_int,
     prepare_process,
 )
-from irmeasures_ext.cli.measure_args import MeasureSyntaxError, parse_measures
+from irmeasures_ext.names import MeasureSyntaxError, parse_measures
 from irmeasures_ext.suites import SUITES
 
 TABLES = ('agreement', 'leaderboard', 'scores', 'holes')

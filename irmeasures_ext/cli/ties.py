@@ -21,8 +21,8 @@ from irmeasures_ext.cli.common import (
     prepare_process,
     with_intents,
 )
-from irmeasures_ext.cli.measure_args import parse_measures
 from irmeasures_ext.measures.base import SCORE_PRECISIONS, Ranking
+from irmeasures_ext.names import parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.suites import SUITES
 

@@ -22,9 +22,8 @@ descending) for the citation protocols.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +31,7 @@ import pyarrow.compute as pc
 
 from irmeasures_ext.engine.segments import run_starts
 from irmeasures_ext.errors import InputError
+from irmeasures_ext.reports import PROTOCOLS
 
 QUOTER_RECALL_AT = (1, 3, 5, 10, 20, 30, 100, 300, 500, 1000)
 QUOTER_BATCH = 64
@@ -101,23 +101,11 @@ def symtax(qrels: pa.Table, run: pa.Table) -> dict[str, float]:
     return result
 
 
-class Protocol(NamedTuple):
-    """A paper's protocol: ``compute`` of (qrels, run, citing ids), whether it ``needs_citing`` ids, and what it
-    prints (the command's help)."""
-
-    compute: Callable[[pa.Table, pa.Table, Mapping[str, str]], dict[str, float]]
-    needs_citing: bool
-    prints: str
-
-
-#: The protocols by name (``--protocol NAME``).
-PROTOCOLS: dict[str, Protocol] = {
-    'quoter-official': Protocol(lambda qrels, run, citing: quoter_official(qrels, run), False,
-                                "QuoteR's test(): MRR, NDCG, Mean/Median Rank, Variance, Recall@K"),
-    'gu-prefetch': Protocol(gu_prefetch, True, "Gu et al.'s prefetch Recall@K; QRELS must be a citation-rec "
-                                               'ir_datasets id, for the citing papers'),
-    'symtax': Protocol(lambda qrels, run, citing: symtax(qrels, run), False, "SymTax's Recall@K, NDCG@10, MRR@10"),
-}
+def compute(name: str, qrels: pa.Table, run: pa.Table, citing: Mapping[str, str]) -> dict[str, float]:
+    """What the protocol ``name`` (of :data:`irmeasures_ext.reports.PROTOCOLS`) prints for ``run``."""
+    protocol = PROTOCOLS[name]
+    function = globals()[protocol.function]
+    return function(qrels, run, citing) if protocol.needs_citing else function(qrels, run)
 
 
 def _number(text: str) -> tuple:

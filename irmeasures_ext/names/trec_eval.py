@@ -14,7 +14,7 @@ import ir_measures
 from ir_measures.measures import Measure
 
 from irmeasures_ext import measures as ours
-from irmeasures_ext.cli.common import CliError
+from irmeasures_ext.errors import MeasureParamError
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -39,27 +39,28 @@ class TrecName(NamedTuple):
         if params is None:
             return [self.make(value) for value in self.defaults] if self.defaults else [self.make()]
         if self.kind is None:
-            raise CliError(f'trec_eval measure {name!r} takes no parameters, got {params!r}')
+            raise MeasureParamError(f'trec_eval measure {name!r} takes no parameters, got {params!r}')
         if self.kind == 'gains':
             if not re.fullmatch(PAIRS, params):
-                raise CliError(f'{name}: parameters must be label=gain pairs such as {name}.1=3,2=9; got {params!r}')
+                raise MeasureParamError(f'{name}: parameters must be label=gain pairs such as {name}.1=3,2=9; got '
+                                        f'{params!r}')
             return [self.make({int(label): float(gain) for label, gain in
                                (pair.split('=') for pair in params.split(','))})]
         if not re.fullmatch(NUMBERS, params):
-            raise CliError(f'{name}: parameters must be comma-separated numbers, got {params!r}')
+            raise MeasureParamError(f'{name}: parameters must be comma-separated numbers, got {params!r}')
         values = params.split(',')
         if self.kind == 'cutoffs':
             if not all(value.isdigit() for value in values):
-                raise CliError(f'{name}: cutoffs must be whole numbers, got {params!r}')
+                raise MeasureParamError(f'{name}: cutoffs must be whole numbers, got {params!r}')
             return [self.make(int(value)) for value in values]
         numbers = [float(value) for value in values]
         if self.kind == 'weights':
             if len(numbers) != 4:
-                raise CliError(f'{name}: takes four weights (relevant retrieved, non-relevant retrieved, relevant '
-                               f'missed, non-relevant missed), got {params!r}')
+                raise MeasureParamError(f'{name}: takes four weights (relevant retrieved, non-relevant retrieved, '
+                                        f'relevant missed, non-relevant missed), got {params!r}')
             return [self.make(*numbers)]
         if self.kind == 'value' and len(numbers) != 1:
-            raise CliError(f'{name}: takes one value, got {params!r}')
+            raise MeasureParamError(f'{name}: takes one value, got {params!r}')
         return [self.make(number) for number in numbers]
 
 
@@ -120,7 +121,7 @@ _NAME = '({})(?:[._]([-+0-9.,=eE]+))?'.format('|'.join(re.escape(name) for name 
 
 
 def trec_eval_measures(text: str) -> list[Measure] | None:
-    """The measures a trec_eval measure name or set stands for; None if ``text`` is neither; CliError for a
+    """The measures a trec_eval measure name or set stands for; None if ``text`` is neither; MeasureParamError for a
     trec_eval name with parameters it cannot take."""
     if text in TREC_EVAL_SETS:
         return [measure for name in TREC_EVAL_SETS[text] for measure in TREC_EVAL_NAMES[name].measures(name, None)]
@@ -131,4 +132,4 @@ def trec_eval_measures(text: str) -> list[Measure] | None:
     try:
         return TREC_EVAL_NAMES[name].measures(name, params)
     except (ValueError, TypeError) as error:  # our measures' own parameter checks
-        raise CliError(f'bad measure {text!r}: {error}') from None
+        raise MeasureParamError(f'bad measure {text!r}: {error}') from None

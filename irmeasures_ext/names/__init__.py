@@ -1,6 +1,8 @@
-"""Measure arguments: ir_measures' syntax (``Q(beta=0.5)@10``), trec_eval 9.0.8's names and measure sets
-(``map``, ``ndcg_cut.10``, ``P.5,10``, ``iprec_at_recall.0.1``, ``all_trec``: :mod:`.trec_eval_names`), and
-several measures in one argument (``"P@10 nDCG@10"``).
+"""Measures by name, as the Python API and the command line take them: ir_measures' syntax (``Q(beta=0.5)@10``),
+trec_eval 9.0.8's names and measure sets (``map``, ``ndcg_cut.10``, ``P.5,10``, ``iprec_at_recall.0.1``,
+``all_trec``: :mod:`.trec_eval`), and several measures in one argument (``"P@10 nDCG@10"``). A name that names no
+measure is a :class:`~irmeasures_ext.errors.MeasureParamError` (:class:`MeasureSyntaxError` where it is not
+written as one), with a suggestion where one is close.
 
 ir_measures' own parser reads what it can; ours only reads what it cannot: negative numbers,
 so that ``Q(beta=-1)`` reaches the measure's own check and its message names the parameter, and
@@ -17,10 +19,9 @@ from typing import Any
 import ir_measures
 from ir_measures.measures import Measure
 
-from irmeasures_ext.cli.common import CliError
-from irmeasures_ext.cli.trec_eval_names import TREC_EVAL_NAMES, TREC_EVAL_SETS, trec_eval_measures
 from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
+from irmeasures_ext.names.trec_eval import TREC_EVAL_NAMES, TREC_EVAL_SETS, trec_eval_measures
 
 #: trec_eval names (for suggestions; any ``name.k`` form is tried too).
 TREC_NAMES = [*TREC_EVAL_NAMES, *TREC_EVAL_SETS]
@@ -35,7 +36,7 @@ ALIASES = {'hit': 'Success', 'hits': 'Success', 'hitrate': 'Success', 'hitsrate'
 NAME_HINT = '(names are case-sensitive, e.g. nDCG@10, Q@10, RR; trec_eval names such as map or ndcg_cut.10 work too)'
 
 
-class MeasureSyntaxError(CliError):
+class MeasureSyntaxError(MeasureParamError):
     """A measure argument is neither ir_measures' ``Name(param=value, ...)@cutoff`` nor a trec_eval name."""
 
 
@@ -62,7 +63,7 @@ def parse_measure(text: str) -> list[Measure]:
     except NameError:  # a well-formed name ir_measures does not know: maybe trec_eval's (map, P_5)
         measures = _trec_measures(text)
     except IrMeasuresExtError as error:  # our measures' own parameter checks
-        raise CliError(f'bad measure {text!r}: {error}') from None
+        raise MeasureParamError(f'bad measure {text!r}: {error}') from None
     except ValueError:  # ir_measures cannot parse it: trec_eval's syntax, or a negative number
         measures = _trec_measures(text, missing_ok=True) or [_parse_literals(text)]
     for measure in measures:
@@ -79,9 +80,9 @@ def _trec_measures(text: str, missing_ok: bool = False) -> list[Measure]:
         name, _, cutoff = text.partition('@')
         name = name.split('(')[0]
         if cutoff and _is_trec_name(name):  # (map@100: a trec_eval name with ir_measures' cutoff syntax)
-            raise CliError(f"unknown measure {f'{name}@{cutoff}'!r}{_suggestion(name, cutoff)} ('@k' follows "
+            raise MeasureParamError(f"unknown measure {f'{name}@{cutoff}'!r}{_suggestion(name, cutoff)} ('@k' follows "
                            "ir_measures' names; trec_eval's give a cutoff after a dot, e.g. ndcg_cut.10)") from None
-        raise CliError(f'unknown measure {name!r}{_suggestion(name, cutoff)} {NAME_HINT}') from None
+        raise MeasureParamError(f'unknown measure {name!r}{_suggestion(name, cutoff)} {NAME_HINT}') from None
 
 
 def _is_trec_name(name: str) -> bool:
@@ -154,7 +155,7 @@ def _parse_literals(text: str) -> Measure:
     try:
         return prototype(**params)
     except (ValueError, TypeError) as error:
-        raise CliError(f'bad measure {text!r}: {error}') from None
+        raise MeasureParamError(f'bad measure {text!r}: {error}') from None
 
 
 def _param_value(prototype: Measure, name: str, node: ast.expr, text: str) -> Any:
@@ -170,7 +171,7 @@ def _param_value(prototype: Measure, name: str, node: ast.expr, text: str) -> An
     info = prototype.SUPPORTED_PARAMS.get(name)
     if info is not None and info.dtype is not str:
         types = info.dtype if isinstance(info.dtype, tuple) else (info.dtype,)
-        raise CliError(f'bad measure {text!r}: {prototype.NAME}: {name} must be of type '
+        raise MeasureParamError(f'bad measure {text!r}: {prototype.NAME}: {name} must be of type '
                        f'{" or ".join(kind.__name__ for kind in types)}; got the bare word {word!r} (only text '
                        'parameters, such as ties, may be written unquoted)')
     return word
@@ -189,7 +190,7 @@ def _validate(measure: Measure, text: str) -> None:
     try:
         check_measure(measure)
     except (ValueError, TypeError) as error:
-        raise CliError(f'bad measure {text!r}: {error}') from None
+        raise MeasureParamError(f'bad measure {text!r}: {error}') from None
 
 
 def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
@@ -202,10 +203,7 @@ def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
         if isinstance(measure, Measure):
             parsed.append(measure)
         elif isinstance(measure, str):
-            try:
-                parsed.extend(parse_measure(measure))
-            except CliError as error:
-                raise MeasureParamError(str(error)) from None
+            parsed.extend(parse_measure(measure))
         else:
             raise MeasureParamError(f'expected a measure (e.g. ir_measures.nDCG @ 10) or its name (\'nDCG@10\'), got '
                                     f'{type(measure).__name__} {measure!r}')
