@@ -67,8 +67,8 @@ def long_frame(query_ids: Any, values: dict[Measure, Any]) -> pd.DataFrame:
 
 def _evaluate(measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike, provider: str | None, ties: str | None,
               score_precision: str | None) -> Any:
-    from irmeasures_ext.engine.combined import evaluate
     from irmeasures_ext.errors import MeasureParamError
+    from irmeasures_ext.evaluation import evaluate
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
     try:

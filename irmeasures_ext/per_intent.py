@@ -70,7 +70,7 @@ def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: R
 def group_values(measures: list[Measure], group: IntentGroup,
                  configured: IrMeasuresExtProvider) -> dict[Measure, np.ndarray]:
     """``measures``' values of each intent of ``group``, aligned with its keys."""
-    from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.evaluation import evaluate
     results = evaluate(measures, group.qrels, group.run, configured)
     position = np.searchsorted(group.keys['row'].to_numpy(), np.array(results.query_ids.to_pylist(), dtype=np.int64))
     values = {}

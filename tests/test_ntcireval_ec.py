@@ -14,8 +14,8 @@ from ntcireval_golden import EC_QRELS, EC_RUN, GAINS, QRELS, RUN, Setting, golde
 
 import irmeasures_ext
 from irmeasures_ext import MSnDCG, Q, nDCG_JK, nERR
-from irmeasures_ext.engine.combined import evaluate
 from irmeasures_ext.errors import InputError, MeasureParamError
+from irmeasures_ext.evaluation import evaluate
 from irmeasures_ext.frames import iter_calc
 
 

@@ -16,8 +16,8 @@ import pytrec_eval
 import reference
 
 import irmeasures_ext
-from irmeasures_ext import MeanRank
-from irmeasures_ext.engine import combined, ranking
+from irmeasures_ext import MeanRank, evaluation
+from irmeasures_ext.engine import ranking
 from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.errors import DuplicateDocError, InputError
@@ -231,10 +231,10 @@ def test_without_measures_of_ours_the_run_is_still_checked_and_the_qrels_passed_
     qrels, run = {'q': {'a': 1, 'b': 0}}, {'q': {'a': 2.0, 'b': 1.0, 'x': 0.5}}
     judged = ir_measures.nDCG(gains={0: 0, 1: 1}, judged_only=True)
     assert not irmeasures_ext.provider.supports(judged)
-    assert combined.evaluate([judged], qrels, run, irmeasures_ext.provider).aggregates() == {judged: 1.0}
+    assert evaluation.evaluate([judged], qrels, run, irmeasures_ext.provider).aggregates() == {judged: 1.0}
     repeated = pd.DataFrame({'query_id': ['q', 'q'], 'doc_id': ['a', 'a'], 'score': [1.0, 2.0]})
     with pytest.raises(DuplicateDocError, match="^run: duplicate doc 'a' in query 'q'"):
-        combined.evaluate([judged], qrels, repeated, irmeasures_ext.provider)
+        evaluation.evaluate([judged], qrels, repeated, irmeasures_ext.provider)
 
 
 def test_a_judgment_column_beside_the_label_follows_every_row():

@@ -11,7 +11,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.cli.common import EXIT_DIFFER, PROG, ArgumentParser, CliError, add_inputs, load, prepare_process
 from irmeasures_ext.engine.aggregates import aggregate
-from irmeasures_ext.engine.combined import (
+from irmeasures_ext.evaluation import (
     TREC_EVAL_CRASHING_LABEL,
     Results,
     evaluate,
@@ -81,7 +81,7 @@ def run(argv: list[str]) -> int:
 
 def _queries_pytrec_eval_cannot_evaluate(qrels: pa.Table, run: pa.Table) -> list[str]:
     """The run's queries judged only with labels <= -2, which pytrec_eval cannot evaluate (see
-    :data:`~irmeasures_ext.engine.combined.TREC_EVAL_CRASHING_LABEL`), noted on stderr; CliError when
+    :data:`~irmeasures_ext.evaluation.TREC_EVAL_CRASHING_LABEL`), noted on stderr; CliError when
     nothing would be left to compare."""
     left_out = queries_trec_eval_cannot_evaluate(qrels, run)
     if not left_out:

@@ -52,7 +52,7 @@ def run(argv: list[str]) -> int:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
     prepare_process()
     from irmeasures_ext.cli import output
-    from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.evaluation import evaluate
     qrels, run_input = load(args)
     qrels = with_intents(qrels, args.intents, args.renormalise_intents)
     results = evaluate(measures, qrels, run_input, configured, args.provider)

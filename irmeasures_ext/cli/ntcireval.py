@@ -191,7 +191,7 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext._arrow import compute as ac
     from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
-    from irmeasures_ext.engine.combined import evaluate
+    from irmeasures_ext.evaluation import evaluate
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
     qrels_input, run_input = load(args)

@@ -18,7 +18,7 @@ import pyarrow as pa
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import string_array, string_scalar
 from irmeasures_ext.cli.common import SUMMARY_QID
-from irmeasures_ext.engine.combined import Results
+from irmeasures_ext.evaluation import Results
 
 #: Queries whose rows are assembled at once (bounds the memory of ``-q``, and its strings below 2 GB).
 _QUERIES_PER_WRITE = 1 << 16

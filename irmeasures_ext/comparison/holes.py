@@ -45,8 +45,8 @@ def run_holes(qrels: Any, runs: Mapping[str, Any], measures: list[Measure], prov
     diversity measures are refused (an unjudged doc has no intent to be judged for)."""
     import pandas as pd
 
-    from irmeasures_ext.engine.combined import Evaluation
     from irmeasures_ext.engine.kernels import kernel_of
+    from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.readers.inputs import read_input
     refused = [str(measure) for measure in measures if provider.supports(measure) and kernel_of(measure).needs_intents]
     if refused:

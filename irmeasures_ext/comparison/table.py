@@ -15,8 +15,8 @@ from ir_measures.measures import Measure
 from irmeasures_ext._arrow.memory import release_freed_memory
 from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS, stats
 from irmeasures_ext.engine.aggregates import MEAN, VARIANCE, Aggregate, aggregate_of
-from irmeasures_ext.engine.combined import Evaluation, Results
 from irmeasures_ext.errors import ComparisonError, DeferredWarnings
+from irmeasures_ext.evaluation import Evaluation, Results
 from irmeasures_ext.measures.base import lower_is_better
 from irmeasures_ext.plugin import measures_of
 from irmeasures_ext.plugin import provider as ext_provider

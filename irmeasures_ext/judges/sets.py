@@ -101,7 +101,7 @@ def evaluate_under(judgements: JudgementsLike, runs: RunsLike, measures: Iterabl
 
     from irmeasures_ext._arrow.memory import release_freed_memory
     from irmeasures_ext.comparison.table import run_names
-    from irmeasures_ext.engine.combined import Evaluation
+    from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
     from irmeasures_ext.readers.inputs import read_input
