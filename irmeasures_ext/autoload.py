@@ -14,7 +14,10 @@ ir_datasets is imported). Start-up
 cost: this module needs only ``os`` and ``sys``, which ``site`` has already loaded.
 
 Set the environment variable ``IRMEASURES_EXT_NO_AUTOLOAD`` to ``1`` (or ``true``, ``yes``, ``on``;
-any case) to turn the hook off; any other value (``0``, ``false``, empty) leaves it on.
+any case) to turn the hook off; any other value (``0``, ``false``, empty) leaves it on. Set when the
+package is imported, it also keeps the package from wrapping ir_measures' converters and providers and
+from installing its ``sys.excepthook``: an explicit import then makes the registrations only
+(``irmeasures_ext.guest``).
 
 This module imports nothing of irmeasures_ext (the package is loaded by name, :data:`PACKAGE`), so
 the package can use :func:`call_after_import` without an import circle.
@@ -110,7 +113,8 @@ def _import_extension() -> None:
 
 
 def disabled() -> bool:
-    """Whether the environment turns the hook off (see the module docstring)."""
+    """Whether the environment turns the hook off, and the package's wrappers of ir_measures (see the module
+    docstring)."""
     return os.environ.get(DISABLE_VARIABLE, '').strip().lower() in DISABLE_VALUES
 
 

@@ -17,11 +17,12 @@ same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` a
   ours can, the error is one line naming the measures and
   how to get them from our provider. Which provider computes a measure does not change.
 
-Imports only ir_measures and the standard library; the readers load when an input is read.
+The wrappers below are installed on ir_measures' classes by :func:`irmeasures_ext.guest.teach_ir_measures` (not
+when the autoload is switched off: :mod:`irmeasures_ext.guest`). Imports only ir_measures and the standard library;
+the readers load when an input is read.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import os
@@ -36,8 +37,6 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.errors import InputError
 
-#: The attribute marking what this module installed (installed once, however often :func:`teach` runs).
-MARK = 'IRMEASURES_EXT'
 #: ir_measures' column names of each kind of input, which its converters require of a DataFrame.
 IR_MEASURES_COLUMNS = {'qrels': ('query_id', 'doc_id', 'relevance'), 'run': ('query_id', 'doc_id', 'score')}
 #: PyTerrier's names of those columns.
@@ -48,30 +47,8 @@ PYTREC_EVAL_LABELS = 'Expected relevance to be integer.'
 GDEVAL_MAX_LABEL = 4
 
 
-def teach() -> None:
-    """Installs the converters' reading, the pipelines' and pyndeval's reading with the measures known, and the
-    one-line errors of gdeval and pytrec_eval (see the module's docstring). Idempotent."""
-    from ir_measures.providers.fallback_provider import FallbackProvider
-    from ir_measures.util import QrelsConverter, RunConverter
-    _install(QrelsConverter, 'predict_type', functools.partial(_converting, kind='qrels'))
-    _install(RunConverter, 'predict_type', functools.partial(_converting, kind='run'))
-    _install(FallbackProvider, '_evaluator', _reading_qrels_for_the_measures)
-    wrappers = {'pyndeval': _giving_intents, 'pytrec_eval': _pytrec_eval_refusing, 'gdeval': _gdeval_refusing}
-    for name, wrapper in wrappers.items():
-        if name in ir_measures.providers.registry:
-            _install(type(ir_measures.providers.registry[name]), '_evaluator', wrapper)
-
-
-def _install(owner: type, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
-    original = getattr(owner, name)
-    if getattr(original, MARK, False):
-        return
-    wrapped = functools.wraps(original)(wrap(original))
-    setattr(wrapped, MARK, True)
-    setattr(owner, name, wrapped)
-
-
-def _converting(predict_type: Callable[[Any], Any], kind: str) -> Callable[[Any], Any]:
+def converting(predict_type: Callable[[Any], Any], kind: str) -> Callable[[Any], Any]:
+    """A converter's ``predict_type`` that first converts its ``kind`` input (:func:`converted_input`)."""
     def predict_type_reading_ours(converter: Any) -> Any:
         if getattr(converter, '_predicted_format', None) is None:  # (once per converter: it keeps its answer)
             data = getattr(converter, kind)
@@ -196,14 +173,16 @@ def _refused_if_empty(qrels: Any) -> Any:
 _NOTHING = object()
 
 
-def _reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..., Any]:
+def reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..., Any]:
+    """A pipeline's ``_evaluator`` that reads the qrels knowing the measures (with intents where one needs them)."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         return original(self, measures, converted_input(qrels, 'qrels', measures))
     return _evaluator
 
 
-def _giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
+def giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
+    """pyndeval's ``_evaluator``, given the intents of the qrels our readers read, refusing real-valued labels."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         records = intent_records(converted_input(qrels, 'qrels', measures))
@@ -273,7 +252,8 @@ def provider_refusal(name: str, measures: list[Measure], why: str) -> InputError
                       f'ir_measures.{provider.NAME}; on the command line, irmeasures-ext without --provider {name})')
 
 
-def _pytrec_eval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+def pytrec_eval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+    """pytrec_eval's ``_evaluator``, its error on labels that are not integers one line naming our provider."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         try:
@@ -287,7 +267,8 @@ def _pytrec_eval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
     return _evaluator
 
 
-def _gdeval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+def gdeval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
+    """gdeval's ``_evaluator``, refusing what gdeval.pl stops at in one line naming our provider."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         built = original(self, measures, qrels)

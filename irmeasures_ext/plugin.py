@@ -5,8 +5,6 @@ pyarrow) is imported when it builds its first evaluator.
 """
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -14,8 +12,7 @@ import ir_measures
 from ir_measures import Metric, providers
 from ir_measures.measures import Measure
 
-from irmeasures_ext import autoload
-from irmeasures_ext.errors import IrMeasuresExtError, MeasureParamError, RowError
+from irmeasures_ext.errors import MeasureParamError
 from irmeasures_ext.measures import PROVIDER_SPECS
 from irmeasures_ext.measures.base import (
     DEFAULT_RANKING,
@@ -133,72 +130,23 @@ def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
 
 
 def register() -> None:
-    """Registers the provider (by name, as ``ir_measures.irmeasures_ext`` like ir_measures' own, and
-    once at the end of the default pipeline), and the datasets now if ir_datasets is imported, else
-    as soon as it is: evaluating does not need ir_datasets, which is slow to import."""
+    """Makes what this package changes in ir_measures, ir_datasets and the interpreter, all listed in
+    :mod:`irmeasures_ext.guest`: the provider, the datasets, and (unless the autoload is switched off) the
+    converters' reading and the ``ir_measures`` command's one-line errors. Idempotent; importing the package runs
+    it."""
+    from irmeasures_ext import guest
+    guest.install()
+
+
+def register_provider() -> None:
+    """Registers the provider by name (also as ``ir_measures.irmeasures_ext``, like ir_measures' own) and once at
+    the end of the default pipeline."""
     registered = ir_measures.providers.registry.setdefault(provider.NAME, provider)
     if not hasattr(ir_measures, provider.NAME):
         setattr(ir_measures, provider.NAME, registered)
     pipeline = ir_measures.DefaultPipeline.providers
     if not any(p.NAME == provider.NAME for p in pipeline):
         pipeline.append(registered)
-    autoload.call_after_import('ir_datasets', register_datasets, 'registering its datasets')
-    install_command_errors()
-    teach_converters_to_read_paths()
-
-
-def teach_converters_to_read_paths() -> None:
-    """Lets every ir_measures provider take what ours takes, with the same checks and errors: a file path (TREC,
-    Parquet, Arrow; ``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt', 'run.txt')`` gave AP's provider the
-    path's characters), diversity qrels by path, a DataFrame with PyTerrier's column names; empty qrels are our
-    error, and gdeval's and pytrec_eval's failures on inputs ours computes one line naming our provider
-    (:mod:`irmeasures_ext.interop`)."""
-    from irmeasures_ext import interop
-    interop.teach()
-
-
-def install_command_errors() -> None:
-    """Makes the plain ``ir_measures`` command print a bad input our provider refuses as one line naming the
-    file and line (``ir_measures: error: qrels.txt:3: conflicting labels ...``) rather than a traceback: the
-    command reads the files itself and passes records, and has no error handling of its own. Other programs'
-    uncaught exceptions keep the previous hook's output."""
-    if getattr(sys.excepthook, 'IRMEASURES_EXT', False):
-        return
-    previous = sys.excepthook
-
-    def excepthook(kind: type[BaseException], error: BaseException, trace: Any) -> None:
-        if not (isinstance(error, IrMeasuresExtError) and _is_the_ir_measures_command()):
-            previous(kind, error, trace)
-            return
-        print(f'ir_measures: error: {_located(error)}', file=sys.stderr)
-
-    excepthook.IRMEASURES_EXT = True  # type: ignore[attr-defined]
-    sys.excepthook = excepthook
-
-
-def _is_the_ir_measures_command() -> bool:
-    """Whether this process runs ir_measures' command line (``ir_measures ...`` or ``python -m ir_measures``)."""
-    main = sys.modules.get('__main__')
-    spec = getattr(main, '__spec__', None)
-    return (spec is not None and spec.name == 'ir_measures.__main__') or os.path.basename(sys.argv[0]) == 'ir_measures'
-
-
-def _located(error: IrMeasuresExtError) -> str:
-    """The error of a check on the records the ir_measures command read from its QRELS or RUN file, naming the
-    file and line; other errors as they are."""
-    if not isinstance(error, RowError):
-        return str(error)
-    files = [arg for arg, before in zip(sys.argv[1:], ['', *sys.argv[1:]], strict=False)
-             if not arg.startswith('-') and before not in _VALUED_OPTIONS]
-    path = dict(zip(('qrels', 'run'), files, strict=False)).get(error.kind)
-    if path is None or not os.path.isfile(path):
-        return str(error)
-    from irmeasures_ext.readers.trec import TrecSource
-    return str(TrecSource(path).locate(error))
-
-
-#: The ir_measures command's options that take a value.
-_VALUED_OPTIONS = frozenset({'--places', '-p', '--output_format', '-o', '--provider'})
 
 
 def register_datasets() -> None:
