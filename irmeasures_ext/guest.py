@@ -32,7 +32,9 @@ our provider (issue 45; :mod:`irmeasures_ext.interop` has the wrappers, :func:`t
    one for a batch of topics without judgments; but gdeval's provider refuses it too, as it re-reads the qrels
    through a converter as a list of records.)
 6. ``FallbackProvider._evaluator`` (``ir_measures.DefaultPipeline``): reads such qrels knowing the measures,
-   with each line's intent where a diversity measure needs it.
+   with each line's intent where a diversity measure needs it; where the pipeline would give every measure to
+   our provider, it is our provider's evaluator, which reads each input once in its own form (no dict-of-dict)
+   and aggregates with our code.
 7. ``PyNdEvalProvider._evaluator``: gives pyndeval the intents of qrels our readers read, and refuses
    real-valued labels, which pyndeval binarises at 1 without a word (an LLM judge's 0.35 counts for nothing).
 8. ``PytrecEvalProvider._evaluator`` and ``GdevalProvider._evaluator``: their failures on an input ours

@@ -174,11 +174,32 @@ _NOTHING = object()
 
 
 def reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..., Any]:
-    """A pipeline's ``_evaluator`` that reads the qrels knowing the measures (with intents where one needs them)."""
+    """A pipeline's ``_evaluator``: where it would give every measure to our provider, ours, which reads the qrels
+    and later the run itself, once, in their own form (no dict-of-dict of them), and aggregates them itself;
+    else the pipeline's, with the qrels read knowing the measures (with intents where one needs them)."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
+        from irmeasures_ext.plugin import provider
         measures = list(measures)
+        chosen = only_provider(self.providers, measures)
+        if chosen is not None and chosen.NAME == provider.NAME:
+            return chosen.evaluator(measures, qrels)
         return original(self, measures, converted_input(qrels, 'qrels', measures))
     return _evaluator
+
+
+def only_provider(providers: Iterable[Any], measures: list[Measure]) -> Any:
+    """The provider a pipeline of ``providers`` gives every one of ``measures`` to, choosing as ir_measures'
+    ``FallbackProvider`` does (the first available provider supporting each); None if it uses several or none."""
+    remaining = set(measures)
+    chosen = []
+    for provider in providers:
+        taken = {measure for measure in remaining if provider.supports(measure)}
+        if taken and provider.is_available():
+            chosen.append(provider)
+            remaining -= taken
+            if not remaining:
+                break
+    return chosen[0] if len(chosen) == 1 and not remaining else None
 
 
 def giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:

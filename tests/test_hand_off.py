@@ -114,3 +114,26 @@ def test_pytrec_eval_on_real_labels_is_one_line_naming_our_provider():
     whole = [qrel._replace(relevance=int(qrel.relevance + 0.5)) for qrel in qrels]
     assert ir_measures.calc_aggregate(measures, whole, run) == ir_measures.pytrec_eval.calc_aggregate(
         measures, whole, run)
+
+
+def test_the_pipeline_hands_our_measures_to_our_evaluator_which_reads_each_input_once(tmp_path, monkeypatch):
+    """``ir_measures.calc_aggregate`` with only measures of ours: the pipeline's evaluator is ours, which reads the
+    files itself (no dict-of-dict of the run or qrels, no second reading of the qrels) and aggregates them; with a
+    measure of pytrec_eval's too, that provider gets its dict-of-dicts (built once per input); the values are the
+    provider's either way."""
+    from irmeasures_ext.engine.evaluator import ExtEvaluator
+    from irmeasures_ext.readers import inputs
+    from irmeasures_ext.readers.trec import TrecSource
+    qrels, run = write_trec_files(tmp_path, {'q1': {'a': 2, 'b': 0, 'c': 1}, 'q2': {'d': 1}},
+                                  {'q1': {'a': 3.0, 'b': 2.0, 'c': 1.0}, 'q2': {'e': 1.0, 'd': 0.0}})
+    ours = [irmeasures_ext.Q @ 10, irmeasures_ext.nDCG_Z1 @ 5]
+    expected = irmeasures_ext.provider.calc_aggregate(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
+    assert isinstance(ir_measures.DefaultPipeline.evaluator(ours, qrels), ExtEvaluator)
+    converted, reads = [], []
+    monkeypatch.setattr(inputs, 'as_dict_of_dict', lambda *args: converted.append(args[1]) or as_dict_of_dict(*args))
+    read = TrecSource.read
+    monkeypatch.setattr(TrecSource, 'read', lambda source, layout: reads.append(source.name) or read(source, layout))
+    assert ir_measures.calc_aggregate(ours, qrels, run) == pytest.approx({m: expected[m] for m in ours})
+    assert converted == [] and sorted(reads) == sorted([qrels, run])
+    mixed = ir_measures.calc_aggregate(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
+    assert mixed == pytest.approx(expected) and sorted(converted) == ['relevance', 'score']
