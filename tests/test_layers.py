@@ -15,8 +15,9 @@ ALLOWED = {
     'readers': {'_arrow'},
     'engine': {'measures', '_arrow', 'readers'},
     'reports': {'engine', 'readers', 'measures', '_arrow'},
-    'comparison': {'engine', 'plugin', 'measures', 'readers', '_arrow'},
-    'judges': {'comparison', 'engine', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
+    'comparison': {'engine', 'evaluation', 'plugin', 'measures', 'readers', '_arrow'},
+    'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
+    'names': {'measures'},
     'datasets': set(),
 }
 
