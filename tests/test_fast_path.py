@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from strategies import INTEGER_OR_REAL_LABELS, qrels_and_run
 
 import irmeasures_ext  # noqa: F401  (registers the provider and measures)
-from irmeasures_ext.engine import ranking
+from irmeasures_ext.engine import doc_ids, ranking
 
 # Generated data often has no query in common between qrels and run, and lists a query's few docs in any
 # score order: those warnings are expected here.
@@ -158,7 +158,7 @@ def test_repeated_doc_check_against_its_definition():
 
 def test_repeated_doc_check_when_every_key_shares_a_slot(monkeypatch):
     # A multiplier of 0 puts every key in slot 0: one row wins, the rest are left for the sort.
-    monkeypatch.setattr(ranking, '_SLOT_MULTIPLIERS', (np.uint64(0),))
+    monkeypatch.setattr(doc_ids, '_SLOT_MULTIPLIERS', (np.uint64(0),))  # (doc_ids.has_repeats' multipliers)
     group = np.zeros(4, dtype=np.uint64)
     assert not ranking._has_repeated_doc(group, np.array([1, 2, 3, 4], np.uint64))
     assert ranking._has_repeated_doc(group, np.array([1, 2, 3, 2], np.uint64))  # a repeat of a loser
@@ -166,7 +166,7 @@ def test_repeated_doc_check_when_every_key_shares_a_slot(monkeypatch):
     assert ranking._has_repeated_doc(group, np.array([5, 6, 7, 5], np.uint64))
     assert ranking._has_repeated_doc(group, np.array([9, 8, 8, 7], np.uint64))  # twins beside the winner
     # Two rounds: twins that both lost round one meet again in round two.
-    monkeypatch.setattr(ranking, '_SLOT_MULTIPLIERS', (np.uint64(0), np.uint64(0)))
+    monkeypatch.setattr(doc_ids, '_SLOT_MULTIPLIERS', (np.uint64(0), np.uint64(0)))
     assert ranking._has_repeated_doc(group, np.array([9, 8, 8, 7], np.uint64))
     assert not ranking._has_repeated_doc(group, np.array([9, 8, 6, 7], np.uint64))
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
+from irmeasures_ext.engine.segments import run_starts
 
 #: Ids longer than this (bytes) are hashed one by one (see _read_ids).
 _LONG = 256
@@ -21,6 +22,9 @@ _PIECE = 1 << 15
 
 _MIX_1, _MIX_2 = np.uint64(0xFF51_AFD7_ED55_8CCD), np.uint64(0xC4CE_B9FE_1A85_EC53)
 _QUERY_MIX = np.uint64(0x9E37_79B9_7F4A_7C15)
+#: Odd 64-bit multipliers: a key's slot in each round of has_repeats.
+_SLOT_MULTIPLIERS = (np.uint64(0x9E37_79B9_7F4A_7C15), np.uint64(0xC2B2_AE3D_27D4_EB4F),
+                     np.uint64(0x1656_67B1_9E37_79F9))
 
 
 @dataclass(frozen=True)
@@ -138,3 +142,74 @@ def pair_keys(query: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     keys *= _QUERY_MIX
     keys ^= doc_hash
     return _mix(keys)
+
+
+def has_repeats(keys: np.ndarray) -> bool:
+    """Whether two of the uint64 ``keys`` are equal.
+
+    Each key is scattered into a table of 4 to 8 slots per key, by the top bits of a multiplicative hash: a key
+    that lost its slot to an equal key is a repeat, one that lost it to another key (about 1 in 9) is placed
+    again with another multiplier, and the few keys left after the last round are sorted, rather than every key.
+    """
+    for multiplier in _SLOT_MULTIPLIERS:
+        bits = np.uint64(len(keys).bit_length() + 2)
+        slot = ((keys * multiplier) >> (np.uint64(64) - bits)).view(np.int64)
+        row = np.arange(len(keys), dtype=np.int32)
+        table = np.empty(1 << int(bits), dtype=np.int32)
+        table[slot] = row  # one of the keys sharing a slot wins it
+        winner = table[slot]
+        lost = np.flatnonzero(winner != row)
+        if np.any(keys[lost] == keys[winner[lost]]):
+            return True
+        keys = keys[lost]  # a repeat of a winner would have been found: winners are done
+        if not len(keys):
+            return False
+    keys.sort()
+    return bool(np.any(keys[1:] == keys[:-1]))
+
+
+def distinct(ids: DocIds) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first row of each distinct id of ``ids``, ascending, and the number of each row's value in that order
+    (values numbered by first appearance), found through the hashes; None where two different ids share a hash
+    (then found otherwise)."""
+    if not has_repeats(ids.hash):  # (no two hashes alike, so no two ids: the heads of qrels grouped by query)
+        every = np.arange(len(ids.hash))
+        return every, every
+    order = np.argsort(ids.hash)
+    new = run_starts(ids.hash[order])
+    group = np.cumsum(new) - 1
+    first = np.minimum.reduceat(order, np.flatnonzero(new)) if len(order) else order
+    if not ids.equal(order, ids, first[group]).all():
+        return None
+    by_appearance = np.argsort(first)
+    renumbered = np.empty(len(first), dtype=np.int64)
+    renumbered[by_appearance] = np.arange(len(first))
+    number = np.empty(len(order), dtype=np.int64)
+    number[order] = renumbered[group]
+    return first[by_appearance], number
+
+
+def sorted_distinct(ids: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The distinct values of ``ids`` (a string column), ascending byte-wise, and the position among them of each
+    row's value: what ``ac.sorted_unique`` and ``ac.index_in`` give, through the 64-bit hashes of the first row of
+    each run of equal values (qrels list each query's lines together), not Arrow's hash table of strings (0.6 s
+    against 0.2 s for a million distinct queries: benchmarks/queries.py)."""
+    starts = np.concatenate(([0], run_changes(ids))) if len(ids) else np.empty(0, dtype=np.int64)
+    heads = ac.take(ids, from_numpy(starts))
+    if isinstance(heads, pa.ChunkedArray):
+        heads = heads.combine_chunks()
+    found = distinct(DocIds.of(pa.chunked_array([heads]))) if len(heads) else None
+    if found is None:  # (none, or a 64-bit hash shared by two ids)
+        values = ac.sorted_unique(ids)
+        return values, to_numpy(ac.index_in(ids, values)).astype(np.int64)
+    first, number = found
+    values = ac.take(heads, from_numpy(first))
+    order = to_numpy(ac.sort_indices(pa.table({'id': values}), [('id', 'ascending')])).astype(np.int64)
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    return ac.take(values, from_numpy(order)), np.repeat(position[number], np.diff(starts, append=len(ids)))
+
+
+def run_changes(ids: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """The rows (counted from 1) whose id differs from the row before's."""
+    return to_numpy(ac.indices_nonzero(ac.not_equal(ids[1:], ids[:-1]))).view(np.int64) + 1

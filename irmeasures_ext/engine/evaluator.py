@@ -20,7 +20,7 @@ from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.kernels.common import KernelFunction
 from irmeasures_ext.engine.query_ids import run_only_ids, warn_if_written_otherwise
-from irmeasures_ext.engine.ranking import RankedRun, rank_run
+from irmeasures_ext.engine.ranking import RankedRun, rank_input, rank_run
 from irmeasures_ext.engine.relevance import computed_as, warn_if_unreached
 from irmeasures_ext.engine.ties import scores_from_ranks
 from irmeasures_ext.engine.transforms import CLASS_POLICIES, Transforms, apply_all, transforms_of
@@ -122,7 +122,7 @@ class ExtEvaluator(providers.Evaluator):
         """The qrels query ids, sorted (the order of every array of :meth:`values`)."""
         return self.judgments.query_ids.to_pylist()
 
-    @property
+    @functools.cached_property
     def reads_rank(self) -> bool:
         """Whether a measure ranks by the run's rank column (so the run must be read with it)."""
         return any(ranking.reads_rank for ranking in self.rankings.values())
@@ -137,12 +137,12 @@ class ExtEvaluator(providers.Evaluator):
             return self.finished(stream.in_whole_queries(
                 run, lambda tables: self.merge(self.partial(Input(table, run.source)) for table in tables)),
                 run.source.name)
-        read = read_input(run, 'run', with_rank=self.reads_rank)
+        read = read_input(run, 'run', with_rank=self.reads_rank, dict_run=True)
         rankings = self.ranked(read)
         ranked = next(iter(rankings.values()), None)
         if ranked is not None:
-            warn_if_written_otherwise(self.judgments, run_only_ids(self.judgments, read.table['query_id'],
-                                                                   ranked.n_retrieved, ranked.run_queries),
+            warn_if_written_otherwise(self.judgments, run_only_ids(self.judgments, read, ranked.n_retrieved,
+                                                                   ranked.run_queries),
                                       np.flatnonzero(ranked.n_retrieved))
         return self._checked(self.computed(rankings), 0 if ranked is None else int(ranked.n_retrieved.sum()),
                              0 if ranked is None else ranked.run_queries, None if read.source is None else
@@ -175,7 +175,7 @@ class ExtEvaluator(providers.Evaluator):
         """The evaluation of ``run`` (any accepted form), one of the pieces of a run that each hold whole queries
         (every row of a query in one piece); :meth:`merge` joins the pieces' partials. Each call makes a new
         piece (its own identity), even of the same rows."""
-        read = read_input(run, 'run', with_rank=self.reads_rank)
+        read = read_input(run, 'run', with_rank=self.reads_rank, dict_run=True)
         rankings = self.ranked(read)
         ranked = next(iter(rankings.values()), None)
         identity = (os.urandom(16).hex(),)
@@ -188,7 +188,7 @@ class ExtEvaluator(providers.Evaluator):
                        [values[measure][answered[key]] for measure, _, key, _ in self._plan],
                        int(ranked.n_retrieved.sum()), ranked.run_queries, np.flatnonzero(ranked.n_retrieved),
                        self.fingerprint, identity,
-                       run_only_ids(self.judgments, read.table['query_id'], ranked.n_retrieved, ranked.run_queries))
+                       run_only_ids(self.judgments, read, ranked.n_retrieved, ranked.run_queries))
 
     def merge(self, partials: Iterable[Partial]) -> Partial:
         """The partials of pieces of one run (each query in one of them) as one. PartialsError for anything but
@@ -278,13 +278,13 @@ class ExtEvaluator(providers.Evaluator):
         still checked); a problem names its line."""
         with run.located():
             if not self.rankings:
-                rank_run(run.table, self.judgments, query_starts=run.query_starts)
+                rank_input(run, self.judgments)
             return {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
 
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         if ranking.reads_rank:
             return rank_run(scores_from_ranks(run.table), self.judgments, 'float64')
-        return rank_run(run.table, self.judgments, ranking.score_precision, run.query_starts)
+        return rank_input(run, self.judgments, ranking.score_precision)
 
     def computed(self, rankings: dict[Ranking, RankedRun]) -> dict[Measure, np.ndarray]:
         """Each measure's kernel values on its list of the ranked runs (unchecked: :meth:`check_overflow`)."""
@@ -302,6 +302,8 @@ class ExtEvaluator(providers.Evaluator):
     def check_overflow(self, values: dict[Measure, np.ndarray]) -> None:
         """ValueOverflowError for values that overflow (huge labels, gains or beta), naming the first query
         it happens in and the doc of its highest label, never a silent inf or NaN."""
+        if all(column.dtype.kind != 'f' or np.isfinite(column).all() for column in values.values()):
+            return  # (the usual case, checked without hashing a measure: ir_measures hashes its repr)
         with self._qrels.located():
             for measure, _, _, judgments in self._plan:
                 _check_overflow(measure, values[measure], judgments)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -10,10 +11,10 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import to_numpy
+from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
-from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
-from irmeasures_ext.engine.segments import run_starts, segment_count, segment_cumsum
+from irmeasures_ext.engine.doc_ids import DocIds, pair_keys, sorted_distinct
+from irmeasures_ext.engine.segments import expand, run_starts, segment_count, segment_cumsum
 from irmeasures_ext.errors import (
     ConflictingClassesError,
     ConflictingLabelsError,
@@ -55,6 +56,28 @@ class IdealList:
         return self.cumulative[self.starts[query] + depth - 1]
 
 
+@dataclass(frozen=True, eq=False)
+class RunQueries:
+    """A run's queries (each once, by id) against the qrels (:meth:`Judgments.run_queries`); their judged doc ids
+    (Python strings) are made when first asked for."""
+
+    judgments: Judgments
+    query: np.ndarray   # the qrels query index of each, -1 for one the qrels do not have
+    judged: np.ndarray  # those the qrels have (positions among the run's queries)
+    entry: np.ndarray   # their qrels entries, query after query,
+    owner: np.ndarray   # and the run's query of each (a position among the run's queries)
+
+    @functools.cached_property
+    def doc_ids(self) -> list[list[str]]:
+        """The judged doc ids of each query the qrels have."""
+        return self.judgments.judged_doc_ids(self.query[self.judged])
+
+    @functools.cached_property
+    def entry_doc_ids(self) -> list[str]:
+        """The doc id of each entry."""
+        return list(itertools.chain.from_iterable(self.doc_ids))
+
+
 #: The qrels columns that name a judgment (the rest are judgment columns: :attr:`Judgments.columns`).
 _KEY_COLUMNS = ('query_id', 'doc_id', 'relevance')
 
@@ -86,9 +109,9 @@ class Judgments:
 
     def _index(self, qrels: pa.Table) -> bool:
         """Sets the attributes from ``qrels``; returns whether some (query, doc) hash repeats."""
-        self.query_ids: pa.Array = ac.sorted_unique(qrels['query_id'])
+        self.query_ids: pa.Array
+        self.query_ids, self.query = sorted_distinct(qrels['query_id'])
         self.n_queries = len(self.query_ids)
-        self.query = to_numpy(ac.index_in(qrels['query_id'], self.query_ids)).astype(np.int64)
         self.label = to_numpy(qrels['relevance'])
         #: Each judgment's other columns, by name (the equivalence class: ``CLASS_COLUMN``).
         self.columns: dict[str, np.ndarray] = {name: to_numpy(qrels[name]) for name in qrels.column_names
@@ -173,6 +196,91 @@ class Judgments:
         query_id = self.query_ids[int(self.query[entry])].as_py()
         doc_id = self._docs.ids[int(entry)].as_py()
         return RowError(f'{problem} (doc {doc_id!r} in query {query_id!r})', 'qrels', query_id, doc_id)
+
+    def query_index(self, query_ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """The index of each of ``query_ids`` among the qrels queries, -1 for one the qrels do not have: what
+        ``ac.index_in`` gives, by one comparison where they are the qrels' queries in the qrels' order (as runs often
+        list them), else through their 64-bit hashes looked up in buckets of their top bits. Arrow's hash table of
+        strings took 0.3 s for a million queries (benchmarks/queries.py), the hashes 0.18 s, the comparison 5 ms."""
+        listed = self.cached('qrels order', self._qrels_order)
+        if listed is not None and len(query_ids) == len(listed[0]) and to_numpy(ac.equal(query_ids, listed[0])).all():
+            return listed[1].copy()
+        lookup = self.cached('query lookup', self._query_lookup)
+        if lookup is None:  # (two qrels queries share a hash)
+            return to_numpy(ac.index_in(query_ids, self.query_ids)).astype(np.int64)
+        hashes, queries, docs, shift, bucket_start = lookup
+        ids = DocIds.of(query_ids if isinstance(query_ids, pa.ChunkedArray) else pa.chunked_array([query_ids]))
+        bucket = (ids.hash >> shift).view(np.int64)
+        owner, slot = expand(bucket_start[bucket + 1] - bucket_start[bucket], bucket_start[bucket])
+        match = hashes[slot] == ids.hash[owner]
+        owner, query = owner[match], queries[slot[match]]
+        same = ids.equal(owner, docs, query)
+        index = np.full(len(ids.hash), -1, dtype=np.int64)
+        index[owner[same]] = query[same]
+        return index
+
+    def _qrels_order(self) -> tuple[pa.Array, np.ndarray] | None:
+        """The qrels' query ids in the order they list them and their indices; None unless they list each query's
+        lines together."""
+        listed = self.query[run_starts(self.query)]
+        return None if len(listed) != self.n_queries else (ac.take(self.query_ids, from_numpy(listed)), listed)
+
+    def _query_lookup(self) -> tuple[np.ndarray, np.ndarray, DocIds, np.uint64, np.ndarray] | None:
+        """The qrels queries' hashes, ascending, their query indices, the query ids, and where each bucket of
+        hashes of equal top bits starts (about one hash a bucket); None if two queries share a hash."""
+        docs = DocIds.of(pa.chunked_array([self.query_ids]))
+        queries = np.argsort(docs.hash)
+        hashes = docs.hash[queries]
+        if np.any(hashes[1:] == hashes[:-1]):
+            return None
+        bits = len(hashes).bit_length()
+        shift = np.uint64(64 - bits)
+        bucket_start = np.append(np.searchsorted(hashes, np.arange(1 << bits, dtype=np.uint64) << shift),
+                                 len(hashes))
+        return hashes, queries, docs, shift, bucket_start
+
+    def run_queries(self, query_ids: list[str]) -> RunQueries:
+        """The judged docs of a run's queries ``query_ids`` (Python strings, each once), remembered for the next
+        run of the same queries (the runs evaluated against qrels usually answer their queries)."""
+        key = tuple(query_ids)
+        last = self._cache.get('run queries')
+        if last is None or last[0] != key:
+            last = self._cache['run queries'] = (key, self._run_queries(query_ids))
+        return last[1]
+
+    def _run_queries(self, query_ids: list[str]) -> RunQueries:
+        by_id = self.cached('query index', lambda: {query_id: index for index, query_id
+                                                    in enumerate(self.query_ids.to_pylist())})
+        query = np.fromiter(map(by_id.get, query_ids, itertools.repeat(-1)), np.int64, len(query_ids))
+        judged = np.flatnonzero(query >= 0)
+        owner, entry = self._entries_of(query[judged])
+        return RunQueries(self, query, judged, entry, judged[owner])
+
+    def judged_doc_ids(self, queries: np.ndarray) -> list[list[str]]:
+        """The judged doc ids (Python strings) of each query index of ``queries``, made once per query (those of a
+        run's queries: not the whole qrels' for a run of a few)."""
+        by_query: dict[int, list[str]] = self.cached('judged doc ids', dict)
+        missing = np.array([query for query in dict.fromkeys(queries.tolist()) if query not in by_query],
+                           dtype=np.int64)
+        if len(missing):
+            owner, entry = self._entries_of(missing)
+            doc_ids = ac.take(self._docs.ids, from_numpy(entry)).to_pylist()
+            ends = np.cumsum(np.bincount(owner, minlength=len(missing))).tolist()
+            for query, start, end in zip(missing.tolist(), [0, *ends[:-1]], ends, strict=True):
+                by_query[query] = doc_ids[start:end]
+        return [by_query[query] for query in queries.tolist()]
+
+    def _entries_of(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of the query indices ``queries``, query after query: the position in ``queries`` of each, and
+        the entry."""
+        bounds = self._query_bounds
+        owner, position = expand(bounds[queries + 1] - bounds[queries], bounds[queries])
+        return owner, self._by_label[position]
+
+    @functools.cached_property
+    def _query_bounds(self) -> np.ndarray:
+        """Where each query's entries start in :attr:`_by_label` (and, last, their number)."""
+        return np.searchsorted(self.query[self._by_label], np.arange(self.n_queries + 1))
 
     def maybe_judged(self, docs: DocIds) -> np.ndarray:
         """Indices of the docs that may be judged (for some query); every judged one is included."""

@@ -3,12 +3,12 @@ count the qrels query as unanswered."""
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.errors import QueryIdFormWarning, warn_at_caller
+from irmeasures_ext.readers.inputs import Input
 
 #: How many pairs of ids the warning shows.
 _SHOWN = 3
@@ -19,16 +19,14 @@ def normal_form(query_id: str) -> str:
     return query_id.strip().lower().lstrip('0') or '0'
 
 
-def run_only_ids(judgments: Judgments, run_query_ids: pa.ChunkedArray | pa.Array, n_retrieved: np.ndarray,
-                 run_queries: int) -> tuple[str, ...]:
-    """The run's query ids that the qrels do not have; nothing is read unless the run has such queries (its
-    ``run_queries`` outnumber the qrels queries it retrieves for, ``n_retrieved`` above 0)."""
+def run_only_ids(judgments: Judgments, run: Input, n_retrieved: np.ndarray, run_queries: int) -> tuple[str, ...]:
+    """The query ids of the ``run`` read that the qrels do not have; nothing is read unless the run has such queries
+    (its ``run_queries`` outnumber the qrels queries it retrieves for, ``n_retrieved`` above 0)."""
     if run_queries == np.count_nonzero(n_retrieved):
         return ()
-    run_ids = ac.unique(run_query_ids)
-    positions = ac.index_in(run_ids, judgments.query_ids)
-    return tuple(query_id for query_id, position in zip(run_ids.to_pylist(), positions.to_pylist(), strict=True)
-                 if position is None)
+    run_ids = ac.unique(run.query_ids())
+    return tuple(query_id for query_id, position in zip(run_ids.to_pylist(), judgments.query_index(run_ids).tolist(),
+                                                        strict=True) if position < 0)
 
 
 def warn_if_written_otherwise(judgments: Judgments, run_only: tuple[str, ...], held: np.ndarray) -> None:

@@ -17,9 +17,14 @@ matches are confirmed on the strings). A judged row's rank is its position among
 rows in score order, which run files already follow (other blocks are sorted on integer
 (query, score) keys); only rows tied on score compare doc_ids. Blocks are independent and run
 on the calling thread and a small thread pool (numpy releases the GIL for most of the work).
+
+A small run given as a dict-of-dict is ranked from its dicts (:func:`rank_dict_run`): its judged
+docs are looked up in them, and its scores and the same integer keys rank them.
 """
 from __future__ import annotations
 
+import itertools
+import math
 import os
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -33,10 +38,11 @@ import pyarrow as pa
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext._arrow.memory import keep_freed_memory
-from irmeasures_ext.engine.doc_ids import DocIds
+from irmeasures_ext.engine.doc_ids import DocIds, has_repeats, run_changes
 from irmeasures_ext.engine.judgments import Judgments
 from irmeasures_ext.engine.segments import expand, run_starts, segment_count, segment_cumsum, segment_sum
 from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
+from irmeasures_ext.readers.inputs import DictRun, Input
 from irmeasures_ext.readers.schemas import CLASS_COLUMN
 
 T = TypeVar('T')
@@ -55,10 +61,10 @@ _CPUS = os.cpu_count() or 1
 #: Runs of fewer rows are ranked on the calling thread alone: for runs of 10,000 rows, starting a thread cost
 #: more than it saved (benchmarks/every_measure.py, part ``small``).
 _THREADED_ROWS = 1 << 14
-#: Odd 64-bit multipliers: a row's (group, doc hash) key, and its slot in each round of _has_repeated_doc.
+#: An endless NaN: the default of each lookup of :func:`rank_dict_run`.
+_NAN_FOREVER = itertools.repeat(math.nan)
+#: An odd 64-bit multiplier: a row's (group, doc hash) key in _has_repeated_doc.
 _GROUP_MIX = np.uint64(0xD6E8_FEB8_6659_FD93)
-_SLOT_MULTIPLIERS = (np.uint64(0x9E37_79B9_7F4A_7C15), np.uint64(0xC2B2_AE3D_27D4_EB4F),
-                     np.uint64(0x1656_67B1_9E37_79F9))
 
 
 @dataclass(frozen=True)
@@ -198,10 +204,63 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
     blocks = _on_threads_with_caller(block, bounds, min(len(bounds), _CPUS, _MAX_THREADS))
     if any(b.has_duplicate for b in blocks):
         _find_duplicate_doc(run)
+    return _ranked_run(judgments, blocks, sizes, group_query)
+
+
+def rank_input(run: Input, judgments: Judgments, precision: str = 'float32') -> RankedRun:
+    """:func:`rank_run` of a run read (its :attr:`~.Input.dict_run` ranked from its dicts, where it can be)."""
+    if run.dict_run is not None:
+        ranked = rank_dict_run(run.dict_run, judgments, precision)
+        if ranked is not None:
+            return ranked
+    return rank_run(run.table, judgments, precision, run.query_starts)
+
+
+def rank_dict_run(run: DictRun, judgments: Judgments, precision: str = 'float32') -> RankedRun | None:
+    """:func:`rank_run` of ``run``'s table, from its dicts (:class:`~.DictRun`): the judged docs of each of its
+    queries are looked up in the query's dict, and no doc id of the run is hashed, copied or compared but those tied
+    on score with a judged doc. None where the table must be ranked instead: where the qrels judge more than half
+    as many docs of its queries as the run holds; where the table reads a doc id or score otherwise than as it is,
+    or reports it (:attr:`~.DictRun.columns`), or a score is not finite (the error names its doc); and for so many
+    ties that their docs are best sorted (:data:`TIE_PAIRS_PER_ROW`)."""
+    queries = judgments.run_queries(run.query_ids)
+    if 2 * len(queries.entry) > run.sizes.sum():  # (a lookup costs about two docs of the table's reading)
+        return None
+    columns = run.columns
+    if columns is None or not np.isfinite(columns[1]).all():
+        return None
+    doc_ids, run_scores = columns
+    scores = np.fromiter(itertools.chain.from_iterable(map(  # the score of each of those docs, NaN if not retrieved
+        map, [run.queries[query].get for query in queries.judged.tolist()], queries.doc_ids,
+        itertools.repeat(_NAN_FOREVER))), np.float64, len(queries.entry))
+    found = np.flatnonzero(~np.isnan(scores))  # (the run holds no NaN score)
+    n = len(doc_ids)
+    # The keys of every doc, then of the judged ones (float64: dense ranks among the run's scores, theirs included).
+    score_keys = _descending_score_keys(np.concatenate([run_scores, scores[found]]), precision)
+    keys = _group_score_keys(np.repeat(np.arange(len(run.sizes)), run.sizes), score_keys[:n])
+    judged_group = queries.owner[found]
+
+    def greater(rows: np.ndarray, tied: np.ndarray) -> np.ndarray:  # (as text, byte-wise in UTF-8: as trec_eval)
+        return np.fromiter(map(str.__gt__, map(doc_ids.__getitem__, rows.tolist()),
+                               map(queries.entry_doc_ids.__getitem__, found[tied].tolist())), bool, len(rows))
+
+    rank, tie_start, tie_size = _ranks(keys, run.sizes, _group_score_keys(judged_group, score_keys[n:]),
+                                       (np.cumsum(run.sizes) - run.sizes)[judged_group], greater)
+    if rank is None:
+        return None
+    return _ranked_run(judgments, [_RankedBlock.of(judgments, queries.entry[found], rank, tie_start, tie_size)],
+                       run.sizes, queries.query)
+
+
+def _ranked_run(judgments: Judgments, blocks: list[_RankedBlock], sizes: np.ndarray,
+                group_query: np.ndarray) -> RankedRun:
+    """The run of the judged rows of ``blocks`` (each of whole queries), whose groups of rows (a query's) hold
+    ``sizes`` rows each and are of the qrels queries ``group_query`` (-1: a query the qrels do not have)."""
     query, rank, entry, tie_start, tie_size = (
+        getattr(blocks[0], name) if len(blocks) == 1 else
         np.concatenate([np.empty(0, dtype=np.int64)] + [getattr(b, name) for b in blocks])
         for name in ('query', 'rank', 'entry', 'tie_start', 'tie_size'))
-    if len(blocks) > 1:  # by query, then rank: each block's rows are (by _rank_block), and each query in one block
+    if len(blocks) > 1:  # by query, then rank: each block's rows are (_RankedBlock.of), and each query in one block
         order = np.argsort(query, kind='stable')
         query, rank, entry, tie_start, tie_size = (a[order] for a in (query, rank, entry, tie_start, tie_size))
     known = group_query >= 0
@@ -245,7 +304,7 @@ class _InlineExecutor(Executor):
 
 @dataclass(frozen=True)
 class _RankedBlock:
-    """The judged rows of a block of queries."""
+    """The judged rows of a block of queries, by query, then rank."""
 
     has_duplicate: bool  # some doc hash repeats within a query (checked on the strings afterwards)
     query: np.ndarray    # judged rows: qrels query index,
@@ -253,6 +312,14 @@ class _RankedBlock:
     entry: np.ndarray    # qrels entry,
     tie_start: np.ndarray  # and tie group (see RankedRun)
     tie_size: np.ndarray
+
+    @classmethod
+    def of(cls, judgments: Judgments, entry: np.ndarray, rank: np.ndarray, tie_start: np.ndarray,
+           tie_size: np.ndarray, has_duplicate: bool = False) -> _RankedBlock:
+        """The judged rows of qrels entries ``entry``, with their ranks and tie groups, ordered by query, then rank."""
+        query = judgments.query[entry]
+        order = np.argsort((query << 32) | rank, kind='stable')  # (ranks < 2**32: see _group_score_keys)
+        return cls(has_duplicate, query[order], rank[order], entry[order], tie_start[order], tie_size[order])
 
 
 def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgments: Judgments,
@@ -266,52 +333,30 @@ def _rank_block(run: pa.Table, sizes: np.ndarray, group_query: np.ndarray, judgm
     query = group_query[row_group[rows]]
     known = query >= 0
     rows, entry = judgments.find(rows[known], query[known], docs)
-    rank, tie_start, tie_size = _ranks(_descending_score_keys(run['score'], precision), row_group,
-                                       np.cumsum(sizes) - sizes, docs, rows)
-    query = judgments.query[entry]
-    order = np.argsort((query << 32) | rank, kind='stable')  # by query, then rank (ranks < 2**32): see _ranks
-    return _RankedBlock(has_duplicate, query[order], rank[order], entry[order], tie_start[order], tie_size[order])
+    keys = _group_score_keys(row_group, _descending_score_keys(to_numpy(run['score']), precision))
+    first = (np.cumsum(sizes) - sizes)[row_group[rows]]
+    rank, tie_start, tie_size = _ranks(keys, sizes, keys[rows], first,
+                                       lambda others, tied: docs.greater(others, rows[tied]))
+    if rank is None:
+        rank = _ranks_by_sort(keys, docs.ids, rows, first)
+    return _RankedBlock.of(judgments, entry, rank, tie_start, tie_size, has_duplicate)
 
 
 def _has_repeated_doc(row_group: np.ndarray, doc_hash: np.ndarray) -> bool:
-    """Whether two rows of a query group have the same doc hash (the strings are compared afterwards).
-
-    Each row's (group, hash) key is scattered into a table of 4 to 8 slots per key, by the top bits
-    of a multiplicative hash: a row that lost its slot to an equal key is a repeat, one that lost it
-    to another key (about 1 in 9) is placed again with another multiplier, and the few keys left
-    after the last round are sorted, rather than every key.
-    """
-    # Two passes, not doc_ids.pair_keys (eight): the slot multipliers below do the mixing.
+    """Whether two rows of a query group have the same doc hash (the strings are compared afterwards): whether
+    their (group, hash) keys repeat (:func:`.doc_ids.has_repeats`)."""
+    # Two passes, not doc_ids.pair_keys (eight): has_repeats' slot multipliers do the mixing.
     keys = row_group.view(np.uint64) * _GROUP_MIX
     keys += doc_hash
-    for multiplier in _SLOT_MULTIPLIERS:
-        bits = np.uint64(len(keys).bit_length() + 2)
-        slot = ((keys * multiplier) >> (np.uint64(64) - bits)).view(np.int64)
-        row = np.arange(len(keys), dtype=np.int32)
-        table = np.empty(1 << int(bits), dtype=np.int32)
-        table[slot] = row  # one of the rows sharing a slot wins it
-        winner = table[slot]
-        lost = np.flatnonzero(winner != row)
-        if np.any(keys[lost] == keys[winner[lost]]):
-            return True
-        keys = keys[lost]  # a repeat of a winner would have been found: winners are done
-        if not len(keys):
-            return False
-    keys.sort()
-    return bool(np.any(keys[1:] == keys[:-1]))
+    return has_repeats(keys)
 
 
 def _query_starts(query_ids: pa.ChunkedArray, helper: Executor) -> np.ndarray:
     """The first row of each run of equal query ids (a non-empty column), the second half of the rows
     compared on ``helper``'s thread."""
     half = len(query_ids) // 2
-    second_half = helper.submit(_query_changes, query_ids[half:])
-    return np.concatenate(([0], _query_changes(query_ids[:half + 1]), half + second_half.result()))
-
-
-def _query_changes(query_ids: pa.ChunkedArray) -> np.ndarray:
-    """The rows (counted from 1) whose query id differs from the row before's."""
-    return to_numpy(ac.indices_nonzero(ac.not_equal(query_ids[1:], query_ids[:-1]))).view(np.int64) + 1
+    second_half = helper.submit(run_changes, query_ids[half:])
+    return np.concatenate(([0], run_changes(query_ids[:half + 1]), half + second_half.result()))
 
 
 def _query_groups(query_ids: pa.ChunkedArray, starts: np.ndarray, judgments: Judgments,
@@ -320,28 +365,39 @@ def _query_groups(query_ids: pa.ChunkedArray, starts: np.ndarray, judgments: Jud
     ``known`` to be the starts of distinct queries): (row order making each query's rows contiguous, None if
     they already are, as in run files; rows per group in that order; qrels query index per group or -1)."""
     heads = ac.take(query_ids, from_numpy(starts))
-    order = None
-    if known or ac.count_distinct(heads) == len(heads):
-        sizes = np.diff(starts, append=len(query_ids))
-    else:
-        heads = ac.unique(query_ids)
-        group = to_numpy(ac.index_in(query_ids, heads))
-        order, sizes = np.argsort(group, kind='stable'), np.bincount(group, minlength=len(heads))
-    return order, sizes, to_numpy(ac.index_in(heads, judgments.query_ids)).astype(np.int64)
+    group_query = judgments.query_index(heads)
+    if known or _distinct(heads, group_query):
+        return None, np.diff(starts, append=len(query_ids)), group_query
+    heads = ac.unique(query_ids)
+    group = to_numpy(ac.index_in(query_ids, heads))
+    return (np.argsort(group, kind='stable'), np.bincount(group, minlength=len(heads)),
+            judgments.query_index(heads))
 
 
-def _descending_score_keys(score: pa.ChunkedArray, precision: str) -> np.ndarray:
-    """uint32 keys whose ascending order is the descending order of the scores, compared as float32
+def _distinct(heads: pa.ChunkedArray, group_query: np.ndarray) -> bool:
+    """Whether the query ids ``heads`` (of qrels query indices ``group_query``, -1 for none) are distinct: no qrels
+    query twice, and the others compared as strings (Arrow's count of distinct strings took as long as the rest of
+    the ranking for a million queries of one doc: benchmarks/queries.py)."""
+    judged = group_query[group_query >= 0]
+    if len(judged) and np.bincount(judged).max() > 1:
+        return False
+    others = np.flatnonzero(group_query < 0)
+    return len(others) < 2 or ac.count_distinct(ac.take(heads, from_numpy(others))) == len(others)
+
+
+def _descending_score_keys(score: np.ndarray, precision: str) -> np.ndarray:
+    """uint32 keys whose ascending order is the descending order of the float64 scores, compared as float32
     (trec_eval 9 and pytrec_eval: 1.00000001 ties with 1.0) or as float64 (trec_eval 10).
 
-    For float64, the 64-bit keys are replaced by their dense ranks in the block (one sort), so that
+    For float64, the 64-bit keys are replaced by their dense ranks among ``score``'s (one sort), so that
     the rest of the ranking keeps working on 32-bit keys."""
     if precision == 'float64':
-        keys = _descending_keys(to_numpy(score) + 0.0, np.uint64)
+        keys = _descending_keys(score + 0.0, np.uint64)
         distinct = np.sort(keys)
         distinct = distinct[run_starts(distinct)]
         return np.searchsorted(distinct, keys).astype(np.uint32)
-    return _descending_keys(to_numpy(ac.cast(score, pa.float32(), safe=False)) + np.float32(0), np.uint32)
+    with np.errstate(over='ignore'):  # (beyond float32's range: infinite, as trec_eval's cast)
+        return _descending_keys(score.astype(np.float32) + np.float32(0), np.uint32)
 
 
 def _descending_keys(values: np.ndarray, dtype: type[np.unsignedinteger]) -> np.ndarray:
@@ -358,43 +414,57 @@ def _descending_keys(values: np.ndarray, dtype: type[np.unsignedinteger]) -> np.
     return bits
 
 
-def _ranks(score_key: np.ndarray, row_group: np.ndarray, group_start: np.ndarray, docs: DocIds,
-           rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rank of each of ``rows`` in its query group, and the 1-based position of the first row and the
-    size of its tie group (the rows of its query with its score). ``score_key`` orders the scores
-    (ascending key = descending score), ``row_group`` gives each row's group (contiguous, ascending)
-    and ``group_start`` each group's first row; rows tied on score are ordered by doc_id descending."""
-    run_start = np.zeros(len(score_key), dtype=bool)  # first row of each run of equal (group, score), ranked
-    run_start[group_start] = True
-    if np.all((score_key[1:] >= score_key[:-1]) | run_start[1:]):  # run files list each query's docs by score
-        order, position = None, rows
-        run_start[1:] |= score_key[1:] != score_key[:-1]
-    else:
-        key = _group_score_keys(row_group, score_key)
-        order = np.argsort(key, kind='stable')  # (timsort: the keys ascend by group, a run each)
-        key = key[order]
-        run_start[1:] = key[1:] != key[:-1]
-        position = np.empty_like(order)
-        position[order] = np.arange(len(order))
-        position = position[rows]
-    bounds = np.append(np.flatnonzero(run_start), len(score_key))
-    tie_run = np.searchsorted(bounds, position, 'right')
-    lo, hi = bounds[tie_run - 1], bounds[tie_run]
-    first = group_start[row_group[rows]]
+def _ranks(keys: np.ndarray, sizes: np.ndarray, judged: np.ndarray, first: np.ndarray,
+           greater: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> tuple[np.ndarray | None, np.ndarray,
+                                                                           np.ndarray]:
+    """The rank of each judged row in its query group, and the 1-based position of the first row and the size
+    of its tie group (the rows of its query with its score), from ``keys`` (:func:`_group_score_keys`) of every
+    row of a block (groups of ``sizes`` rows) and ``judged``, those of the judged rows, whose groups start at row
+    ``first``. Rows tied on score are ordered by doc_id descending: ``greater(rows, tied)`` says whether the doc of
+    each of ``rows`` is greater than that of the judged row ``tied`` beside it (an index into ``judged``). The rank
+    is None where that would take more than ``TIE_PAIRS_PER_ROW`` comparisons per row (the caller sorts on
+    doc_ids)."""
+    ordered, order = _ordered(keys, sizes)
+    starts = np.flatnonzero(run_starts(ordered))  # each tie group's first position: looked up among the distinct
+    tie_group = np.searchsorted(ordered[starts], judged)  # keys (1,000 for a query of 1M docs and rounded scores)
+    lo, hi = starts[tie_group], np.append(starts[1:], len(keys))[tie_group]
     tie_start, tie_size = lo - first + 1, hi - lo
     tied = np.flatnonzero(tie_size > 1)
-    if tie_size[tied].sum() > TIE_PAIRS_PER_ROW * len(score_key):
-        return _ranks_by_sort(_group_score_keys(row_group, score_key), docs.ids, rows, first), tie_start, tie_size
+    if tie_size[tied].sum() > TIE_PAIRS_PER_ROW * len(keys):
+        return None, tie_start, tie_size
     rank = tie_start.copy()
-    owner, others = expand(hi[tied] - lo[tied], lo[tied])  # each tied row against its whole tie run, itself included
+    owner, others = expand(tie_size[tied], lo[tied])  # each tied row against its whole tie group, itself included
     if order is not None:
         others = order[others]
-    rank[tied] += np.bincount(owner[docs.greater(others, rows[tied][owner])], minlength=len(tied))
+    rank[tied] += np.bincount(owner[greater(others, tied[owner])], minlength=len(tied))
     return rank, tie_start, tie_size
 
 
+def _ordered(keys: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``keys`` (:func:`_group_score_keys`) of groups of ``sizes`` rows, in ascending order, and the rows in that
+    order (None: in order already, as run files list each query's docs by score). Where the row number fits in the
+    bits below a key, one sort of the keys with their rows there, as int64 (an argsort took twice as long on
+    10,000 rows, and a sort of uint64 half as long again), group by group where the groups are of one size
+    (runs cut at a depth: 0.55 times as long for 100 groups of 100 rows)."""
+    if np.all(keys[1:] >= keys[:-1]):
+        return keys, None
+    row_bits = np.uint64((len(keys) - 1).bit_length())
+    if (int(keys[-1]) >> 32).bit_length() + 32 + int(row_bits) <= 63:  # (the last row's group is the largest)
+        packed = keys << row_bits
+        packed |= np.arange(len(keys), dtype=np.uint64)
+        signed = packed.view(np.int64)  # (below 2**63: ordered alike)
+        if np.all(sizes == sizes[0]):
+            signed.reshape(len(sizes), -1).sort(axis=1)  # (the groups ascend: sorted within each, all are)
+        else:
+            signed.sort()
+        return packed >> row_bits, (packed & ((np.uint64(1) << row_bits) - np.uint64(1))).view(np.int64)
+    order = np.argsort(keys, kind='stable')  # (timsort: the keys ascend by group, a run each)
+    return keys[order], order
+
+
 def _group_score_keys(row_group: np.ndarray, score_key: np.ndarray) -> np.ndarray:
-    """(group << 32 | score key) per row: ascending order ranks every group."""
+    """(group << 32 | score key) per row: ascending order ranks every group (its rows in a row, the groups
+    numbered in order)."""
     keys = row_group.view(np.uint64) << np.uint64(32)
     keys |= score_key
     return keys

@@ -16,6 +16,7 @@ or an integer (bools too), read as ``str()`` writes it; any other type is an Inp
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import sys
@@ -27,24 +28,47 @@ import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
-from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
+from irmeasures_ext._arrow.arrays import from_numpy, string_array, to_numpy
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RowError, warn_at_caller
 from irmeasures_ext.readers import columnar
 from irmeasures_ext.readers.conversion import cast_column, from_columns, from_lists, no_ranks, to_array
-from irmeasures_ext.readers.schemas import CLASS_COLUMN, INTENT_COLUMN, Layout, layout_of
+from irmeasures_ext.readers.schemas import CLASS_COLUMN, INTENT_COLUMN, RUN_SCHEMA, Layout, layout_of
 from irmeasures_ext.readers.source import Source, open_file
 
 
-@dataclass(frozen=True)
 class Input:
     """A run or qrels read into a table, and the file or dataset it was read from (None for other forms).
 
     ``query_starts`` is what a form guarantees, where it does (a dict-of-dict): the first row of each query,
-    its rows grouped by query, each query once and no doc twice within it; None: to be found from the rows."""
+    its rows grouped by query, each query once and no doc twice within it; None: to be found from the rows.
+    ``dict_run``: a small dict-of-dict run kept as it is (:class:`DictRun`, read so by ``read_input(...,
+    dict_run=True)``), which the ranking reads directly; its :attr:`table` is then read when first asked for (and
+    its problems reported then)."""
 
-    table: pa.Table
-    source: Source | None
-    query_starts: np.ndarray | None = None
+    def __init__(self, table: pa.Table | None, source: Source | None, query_starts: np.ndarray | None = None,
+                 dict_run: DictRun | None = None) -> None:
+        if table is not None:
+            self.table = table
+        self.source = source
+        self.query_starts = query_starts
+        self.dict_run = dict_run
+
+    @functools.cached_property
+    def table(self) -> pa.Table:
+        """The rows, in the fixed columns (given, or, for a :attr:`dict_run`, built now)."""
+        if self.dict_run is None:
+            raise AttributeError('table')  # (never: an Input is given its table, or a dict_run)
+        return self.dict_run.table()
+
+    @property
+    def column_names(self) -> list[str]:
+        """The table's columns (known without building it)."""
+        return RUN_SCHEMA.names if self.dict_run is not None else self.table.column_names
+
+    def query_ids(self) -> pa.Array | pa.ChunkedArray:
+        """The query id of each row, or, for a :attr:`dict_run`, of each of its queries with docs: the same ids
+        in the same order of first appearance."""
+        return self.table['query_id'] if self.dict_run is None else string_array(self.dict_run.query_ids)
 
     def describe(self, problem: RowError) -> str:
         """``problem`` as an error would say it: naming the file it concerns (and for a TREC file, the lines)."""
@@ -61,6 +85,85 @@ class Input:
             raise self.source.locate(error) from None
 
 
+#: Runs given as a dict-of-dict of fewer docs may be kept as they are (:class:`DictRun`); larger ones are read into
+#: a table, whose ranking is vectorised throughout and threaded (the lookups and the doc ids compared for ties of a
+#: DictRun are not: on the 1M-line run, 0.33 s against 0.23 s, benchmarks/every_measure.py, part ``inprocess``).
+DICT_RUN_ROWS = 1 << 14
+
+
+@dataclass(frozen=True, eq=False)
+class DictRun:
+    """A small run given as a dict-of-dict ``{query_id: {doc_id: score}}``, as it is: its queries' dicts, their
+    ids (strings) and sizes; every doc id and score, read when first asked for (:attr:`columns`).
+
+    The ranking reads it directly (:func:`~irmeasures_ext.engine.ranking.rank_dict_run`): the qrels' judged docs
+    of each query are looked up in its dict, and the run's doc ids are not copied into a table, hashed and looked
+    up in the qrels. On runs of 100 queries x 100 docs, reading them into a table took as long as evaluating the
+    table, and the runs were evaluated no faster than pytrec_eval evaluates them (benchmarks/small_runs.py).
+
+    Its doc ids are checked to be strings as a join checks them: a ``str`` subclass counts as its text, and is
+    looked up with its own hash and equality (as the dict holding it does)."""
+
+    data: dict             # the run as given
+    queries: list[dict]    # the dict of each query with docs, in order
+    query_ids: list[str]   # their ids
+    sizes: np.ndarray      # their numbers of docs
+
+    @classmethod
+    def of(cls, data: Any) -> DictRun | None:
+        """``data`` as a DictRun if it is a dict of dicts with docs, fewer than :data:`DICT_RUN_ROWS` of them, whose
+        query ids are strings that encode as UTF-8; else None."""
+        if type(data) is not dict or set(map(type, data.values())) != {dict}:
+            return None
+        query_ids, queries = list(data), list(data.values())
+        sizes = np.fromiter(map(len, queries), np.int64, len(queries))
+        if sizes.sum() >= DICT_RUN_ROWS:
+            return None
+        if not sizes.all():  # (a query without docs has no row)
+            query_ids, queries = ([item for item, size in zip(items, sizes.tolist(), strict=True) if size]
+                                  for items in (query_ids, queries))
+            sizes = sizes[sizes > 0]
+        if set(map(type, query_ids)) != {str} or not _encodes(query_ids):
+            return None
+        return cls(data, queries, query_ids, sizes)
+
+    @functools.cached_property
+    def columns(self) -> tuple[list[str], np.ndarray] | None:
+        """Every doc id and score (float64), query after query, if every doc id is a string that encodes as UTF-8
+        and every score reads as a number other than NaN: what reading the run into a table
+        (:func:`_from_dict_of_dict`) reads as it is; else None (read it into a table: the same checks, and their
+        errors)."""
+        doc_ids = list(itertools.chain.from_iterable(self.queries))
+        if not _encodes(doc_ids):
+            return None
+        try:  # (as numbers_of reads them)
+            scores = np.fromiter(itertools.chain.from_iterable(map(dict.values, self.queries)), np.float64,
+                                 len(doc_ids))
+        except Exception:  # (anything the table's reading would report, or read otherwise)
+            return None
+        return None if np.isnan(scores).any() else (doc_ids, scores)
+
+    @property
+    def query_starts(self) -> np.ndarray:
+        """The first row of each query in :meth:`table` (:attr:`Input.query_starts`)."""
+        return np.cumsum(self.sizes) - self.sizes
+
+    def table(self) -> pa.Table:
+        """The run read into a table, as any dict-of-dict is."""
+        return _from_dict_of_dict(self.data, RUN_SCHEMA, 'run')
+
+
+def _encodes(strings: list[Any]) -> bool:
+    """Whether every one of ``strings`` is a ``str`` that encodes as UTF-8 (one pass, by a join)."""
+    try:
+        joined = ''.join(strings)
+        if not joined.isascii():
+            joined.encode('utf-8')
+    except (TypeError, UnicodeEncodeError):
+        return False
+    return True
+
+
 class InputDict(dict):
     """An :class:`Input` as the dict-of-dict every ir_measures provider reads, which keeps the Input, so that our
     provider reads it as it was read (the file of a problem named, ranks kept)."""
@@ -70,16 +173,18 @@ class InputDict(dict):
         self.input = read
 
 
-def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool = False) -> Input:
+def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool = False,
+               dict_run: bool = False) -> Input:
     """``data``, a run or qrels (``kind``) in any accepted form, read into a table; ``with_rank`` keeps a
     run's rank column (tie policy ``rank``), ``with_intents`` the intent of each qrels line (the diversity
-    measures)."""
+    measures); ``dict_run``: a small dict-of-dict run is kept as it is (:class:`DictRun`), for a caller that ranks
+    it at once (its problems are found then: :attr:`Input.table`)."""
     if isinstance(data, InputDict):
         data = data.input
-    if isinstance(data, Input) and (not with_rank or 'rank' in data.table.column_names) and (
-            with_intents == (INTENT_COLUMN in data.table.column_names)):  # (read with intents: again without)
+    if isinstance(data, Input) and (not with_rank or 'rank' in data.column_names) and (
+            with_intents == (INTENT_COLUMN in data.column_names)):  # (read with intents: again without)
         return data
-    if isinstance(data, Input) and kind == 'qrels' and not with_intents and INTENT_COLUMN in data.table.column_names \
+    if isinstance(data, Input) and kind == 'qrels' and not with_intents and INTENT_COLUMN in data.column_names \
             and not (data.source is not None and data.source.has_classes()):
         # (read with intents, wanted without: the same lines without their intents, not read again: the source may
         # be read once only, e.g. intent_qrels(a generator) that ir_measures' pipeline read for pyndeval and ours)
@@ -87,6 +192,9 @@ def read_input(data: Any, kind: str, with_rank: bool = False, with_intents: bool
     if isinstance(data, Input):
         data = data.source if data.source is not None else data.table
     source = as_source(data)
+    if dict_run and kind == 'run' and not with_rank and isinstance(source, TableSource) and (
+            kept := DictRun.of(source.data)) is not None:
+        return Input(None, source, kept.query_starts, kept)
     layout = layout_of(kind, with_rank, kind == 'qrels' and not with_intents and source.has_classes(), with_intents)
     read = Input(source.read(layout), source, source.query_starts())
     name = kind if source.name is None else source.name
