@@ -28,11 +28,12 @@ from irmeasures_ext.measures.base import (
 
 class IrMeasuresExtProvider(providers.Provider):
     """
-    irmeasures_ext: Q-measure, nDCG_Z1, the rank statistics, NTCIREVAL's ad hoc measures, trec_eval's measures
-    ir_measures has no name for, and every measure of ir_measures but the diversity ones (trec_eval's AP, P, R,
+    irmeasures_ext: Q-measure, nDCG_Z1, the rank statistics, NTCIREVAL's ad hoc and intent-aware measures,
+    trec_eval's measures ir_measures has no name for, and every measure of ir_measures (trec_eval's AP, P, R,
     RR, nDCG, Bpref, infAP, IPrec, the set measures...; gdeval's ERR and exp-log2 nDCG; cwl_eval's RBP, BPM,
-    SDCG, NERR8-11, INST, INSQ; trectools' RBP; Judged; Compat), each exact to the tool that defines it,
-    computed in vectorised passes over one ranking of the run. By default ties are
+    SDCG, NERR8-11, INST, INSQ; trectools' RBP; ndeval's alpha_nDCG, ERR_IA, ...; Judged; Compat), each exact to
+    the tool that defines it, computed in vectorised passes over one ranking of the run (ir_measures' pipeline
+    still gives its own measures to their own providers first). By default ties are
     broken as trec_eval does (score descending, then doc_id descending, scores compared as float32),
     for every measure, including ``RR@k``; ``provider.configured(ties=..., score_precision=...)`` and
     our measures' ``ties``/``score_precision`` parameters choose another policy, and
