@@ -59,7 +59,7 @@ an input on which ir_measures computes its own way (qrels without a judgment; re
 pyndeval): without them, ir_measures gives its own error or its own number, the one it gives without this
 package, and our provider still reads and checks every input it is given itself.
 
-What changes for ir_measures' own tests (tests/test_guest.py runs them with and without the plugin): four of
+What changes for ir_measures' own tests (tests/interop/test_guest.py runs them with and without the plugin): four of
 them fail with 5 on purpose, and pass with the switch: qrels ``[]`` are our error where ir_measures gives no
 value, and a DataFrame with PyTerrier's ``docno`` among ir_measures' column names is read rather than refused.
 """

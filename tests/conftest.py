@@ -22,7 +22,7 @@ if 'MUTANT_UNDER_TEST' in os.environ:
     settings.load_profile('mutation-testing')
 
 # `python -m pytest` puts the working directory (the checkout) first on sys.path, where it would shadow
-# the installed package: the tests import what users install (tests/test_installed_package.py).
+# the installed package: the tests import what users install (tests/install/test_installed_package.py).
 if not UNDER_MUTMUT:
     sys.path[:] = [entry for entry in sys.path if Path(entry or '.').resolve() != ROOT]
 

@@ -1,5 +1,5 @@
 """Prints, as a JSON list, what ``import irmeasures_ext`` changes in ir_measures and in the interpreter
-(tests/test_guest.py): every attribute of ir_measures' modules, of their classes and of their other objects
+(tests/interop/test_guest.py): every attribute of ir_measures' modules, of their classes and of their other objects
 (``DefaultPipeline``, the providers) that is added or replaced (not those of an object added), every dict or
 list among them whose items change, the hooks of ``sys`` and the warnings filters. Run with
 ``IRMEASURES_EXT_NO_AUTOLOAD=1``, so that nothing loads the package before; ``--switched-off`` keeps the

@@ -1,4 +1,4 @@
-"""ir_measures' providers on one generated input, as JSON (tests/test_guest.py's property test).
+"""ir_measures' providers on one generated input, as JSON (tests/interop/test_guest.py's property test).
 
 The test imports :func:`evaluate` and computes the side "with the plugin" in its own process; it runs this
 file as a script, with ``IRMEASURES_EXT_NO_AUTOLOAD=1``, for the side "without": one input per line of JSON

@@ -1,4 +1,4 @@
-"""A pytest plugin for tests/test_guest.py's runs of ir_measures' own tests (``-p guest_outcomes``).
+"""A pytest plugin for tests/interop/test_guest.py's runs of ir_measures' own tests (``-p guest_outcomes``).
 
 With ``IRMEASURES_EXT_GUEST_IMPORT=1`` it imports irmeasures_ext when pytest loads it, before any test is
 collected (a user's ``import irmeasures_ext``). At the end of the run it writes to the file named by

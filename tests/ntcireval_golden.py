@@ -9,10 +9,11 @@ from __future__ import annotations
 import csv
 import functools
 import gzip
-import pathlib
 from typing import NamedTuple
 
-FOLDER = pathlib.Path(__file__).parent / 'data' / 'ntcireval_full'
+from conftest import DATA
+
+FOLDER = DATA / 'ntcireval_full'
 QRELS, RUN = FOLDER / 'qrels.txt', FOLDER / 'run.txt'
 EC_QRELS, EC_RUN = FOLDER / 'eqrels.txt', FOLDER / 'erun.txt'
 

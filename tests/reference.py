@@ -160,7 +160,7 @@ def read_trec_run(path) -> dict[str, dict[str, float]]:
     return run
 
 
-# trec_eval's measures, plainly (checked against pytrec_eval in tests/test_ties.py).
+# trec_eval's measures, plainly (checked against pytrec_eval in tests/engine/test_ties.py).
 
 def n_relevant(judged: Judged, rel: int) -> int:
     return sum(label >= rel for label in judged.values())
@@ -625,7 +625,7 @@ def geometric_mean(values: Iterable[float]) -> float:
     logs = [math.log(max(value, MIN_GEO_MEAN)) for value in values]
     return math.exp(sum(logs) / len(logs)) if logs else math.nan
 
-# The C/W/L measures ir_measures takes from cwl_eval, and trectools' RBP (tests/test_cwl.py).
+# The C/W/L measures ir_measures takes from cwl_eval, and trectools' RBP (tests/measures/test_cwl.py).
 #
 # A C/W/L measure (Moffat, Thomas & Scholer, CIKM 2013; Azzopardi, Thomas & Moffat, SIGIR 2019) is given by
 # C(i), the probability that a user at rank i goes on to rank i + 1: the user reaches rank i with

@@ -3,7 +3,7 @@
 Written from the definitions of ndeval 4.5 (Clarke et al., SIGIR 2008 for α-nDCG; Chapelle et al., CIKM 2009
 with Agrawal et al., WSDM 2009 for ERR-IA; Clarke et al., ICTIR 2009 for NRBP; ``ndeval -help``; the
 measures as ``tests/data/diversity/README.md`` states them) as loops over one ranked list: no numpy and
-nothing imported from ``irmeasures_ext``. ``tests/test_reference_diversity.py`` checks every function against
+nothing imported from ``irmeasures_ext``. ``tests/measures/test_ndeval_references.py`` checks every function against
 pyndeval 0.0.8 (ndeval 4.5's C code in a Python wrapper) through ir_measures 0.4.3.
 
 Each function takes the topic's ranking (doc ids, best first), its judgments as ``{doc_id: subtopics}`` (the

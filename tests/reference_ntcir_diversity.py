@@ -4,7 +4,7 @@ Written from the definitions of NTCIREVAL 190111's diversity scripts (``D-NTCIR-
 ``D-NTCIR-IAeval``/``IAeval2``, ``DIN-NTCIR-PQeval``, ``NEVIAPQ2sharpnev``) and the ``ntcir_eval`` subcommands
 they call (``glabel``, ``dinlabel``, ``gcompute``, ``irec``), as ``tests/data/diversity/README.upstream.md``
 ("How NTCIREVAL computes each measure") states them, as loops over one ranked list: no numpy and nothing
-imported from ``irmeasures_ext``. ``tests/test_reference_ntcir_diversity.py`` checks every function against
+imported from ``irmeasures_ext``. ``tests/ntcireval/test_diversity_references.py`` checks every function against
 NTCIREVAL's own values (``tests/data/diversity/ntcireval_per_topic.tsv``), then the package's provider against
 these functions on generated data.
 

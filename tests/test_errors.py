@@ -491,7 +491,7 @@ def test_qrels_without_relevance_are_rejected():
 
 
 def test_real_valued_relevance_is_a_label_not_an_error():
-    """(Refused before issue 35 §4; tests/test_real_labels.py tests them in every form.)"""
+    """(Refused before issue 35 §4; tests/measures/test_real_labels.py tests them in every form.)"""
     qrels = pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'relevance': [0.5, 1.5]})
     run = {'q1': {'a': 2.0, 'b': 1.0}}
     assert PROVIDER.calc_aggregate([ir_measures.RR], qrels, run) == {ir_measures.RR: 1.0}  # (every label above 0)

@@ -8,7 +8,7 @@ place of the array and table methods that compute (``cast``, ``take``, ``sort``,
 which import pyarrow.compute on first use. Paths off the default evaluation (error reports, the
 ``rank`` tie policy's check, the other subcommands) may import it. ``pyarrow._compute`` is internal
 to pyarrow: should it move, the same objects come from ``pyarrow.compute``, which re-exports them
-(tests/test_arrow_compute.py tests that fallback; .ci/run tests the oldest pyarrow allowed, 14).
+(tests/arrow/test_compute.py tests that fallback; .ci/run tests the oldest pyarrow allowed, 14).
 """
 from __future__ import annotations
 
