@@ -34,8 +34,9 @@ from irmeasures_ext.errors import (
     NoOverlapWarning,
     ReversedScoresWarning,
 )
+from irmeasures_ext.guest import register
 from irmeasures_ext.measures import DECLARED
-from irmeasures_ext.plugin import provider, register
+from irmeasures_ext.plugin import provider
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,7 +1,7 @@
 """Everything this package changes in ir_measures, ir_datasets and the interpreter (issue 48: the guest's
 manners), each with the user problem it solves and where it is installed. :func:`install` (run by
-``irmeasures_ext.register()``, which importing the package runs) makes all of them but the first and the last,
-each at most once.
+:func:`register`, public as ``irmeasures_ext.register()``, which importing the package runs) makes all of them but
+the first and the last, each at most once.
 
 What a user who imports the package asks for:
 
@@ -25,12 +25,15 @@ our provider (issue 45; :mod:`irmeasures_ext.interop` has the wrappers, :func:`t
 
 5. ``ir_measures.util.QrelsConverter.predict_type`` and ``RunConverter.predict_type``, through which every
    provider reads its inputs: they read a path (``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt',
-   'run.txt')`` gave AP's provider the path's characters), a DataFrame with PyTerrier's column names, an Arrow
-   table or dataset and ``irmeasures_ext.intent_qrels(...)`` with our readers and our checks; and they refuse
-   qrels without a judgment (an empty list or dict, a generator already read), where ir_measures gives no
-   value and means of NaN. (An empty DataFrame is left to ir_measures, as PyTerrier's batched Experiment hands
-   one for a batch of topics without judgments; but gdeval's provider refuses it too, as it re-reads the qrels
-   through a converter as a list of records.)
+   'run.txt')`` gave AP's provider the path's characters), a DataFrame with all of PyTerrier's column names for
+   its kind (``qid, docno, label``; ``qid, docno, score``) and not all of ir_measures', an Arrow table or dataset
+   and ``irmeasures_ext.intent_qrels(...)`` with our readers and our checks; and they refuse qrels without a
+   judgment (an empty list or dict, a generator already read), where ir_measures gives no value and means of NaN
+   (for a measure of ``ir_measures.define``: the user's function's values from no judgment, the same for a
+   generator read twice). (A DataFrame that mixes the two sets of names, ``query_id, docno, relevance``, is left
+   to ir_measures, which refuses it with its own error, as without this package. An empty DataFrame is left to
+   ir_measures, as PyTerrier's batched Experiment hands one for a batch of topics without judgments; but gdeval's
+   provider refuses it too, as it re-reads the qrels through a converter as a list of records.)
 6. ``FallbackProvider._evaluator`` (``ir_measures.DefaultPipeline``): reads such qrels knowing the measures,
    with each line's intent where a diversity measure needs it; where the pipeline would give every measure to
    our provider, it is our provider's evaluator, which reads each input once in its own form (no dict-of-dict)
@@ -59,9 +62,17 @@ an input on which ir_measures computes its own way (qrels without a judgment; re
 pyndeval): without them, ir_measures gives its own error or its own number, the one it gives without this
 package, and our provider still reads and checks every input it is given itself.
 
-What changes for ir_measures' own tests (tests/interop/test_guest.py runs them with and without the plugin): four of
-them fail with 5 on purpose, and pass with the switch: qrels ``[]`` are our error where ir_measures gives no
-value, and a DataFrame with PyTerrier's ``docno`` among ir_measures' column names is read rather than refused.
+What changes for ir_measures' own tests (tests/interop/test_guest.py runs them with and without the plugin): every test
+has the same outcome but two, which fail with 5 on purpose and pass with the switch, both for one documented
+refusal, of qrels ``[]`` (ir_measures' tests give them a run and expect no error), our "qrels: no records" error:
+``test_providers.py::TestPytrecEval::test_empty``, where every provider of ir_measures gives no value per query and
+a mean of NaN for every measure (an evaluation that evaluates nothing, silently), and
+``test_runtime.py::TestRuntime::test_define``, where ``ir_measures.define``'s measure hands the empty qrels to the
+user's function, which gives each query of the run a value (0.0: no doc relevant) computed from no judgment, the
+silently wrong number a generator of qrels read twice would give. Decision: refused, as everywhere in this package
+("never a silently wrong number; bad input gets a clear error"); the rest of both tests passes with the plugin.
+A DataFrame mixing ir_measures' and PyTerrier's column names (``test_util.py``'s ``query_id, docno, relevance``) is
+ir_measures' own error, with the plugin as without (item 5).
 """
 from __future__ import annotations
 
@@ -73,14 +84,24 @@ from typing import Any
 
 from irmeasures_ext import autoload
 from irmeasures_ext.errors import IrMeasuresExtError, RowError
+from irmeasures_ext.plugin import provider, register_datasets, register_provider
 
 #: The attribute marking what this module installed (installed once, however often :func:`install` runs).
 MARK = 'IRMEASURES_EXT'
 
 
+def register() -> None:
+    """Makes what this package changes in ir_measures, ir_datasets and the interpreter, all listed in this module's
+    docstring: the provider, the datasets, and (unless the autoload is switched off) the converters' reading and
+    the ``ir_measures`` command's one-line errors (:func:`install`). Idempotent; importing the package runs it
+    (public as ``irmeasures_ext.register``)."""
+    install()
+
+
 def install() -> None:
-    """Makes the changes 2-4 of the module docstring, and 5-9 unless the autoload is switched off. Idempotent."""
-    from irmeasures_ext.plugin import register_datasets, register_provider
+    """Makes the changes 2-4 of the module docstring, and 5-9 unless the autoload is switched off. Idempotent.
+    (Module graph: this module imports :mod:`irmeasures_ext.plugin` and :mod:`irmeasures_ext.interop`, neither of
+    which imports it, and hands the wrappers the provider: no import circle.)"""
     register_provider()
     autoload.call_after_import('ir_datasets', register_datasets, 'registering its datasets')
     if not autoload.disabled():
@@ -90,7 +111,7 @@ def install() -> None:
 
 def teach_ir_measures() -> None:
     """Wraps ir_measures' converters and providers (changes 5-8 of the module docstring) with
-    :mod:`irmeasures_ext.interop`'s wrappers. Idempotent."""
+    :mod:`irmeasures_ext.interop`'s wrappers, each that needs it given our provider. Idempotent."""
     import ir_measures
     from ir_measures.providers.fallback_provider import FallbackProvider
     from ir_measures.util import QrelsConverter, RunConverter
@@ -98,12 +119,13 @@ def teach_ir_measures() -> None:
     from irmeasures_ext import interop
     wrap(QrelsConverter, 'predict_type', functools.partial(interop.converting, kind='qrels'))
     wrap(RunConverter, 'predict_type', functools.partial(interop.converting, kind='run'))
-    wrap(FallbackProvider, '_evaluator', interop.reading_qrels_for_the_measures)
+    wrap(FallbackProvider, '_evaluator', functools.partial(interop.reading_qrels_for_the_measures, provider=provider))
     wrappers = {'pyndeval': interop.giving_intents, 'pytrec_eval': interop.pytrec_eval_refusing,
                 'gdeval': interop.gdeval_refusing}
     for name, wrapper in wrappers.items():
         if name in ir_measures.providers.registry:
-            wrap(type(ir_measures.providers.registry[name]), '_evaluator', wrapper)
+            owner = type(ir_measures.providers.registry[name])
+            wrap(owner, '_evaluator', functools.partial(wrapper, provider=provider))
 
 
 def wrap(owner: type, name: str, wrapper: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:

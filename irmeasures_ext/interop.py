@@ -3,7 +3,8 @@ same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` a
 
 - ir_measures' converters (``QrelsConverter``, ``RunConverter``), through which every provider reads its inputs,
   read a file path (a ``pathlib.Path``, or a ``str`` without a newline: a path, as our provider reads one; a
-  missing file is our "no such file"), a DataFrame with PyTerrier's column names (``qid, docno, label|score``) and
+  missing file is our "no such file"), a DataFrame with all of PyTerrier's column names (``qid, docno,
+  label|score``) and not all of ir_measures' (a mix of the two is left to ir_measures' own error) and
   the forms only ours reads (Arrow tables and datasets, ``irmeasures_ext.intent_qrels(...)``) with our readers,
   checked as ours checks them, into a dict-of-dict that keeps what was read
   (:class:`~irmeasures_ext.readers.inputs.InputDict`); and they refuse qrels without a judgment (an empty list or
@@ -18,8 +19,10 @@ same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` a
   how to get them from our provider. Which provider computes a measure does not change.
 
 The wrappers below are installed on ir_measures' classes by :func:`irmeasures_ext.guest.teach_ir_measures` (not
-when the autoload is switched off: :mod:`irmeasures_ext.guest`). Imports only ir_measures and the standard library;
-the readers load when an input is read.
+when the autoload is switched off: :mod:`irmeasures_ext.guest`), which gives those that need it our provider
+(``provider``: which measures are ours, its name). Imports only ir_measures and the standard library, never
+:mod:`irmeasures_ext.plugin` or :mod:`irmeasures_ext.guest` (no import circle); the readers load when an input is
+read.
 """
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ from typing import Any
 
 import ir_measures
 from ir_measures.measures import Measure
+from ir_measures.providers import Provider
 
 from irmeasures_ext.errors import InputError
 
@@ -59,16 +63,18 @@ def converting(predict_type: Callable[[Any], Any], kind: str) -> Callable[[Any],
     return predict_type_reading_ours
 
 
-def converted_input(data: Any, kind: str, measures: list[Measure] | None = None) -> Any:
+def converted_input(data: Any, kind: str, measures: list[Measure] | None = None,
+                    provider: Provider | None = None) -> Any:
     """``data`` (a run or qrels: ``kind``) as ir_measures' providers get it: a path, a DataFrame with PyTerrier's
-    names or a form only ours reads, read by our readers (qrels checked for ``measures`` as our provider checks
-    them; ``None``: measures unknown, read as ad hoc qrels) into an InputDict; qrels without a judgment refused
-    (InputError); anything else as it is (a generator peeked at continues where it was)."""
+    names (:func:`has_pyterrier_columns`) or a form only ours reads, read by our readers (qrels checked for
+    ``measures`` as our ``provider`` checks them: :func:`read_qrels`; ``None``: measures unknown, read as ad hoc
+    qrels) into an InputDict; qrels without a judgment refused (InputError); anything else as it is (a generator
+    peeked at continues where it was)."""
     if is_path(data) or has_pyterrier_columns(data, kind) or only_ours_reads(data):
         from irmeasures_ext.readers.inputs import InputDict
         if kind == 'run':
             return run_dict(data)
-        return InputDict(read_qrels(data, measures), 'relevance')
+        return InputDict(read_qrels(data, measures, provider), 'relevance')
     if kind == 'qrels':
         data = _refused_if_empty(data)
     return data
@@ -92,14 +98,14 @@ def only_ours_reads(data: Any) -> bool:
 
 
 def has_pyterrier_columns(data: Any, kind: str) -> bool:
-    """Whether ``data`` is a DataFrame that ir_measures' converters refuse for lack of a column of theirs, with one
-    of PyTerrier's names instead (``qid``, ``docno``; ``label`` for qrels): read by our readers, as our provider
-    reads it. (A frame with all of ir_measures' names stays theirs.)"""
+    """Whether ``data`` is a DataFrame with all of PyTerrier's column names for ``kind`` (``qid, docno, label`` for
+    qrels, ``qid, docno, score`` for a run) and not all of ir_measures' (which its converters would read): read by
+    our readers, as our provider reads it. A frame with all of ir_measures' names stays theirs, and so does a mix of
+    the two (``query_id, docno, relevance``): ir_measures refuses it with its own error, as without this package."""
     if not (hasattr(data, 'itertuples') and hasattr(data, 'columns')):
         return False
     columns = {str(column) for column in data.columns}
-    pyterrier = set(PYTERRIER_COLUMNS[kind]) - set(IR_MEASURES_COLUMNS[kind])
-    return not columns >= set(IR_MEASURES_COLUMNS[kind]) and bool(columns & pyterrier)
+    return columns >= set(PYTERRIER_COLUMNS[kind]) and not columns >= set(IR_MEASURES_COLUMNS[kind])
 
 
 def run_dict(data: Any) -> Any:
@@ -117,14 +123,15 @@ def run_dict(data: Any) -> Any:
     return converted
 
 
-def read_qrels(data: Any, measures: list[Measure] | None) -> Any:
-    """The qrels ``data`` read and checked as our provider would for ``measures``: with the intent of each
-    line where one of them needs intents, each doc then needing one label for all its intents where others
-    ignore intents; else one label per doc (an error naming the lines of two)."""
+def read_qrels(data: Any, measures: list[Measure] | None, provider: Provider | None = None) -> Any:
+    """The qrels ``data`` read and checked as our ``provider`` would for ``measures``: with the intent of each
+    line where one of them needs intents (:func:`needs_intents`), each doc then needing one label for all its
+    intents where others ignore intents; else one label per doc (an error naming the lines of two). ``measures``
+    None (unknown) or ``provider`` None (no measure computed by ours): read as ad hoc qrels."""
     from irmeasures_ext.engine.intents import judgments_of_intents
     from irmeasures_ext.engine.judgments import Judgments
     from irmeasures_ext.readers.inputs import read_input
-    intents = [] if measures is None else [needs_intents(measure) for measure in measures]
+    intents = [] if measures is None else [needs_intents(measure, provider) for measure in measures]
     read = read_input(data, 'qrels', with_intents=any(intents))
     with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
         if any(intents):
@@ -135,17 +142,17 @@ def read_qrels(data: Any, measures: list[Measure] | None) -> Any:
     return read
 
 
-def needs_intents(measure: Any) -> bool:
-    """Whether our provider computes ``measure`` from the intents of the qrels (a diversity measure)."""
-    if not ours(measure):
+def needs_intents(measure: Any, provider: Provider | None) -> bool:
+    """Whether our ``provider`` computes ``measure`` from the intents of the qrels (a diversity measure); False
+    if ``provider`` is None."""
+    if provider is None or not ours(measure, provider):
         return False
     from irmeasures_ext.engine.kernels import kernel_of
     return kernel_of(measure).needs_intents
 
 
-def ours(measure: Any) -> bool:
-    """Whether our provider computes ``measure`` (False for anything not a valid measure)."""
-    from irmeasures_ext.plugin import provider
+def ours(measure: Any, provider: Provider) -> bool:
+    """Whether our ``provider`` computes ``measure`` (False for anything not a valid measure)."""
     try:
         return isinstance(measure, Measure) and provider.supports(measure)
     except Exception:  # noqa: BLE001  (a measure's own check of its parameters: left to whoever computes it)
@@ -173,17 +180,17 @@ def _refused_if_empty(qrels: Any) -> Any:
 _NOTHING = object()
 
 
-def reading_qrels_for_the_measures(original: Callable[..., Any]) -> Callable[..., Any]:
-    """A pipeline's ``_evaluator``: where it would give every measure to our provider, ours, which reads the qrels
-    and later the run itself, once, in their own form (no dict-of-dict of them), and aggregates them itself;
-    else the pipeline's, with the qrels read knowing the measures (with intents where one needs them)."""
+def reading_qrels_for_the_measures(original: Callable[..., Any], provider: Provider) -> Callable[..., Any]:
+    """A pipeline's ``_evaluator``: where it would give every measure to our ``provider`` (by its name), ours, which
+    reads the qrels and later the run itself, once, in their own form (no dict-of-dict of them), and aggregates
+    them itself; else the pipeline's, with the qrels read knowing the measures (with intents where one needs
+    them)."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
-        from irmeasures_ext.plugin import provider
         measures = list(measures)
         chosen = only_provider(self.providers, measures)
         if chosen is not None and chosen.NAME == provider.NAME:
             return chosen.evaluator(measures, qrels)
-        return original(self, measures, converted_input(qrels, 'qrels', measures))
+        return original(self, measures, converted_input(qrels, 'qrels', measures, provider))
     return _evaluator
 
 
@@ -202,17 +209,19 @@ def only_provider(providers: Iterable[Any], measures: list[Measure]) -> Any:
     return chosen[0] if len(chosen) == 1 and not remaining else None
 
 
-def giving_intents(original: Callable[..., Any]) -> Callable[..., Any]:
-    """pyndeval's ``_evaluator``, given the intents of the qrels our readers read, refusing real-valued labels."""
+def giving_intents(original: Callable[..., Any], provider: Provider) -> Callable[..., Any]:
+    """pyndeval's ``_evaluator``, given the intents of the qrels our readers read, refusing real-valued labels
+    (naming our ``provider`` where it computes the measures)."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
-        records = intent_records(converted_input(qrels, 'qrels', measures))
+        records = intent_records(converted_input(qrels, 'qrels', measures, provider))
         if isinstance(records, Iterator):  # (read once here, to look at the labels, and handed on as a list)
             records = list(records)
         real = first_real_label(records)
         if real is not None:  # (pyndeval binarises at rel=1: an LLM judge's 0.35 would silently count for nothing)
-            raise provider_refusal(self.NAME, measures, 'reads integer labels, a doc relevant from label 1 (label '
-                                   f'{real.relevance} of doc {real.doc_id!r} in query {real.query_id!r} is not one)') \
+            raise provider_refusal(provider, self.NAME, measures, 'reads integer labels, a doc relevant from label 1 '
+                                   f'(label {real.relevance} of doc {real.doc_id!r} in query {real.query_id!r} is '
+                                   'not one)') \
                 or InputError(f'{" ".join(sorted(map(str, measures)))}: ir_measures\' {self.NAME} provider reads '
                               f'integer labels; label {real.relevance} of doc {real.doc_id!r} in query '
                               f'{real.query_id!r} is not one')
@@ -259,11 +268,11 @@ def intent_records(qrels: Any) -> Any:
     return as_intent_qrels(read.table)
 
 
-def provider_refusal(name: str, measures: list[Measure], why: str) -> InputError | None:
+def provider_refusal(provider: Provider, name: str, measures: list[Measure], why: str) -> InputError | None:
     """The one-line error for ir_measures' provider ``name`` failing on ``measures`` for ``why``, naming how to
-    get them from our provider; None if our provider computes none of them (the provider's own error stands)."""
-    from irmeasures_ext.plugin import provider
-    computable = sorted(str(measure) for measure in measures if ours(measure))  # (sorted: a pipeline gives a set)
+    get them from our ``provider``; None if ours computes none of them (the provider's own error stands)."""
+    # (sorted: a pipeline gives a set)
+    computable = sorted(str(measure) for measure in measures if ours(measure, provider))
     if not computable:
         return None
     them = 'it' if len(computable) == 1 else 'them'
@@ -273,31 +282,31 @@ def provider_refusal(name: str, measures: list[Measure], why: str) -> InputError
                       f'ir_measures.{provider.NAME}; on the command line, irmeasures-ext without --provider {name})')
 
 
-def pytrec_eval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
-    """pytrec_eval's ``_evaluator``, its error on labels that are not integers one line naming our provider."""
+def pytrec_eval_refusing(original: Callable[..., Any], provider: Provider) -> Callable[..., Any]:
+    """pytrec_eval's ``_evaluator``, its error on labels that are not integers one line naming our ``provider``."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         try:
             return original(self, measures, qrels)
         except TypeError as error:
-            refusal = provider_refusal(self.NAME, measures, 'takes integer relevance labels only (pytrec_eval: '
-                                                            f'"{error}")') if str(error) == PYTREC_EVAL_LABELS else None
+            refusal = provider_refusal(provider, self.NAME, measures, 'takes integer relevance labels only '
+                                       f'(pytrec_eval: "{error}")') if str(error) == PYTREC_EVAL_LABELS else None
             if refusal is None:
                 raise
             raise refusal from error
     return _evaluator
 
 
-def gdeval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
-    """gdeval's ``_evaluator``, refusing what gdeval.pl stops at in one line naming our provider."""
+def gdeval_refusing(original: Callable[..., Any], provider: Provider) -> Callable[..., Any]:
+    """gdeval's ``_evaluator``, refusing what gdeval.pl stops at in one line naming our ``provider``."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         built = original(self, measures, qrels)
         problem, ours_too = gdeval_problem(getattr(built, 'qrels', ()))
         if problem is not None and ours_too:  # (a label above 4: our provider refuses it too, as gdeval.pl does)
             raise InputError(f'qrels: {" ".join(sorted(map(str, measures)))}: {problem}')
-        refusal = None if problem is None else provider_refusal(self.NAME, measures, f'(gdeval.pl) cannot read '
-                                                                                      f'these qrels: {problem}')
+        refusal = None if problem is None else provider_refusal(provider, self.NAME, measures,
+                                                                f'(gdeval.pl) cannot read these qrels: {problem}')
         if refusal is not None:
             raise refusal
         iter_calc = built._iter_calc
@@ -306,9 +315,10 @@ def gdeval_refusing(original: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 yield from iter_calc(run)
             except subprocess.CalledProcessError as error:
-                refusal = provider_refusal(self.NAME, measures, f'(gdeval.pl) stopped with status {error.returncode} '
-                                                                '(its format error: it reads numeric query ids and '
-                                                                f'integer labels up to {GDEVAL_MAX_LABEL} only)')
+                refusal = provider_refusal(provider, self.NAME, measures,
+                                           f'(gdeval.pl) stopped with status {error.returncode} (its format error: '
+                                           f'it reads numeric query ids and integer labels up to {GDEVAL_MAX_LABEL} '
+                                           'only)')
                 if refusal is None:
                     raise
                 raise refusal from error

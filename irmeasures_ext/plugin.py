@@ -130,15 +130,6 @@ def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
     return parsed(given)
 
 
-def register() -> None:
-    """Makes what this package changes in ir_measures, ir_datasets and the interpreter, all listed in
-    :mod:`irmeasures_ext.guest`: the provider, the datasets, and (unless the autoload is switched off) the
-    converters' reading and the ``ir_measures`` command's one-line errors. Idempotent; importing the package runs
-    it."""
-    from irmeasures_ext import guest
-    guest.install()
-
-
 def register_provider() -> None:
     """Registers the provider by name (also as ``ir_measures.irmeasures_ext``, like ir_measures' own) and once at
     the end of the default pipeline."""

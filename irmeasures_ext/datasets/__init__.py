@@ -16,7 +16,7 @@ citation (from ``docs/*.yaml``), and ``metadata()`` its counts (``metadata.py``)
 under ``$IR_DATASETS_HOME`` (read when a dataset is used, not at import); importing this package
 reads and downloads nothing.
 """
-# ir_datasets first: importing it registers our datasets (see irmeasures_ext.plugin.register), which
+# ir_datasets first: importing it registers our datasets (see irmeasures_ext.guest.register), which
 # imports the dataset modules below; importing it from inside one of them, half-initialised, cannot.
 import ir_datasets  # noqa: F401, I001
 
