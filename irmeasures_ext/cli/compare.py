@@ -27,7 +27,7 @@ from irmeasures_ext.cli.common import (
     prepare_process,
     with_intents,
 )
-from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
+from irmeasures_ext.comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from irmeasures_ext.names import MeasureSyntaxError, parse_measures
 from irmeasures_ext.suites import SUITES
 

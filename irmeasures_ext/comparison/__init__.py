@@ -7,18 +7,13 @@ from typing import TYPE_CHECKING
 
 from ir_measures.measures import Measure
 
+from irmeasures_ext.comparison.choices import CORRECTIONS, INTERVALS, TESTS
+
 if TYPE_CHECKING:
     import pandas as pd
 
     from irmeasures_ext.readers.forms import QrelsLike, RunsLike
 
-#: The significance tests (``test``), corrections (``correction``) and intervals (``ci``) by name, each with what the
-#: tables, their captions and the command's help call it: the choices of :func:`compare` and of ``compare``.
-TESTS: dict[str, str] = {'t': "paired Student's t-test", 'wilcoxon': 'Wilcoxon signed-rank test',
-                         'randomization': 'paired randomisation test', 'tukey-hsd': 'randomised Tukey HSD'}
-CORRECTIONS: dict[str, str] = {'none': 'no correction', 'bonferroni': 'Bonferroni correction',
-                               'holm': 'Holm correction', 'bh': 'Benjamini-Hochberg correction'}
-INTERVALS: dict[str, str] = {'t': "Student's t interval", 'bootstrap': 'percentile bootstrap interval'}
 
 
 def compare(qrels: QrelsLike, runs: RunsLike, measures: Iterable[Measure | str], *, names: Iterable[str] | None = None,

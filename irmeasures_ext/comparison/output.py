@@ -16,7 +16,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from irmeasures_ext.comparison import CORRECTIONS, TESTS
+from irmeasures_ext.comparison.choices import CORRECTIONS, TESTS
 from irmeasures_ext.comparison.report import MeasuresReport
 from irmeasures_ext.errors import ComparisonError
 

@@ -13,7 +13,8 @@ import pandas as pd
 from ir_measures.measures import Measure
 
 from irmeasures_ext._arrow.memory import release_freed_memory
-from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS, stats
+from irmeasures_ext.comparison import stats
+from irmeasures_ext.comparison.choices import CORRECTIONS, INTERVALS, TESTS
 from irmeasures_ext.engine.aggregates import MEAN, VARIANCE, Aggregate, aggregate_of
 from irmeasures_ext.errors import ComparisonError, DeferredWarnings
 from irmeasures_ext.evaluation import Evaluation, Results

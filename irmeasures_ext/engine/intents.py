@@ -2,21 +2,21 @@
 
 A diversity qrels line judges a doc for one intent of its query (``qid intent docid relevance``); a doc may be
 judged for several intents. The judgments keep one entry per (query, doc), labelled with its highest label
-over its intents (what a measure that ignores intents sees), and :class:`Intents` beside: per entry, its
+over its intents (what a measure that ignores intents sees), and :class:`~.judgments.Intents` beside: per entry, its
 (intent, label) pairs. Each entry also carries its own index as the judgment column :data:`JUDGMENT_COLUMN`,
 so that every row of a ranked run (after any transform) finds its pairs.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
-from irmeasures_ext.engine.judgments import Judgments, deduplicated_qrels
-from irmeasures_ext.engine.segments import expand, run_starts
+from irmeasures_ext.engine.judgments import Intents, Judgments, deduplicated_qrels
+from irmeasures_ext.engine.segments import run_starts
 from irmeasures_ext.errors import ConflictingLabelsError
 from irmeasures_ext.readers.schemas import INTENT_COLUMN
 
@@ -25,45 +25,6 @@ if TYPE_CHECKING:
 
 #: The judgment column holding each (query, doc) entry's own index (:attr:`.RankedRun.judged`).
 JUDGMENT_COLUMN = 'judgment'
-
-
-class Intents(NamedTuple):
-    """The (intent, label) pairs of each judgment entry: entry e's pairs are ``start[e]:start[e + 1]``.
-    Intents are numbered across queries (``query`` gives each one's query index); within a query, entries are
-    in doc id order (byte-wise), which breaks the ties of the greedy ideal ranking. With the intents'
-    probabilities (:class:`~irmeasures_ext.readers.intent_probabilities.IntentQrels`), ``probability`` holds
-    P(i|q) and ``navigational`` the type of each intent (NaN and False for an intent they do not list)."""
-
-    start: np.ndarray   # per entry, its first pair (one more item: the number of pairs)
-    intent: np.ndarray  # per pair, its intent
-    label: np.ndarray   # per pair, its label
-    query: np.ndarray   # per intent, its query index
-    probability: np.ndarray | None = None
-    navigational: np.ndarray | None = None
-    #: Where the probabilities list an intent that no qrels line judges (NTCIREVAL's measures skip it).
-    unjudged: tuple[str, ...] = ()
-
-    def relevant_pairs(self, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(entry, intent, label) of each pair with label >= ``rel``, by entry."""
-        relevant = self.label >= rel
-        entry = np.repeat(np.arange(len(self.start) - 1), np.diff(self.start))
-        return entry[relevant], self.intent[relevant], self.label[relevant]
-
-    def of_rows(self, entry: np.ndarray, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row, intent, label) of each pair with label >= ``rel`` of rows judged by ``entry``, in row order."""
-        row, pair = expand(self.start[entry + 1] - self.start[entry], self.start[entry])
-        relevant = self.label[pair] >= rel
-        return row[relevant], self.intent[pair[relevant]], self.label[pair[relevant]]
-
-    def covered(self, rel: int | float, n_queries: int) -> np.ndarray:
-        """S per query: its intents with a doc judged >= ``rel``."""
-        return np.bincount(self.query[self.relevant(rel)], minlength=n_queries)
-
-    def relevant(self, rel: int | float) -> np.ndarray:
-        """Per intent, whether a doc is judged >= ``rel`` for it."""
-        intents = np.zeros(len(self.query), dtype=bool)
-        intents[self.intent[self.label >= rel]] = True
-        return intents
 
 
 def earlier_of_same(keys: np.ndarray) -> np.ndarray:
@@ -79,7 +40,7 @@ def earlier_of_same(keys: np.ndarray) -> np.ndarray:
 def judgments_of_intents(qrels: pa.Table, one_label_for: list[str],
                          probabilities: IntentProbabilities | None = None) -> Judgments:
     """The judgments of qrels with an ``intent`` column (:data:`~irmeasures_ext.readers.schemas.QRELS_INTENTS`):
-    one entry per (query, doc), with its highest label, and :class:`Intents` as ``judgments.intents``. Lines
+    one entry per (query, doc), with its highest label, and :class:`~.judgments.Intents` as ``judgments.intents``. Lines
     repeated alike are counted once (``judgments.repeated``); conflicting labels of a (query, intent, doc)
     raise ConflictingLabelsError, and so do a doc's different labels for two intents where measures that
     ignore intents (``one_label_for``, their names) are evaluated too: they need one label per doc. With the

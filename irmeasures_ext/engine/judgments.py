@@ -5,7 +5,7 @@ import functools
 import itertools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +32,43 @@ GainFunction = Callable[[np.ndarray], np.ndarray]
 T = TypeVar('T')
 E = TypeVar('E', bound=RowError)
 
-if TYPE_CHECKING:
-    from irmeasures_ext.engine.intents import Intents
+class Intents(NamedTuple):
+    """The (intent, label) pairs of each judgment entry: entry e's pairs are ``start[e]:start[e + 1]``.
+    Intents are numbered across queries (``query`` gives each one's query index); within a query, entries are
+    in doc id order (byte-wise), which breaks the ties of the greedy ideal ranking. With the intents'
+    probabilities (:class:`~irmeasures_ext.readers.intent_probabilities.IntentQrels`), ``probability`` holds
+    P(i|q) and ``navigational`` the type of each intent (NaN and False for an intent they do not list)."""
+
+    start: np.ndarray   # per entry, its first pair (one more item: the number of pairs)
+    intent: np.ndarray  # per pair, its intent
+    label: np.ndarray   # per pair, its label
+    query: np.ndarray   # per intent, its query index
+    probability: np.ndarray | None = None
+    navigational: np.ndarray | None = None
+    #: Where the probabilities list an intent that no qrels line judges (NTCIREVAL's measures skip it).
+    unjudged: tuple[str, ...] = ()
+
+    def relevant_pairs(self, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(entry, intent, label) of each pair with label >= ``rel``, by entry."""
+        relevant = self.label >= rel
+        entry = np.repeat(np.arange(len(self.start) - 1), np.diff(self.start))
+        return entry[relevant], self.intent[relevant], self.label[relevant]
+
+    def of_rows(self, entry: np.ndarray, rel: int | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, intent, label) of each pair with label >= ``rel`` of rows judged by ``entry``, in row order."""
+        row, pair = expand(self.start[entry + 1] - self.start[entry], self.start[entry])
+        relevant = self.label[pair] >= rel
+        return row[relevant], self.intent[pair[relevant]], self.label[pair[relevant]]
+
+    def covered(self, rel: int | float, n_queries: int) -> np.ndarray:
+        """S per query: its intents with a doc judged >= ``rel``."""
+        return np.bincount(self.query[self.relevant(rel)], minlength=n_queries)
+
+    def relevant(self, rel: int | float) -> np.ndarray:
+        """Per intent, whether a doc is judged >= ``rel`` for it."""
+        intents = np.zeros(len(self.query), dtype=bool)
+        intents[self.intent[self.label >= rel]] = True
+        return intents
 
 
 @dataclass(frozen=True)

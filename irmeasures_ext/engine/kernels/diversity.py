@@ -26,8 +26,8 @@ from typing import NamedTuple
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, Intents, earlier_of_same
-from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, earlier_of_same
+from irmeasures_ext.engine.judgments import Intents, Judgments
 from irmeasures_ext.engine.kernels.common import KernelFunction, PrepareFunction, kernel
 from irmeasures_ext.engine.ranking import RankedRun
 from irmeasures_ext.engine.segments import run_starts, safe_divide, segment_sum

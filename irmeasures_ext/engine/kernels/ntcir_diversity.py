@@ -39,8 +39,8 @@ from typing import NamedTuple
 import numpy as np
 from ir_measures import measures as irm
 
-from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, Intents, earlier_of_same
-from irmeasures_ext.engine.judgments import IdealList, Judgments, ideal_list
+from irmeasures_ext.engine.intents import JUDGMENT_COLUMN, earlier_of_same
+from irmeasures_ext.engine.judgments import IdealList, Intents, Judgments, ideal_list
 from irmeasures_ext.engine.kernels.common import KernelFunction, PrepareFunction, cascade, discounted_gain, kernel
 from irmeasures_ext.engine.kernels.ntcir_br import rank_biased_norm
 from irmeasures_ext.engine.kernels.ntcir_gap import grade_weight
