@@ -30,7 +30,7 @@ import glob
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from irmeasures_ext.errors import extra_install
 
@@ -54,8 +54,14 @@ from irmeasures_ext.plugin import provider as default_provider
 from irmeasures_ext.readers.columnar import ColumnarSource, hive_partitioning_as_text
 from irmeasures_ext.readers.conversion import read_columns
 
+if TYPE_CHECKING:
+    from irmeasures_ext.readers.forms import QrelsLike
 
-def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
+#: The runs this module evaluates: a dask DataFrame, or the path of Parquet file(s) (a file, a folder, a glob).
+DaskRunLike = dd.DataFrame | str | os.PathLike[str]
+
+
+def calc_aggregate(measures: Iterable[Measure], qrels: QrelsLike, run: DaskRunLike,
                    provider: IrMeasuresExtProvider | None = None) -> dict[Measure, float]:
     """Each measure's aggregate over the qrels queries (as ``ir_measures.calc_aggregate``), the run
     evaluated on the Dask scheduler in use (a ``distributed.Client``'s cluster, else Dask's default);
@@ -64,7 +70,7 @@ def calc_aggregate(measures: Iterable[Measure], qrels: Any, run: Any,
     return {measure: aggregate(measure, column) for measure, column in _all_values(built, pieces).items()}
 
 
-def per_query(measures: Iterable[Measure], qrels: Any, run: Any,
+def per_query(measures: Iterable[Measure], qrels: QrelsLike, run: DaskRunLike,
               provider: IrMeasuresExtProvider | None = None) -> dd.DataFrame:
     """The per-query values as a dask DataFrame with columns ``query_id``, ``measure`` (its name) and
     ``value``: one row per (measure, qrels query), in no particular order. The run is evaluated when this
@@ -85,7 +91,7 @@ class _Piece:
     edges: pd.DataFrame  # the rows left out: those of the partition's first and last queries (or none)
 
 
-def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
+def _evaluated(measures: Iterable[Measure], qrels: QrelsLike, run: DaskRunLike,
                provider: IrMeasuresExtProvider | None) -> tuple[ExtEvaluator, list[_Piece]]:
     """The evaluator, and the evaluations of disjoint sets of whole queries that together hold the run:
     one per partition and one of the partitions' edges, or (interleaved queries) one per partition of the
@@ -113,7 +119,7 @@ def _evaluated(measures: Iterable[Measure], qrels: Any, run: Any,
     return built, [*pieces, _evaluate_partition(built, edges, False)]
 
 
-def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
+def _run_frame(run: DaskRunLike, with_rank: bool) -> tuple[dd.DataFrame, bool]:
     """The run as a dask DataFrame of the columns read (the query id first), and whether each query's rows
     are known to be in one partition (indexed by the query id, with known divisions)."""
     if isinstance(run, (str, os.PathLike)):
@@ -125,22 +131,24 @@ def _run_frame(run: Any, with_rank: bool) -> tuple[dd.DataFrame, bool]:
         if '://' not in path and not (os.path.exists(path) or glob.glob(path)):
             raise InputError(f'run {path}: no such file or folder')
         try:
-            run = dd.read_parquet(path, dataset=options)
+            frame = dd.read_parquet(path, dataset=options)
         except pa.ArrowInvalid:
             raise InputError(f'run {path}: not Parquet (irmeasures_ext.dask reads Parquet runs; a TREC run '
                              'file is streamed by ir_measures.calc_aggregate and the irmeasures-ext command)') from None
-    if not isinstance(run, dd.DataFrame):
-        raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(run).__name__} '
+    else:
+        frame = run
+    if not isinstance(frame, dd.DataFrame):
+        raise InputError(f'run: expected a dask DataFrame or the path of Parquet file(s), got {type(frame).__name__} '
                          '(a pandas DataFrame: dask.dataframe.from_pandas(run, npartitions=...), or evaluate it '
                          'with ir_measures.calc_aggregate)')
-    names = [str(name) for name in run.columns]
-    index = run.index.name
+    names = [str(name) for name in frame.columns]
+    index = frame.index.name
     in_index = index is not None and index not in names
     columns = read_columns([*names, index] if in_index else names, 'run', with_rank)
-    whole_queries = in_index and columns[0] == index and run.known_divisions
+    whole_queries = in_index and columns[0] == index and frame.known_divisions
     if in_index and index in columns:
-        run = run.reset_index()
-    return run[columns], whole_queries
+        frame = frame.reset_index()
+    return frame[columns], whole_queries
 
 
 def _evaluate_partition(built: ExtEvaluator, partition: pd.DataFrame, edges_apart: bool) -> _Piece:

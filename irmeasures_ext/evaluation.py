@@ -15,12 +15,12 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext._arrow.arrays import to_numpy
 from irmeasures_ext.engine.aggregates import aggregate
-from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run
+from irmeasures_ext.engine.evaluator import ExtEvaluator, evaluator, evaluator_and_run, run_to_evaluate
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.errors import InputError, IrMeasuresExtError, MeasureParamError
 from irmeasures_ext.measures.base import check_measure
-from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, as_intent_qrels, read_input
-from irmeasures_ext.readers.pieces import RunStream, streamed_or_whole
+from irmeasures_ext.readers.inputs import Input, as_dict_of_dict, as_intent_qrels
+from irmeasures_ext.readers.pieces import RunStream
 from irmeasures_ext.readers.schemas import REAL_LABEL
 
 if TYPE_CHECKING:
@@ -87,14 +87,15 @@ class Evaluation:
                                     f'provider computes; not to {" ".join(map(str, self.other_measures))}')
         self.built: ExtEvaluator | None = None
 
-    def read_qrels(self, qrels: Any, run: Any = None) -> Input | None:
+    def read_qrels(self, qrels: Any, run: Any = None) -> Input | RunStream | None:
         """Reads and converts the qrels (in any accepted form); with ``run``, also reads it meanwhile
-        and returns it. Our evaluator is built even without measures of ours: it checks both inputs."""
+        and returns it (or the stream to evaluate it as it is read: :func:`~.engine.evaluator.run_to_evaluate`). Our
+        evaluator is built even without measures of ours: it checks both inputs."""
         if run is None:
             self.built = evaluator(self.ext_measures, qrels, self.ranking, self._others_need_intents)
         else:
             self.built, run = evaluator_and_run(self.ext_measures, qrels, run, self.ranking,
-                                                self._others_need_intents)
+                                                self._others_need_intents, whole=bool(self.other_measures))
         self._check_others_take_the_labels(self.built.qrels)
         return run
 
@@ -132,13 +133,10 @@ class Evaluation:
         built = self.built
         if built is None:
             raise RuntimeError('Evaluation.results() before read_qrels()')
-        if not self.other_measures:  # (others need the whole run)
-            run = streamed_or_whole(run, built.reads_rank)
-            if isinstance(run, RunStream):
-                return Results(built.judgments.query_ids, built.values(run))
-        run = read_input(run.source if isinstance(run, RunStream) else run, 'run', with_rank=built.reads_rank)
+        run = run_to_evaluate(run, built.reads_rank, whole=bool(self.other_measures))  # (others need it whole)
         values = built.values(run)
         if self.other_measures:
+            assert isinstance(run, Input)  # (read whole: run_to_evaluate)
             self._check_trec_eval_can_evaluate(built.qrels, run.table)
             position = {query_id: i for i, query_id in enumerate(built.qrel_qids)}
             theirs = {measure: np.full(len(position), float(measure.DEFAULT)) for measure in self.other_measures}

@@ -128,17 +128,14 @@ def read_qrels(data: Any, measures: list[Measure] | None, provider: Provider | N
     line where one of them needs intents (:func:`needs_intents`), each doc then needing one label for all its
     intents where others ignore intents; else one label per doc (an error naming the lines of two). ``measures``
     None (unknown) or ``provider`` None (no measure computed by ours): read as ad hoc qrels."""
-    from irmeasures_ext.engine.intents import judgments_of_intents
-    from irmeasures_ext.engine.judgments import Judgments
+    from irmeasures_ext.engine.intents import judgments_of
     from irmeasures_ext.readers.inputs import read_input
     intents = [] if measures is None else [needs_intents(measure, provider) for measure in measures]
     read = read_input(data, 'qrels', with_intents=any(intents))
-    with read.located():  # (conflicting labels: an error naming the lines, not the last label kept)
-        if any(intents):
-            ignoring = [str(measure) for measure, needs in zip(measures or [], intents, strict=True) if not needs]
-            judgments_of_intents(read.table, ignoring, getattr(read.source, 'probabilities', None))
-        else:
-            Judgments(read.table)
+    # (conflicting labels: an error naming the lines, not the last label kept; our provider, handed this Input,
+    # takes the judgments made here)
+    judgments_of(read, any(intents), [str(measure) for measure, needs in zip(measures or [], intents, strict=True)
+                                      if not needs])
     return read
 
 

@@ -86,7 +86,7 @@ def intent_groups(qrels: QrelsLike, run: RunLike, rel: float = 1, with_rank: boo
     their ad hoc qrels and runs (``with_rank``: with the run's ranks, for the tie policy ``rank``). The qrels are
     checked as the diversity measures check them (conflicting labels, a relevant intent without a probability, each
     naming its line); the keys' ``row`` column numbers the intents across the groups in the table's order."""
-    from irmeasures_ext.engine.intents import judgments_of_intents
+    from irmeasures_ext.engine.intents import judgments_of
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.readers.schemas import INTENT_COLUMN
     read = read_input(qrels, 'qrels', with_intents=True)
@@ -94,8 +94,7 @@ def intent_groups(qrels: QrelsLike, run: RunLike, rel: float = 1, with_rank: boo
     if probabilities is None:
         raise InputError('per-intent values need the intents\' probabilities and types: give the qrels as '
                          'irmeasures_ext.intent_qrels(qrels, probabilities)')
-    with read.located():
-        judgments_of_intents(read.table, [], probabilities)  # (the checks of the diversity measures)
+    judgments_of(read, True)  # (the checks of the diversity measures; made once for the Input)
     lines = read.table.select(['query_id', 'doc_id', 'relevance', INTENT_COLUMN]).to_pandas()
     lines = lines.rename(columns={INTENT_COLUMN: 'intent'}).drop_duplicates()
     keys = _evaluated_intents(lines, probabilities, rel)

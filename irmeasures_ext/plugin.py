@@ -6,7 +6,7 @@ pyarrow) is imported when it builds its first evaluator.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ir_measures
 from ir_measures import Metric, providers
@@ -24,6 +24,9 @@ from irmeasures_ext.measures.base import (
     check_measure,
     threshold_check,
 )
+
+if TYPE_CHECKING:
+    from irmeasures_ext.readers.forms import QrelsLike, RunLike
 
 
 class IrMeasuresExtProvider(providers.Provider):
@@ -86,25 +89,26 @@ class IrMeasuresExtProvider(providers.Provider):
                                     f'provider {provider} ranks its own way: give none of them with it')
         return configured
 
-    def ranking(self) -> Any:
+    def ranking(self) -> Ranking:
         """This provider's :class:`~irmeasures_ext.measures.base.Ranking`."""
         return Ranking(self.ties, self.score_precision, self.depth, self.classes, self.rel)
 
-    def _evaluator(self, measures: Iterable[Measure | str], qrels: Any) -> providers.Evaluator:
+    def _evaluator(self, measures: Iterable[Measure | str], qrels: QrelsLike) -> providers.Evaluator:
         from irmeasures_ext.engine import evaluator
-        return evaluator.evaluator(self._checked(measures), qrels, self.ranking())
+        return evaluator.evaluator(self._own_measures(measures), qrels, self.ranking())
 
-    def _iter_calc(self, measures: Iterable[Measure | str], qrels: Any, run: Any) -> Iterator[Metric]:
+    def _iter_calc(self, measures: Iterable[Measure | str], qrels: QrelsLike, run: RunLike) -> Iterator[Metric]:
         from irmeasures_ext.engine import evaluator
-        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
+        built, run = evaluator.evaluator_and_run(self._own_measures(measures), qrels, run, self.ranking())
         return built.iter_calc(run)
 
-    def calc_aggregate(self, measures: Iterable[Measure | str], qrels: Any, run: Any) -> dict[Measure, float]:
+    def calc_aggregate(self, measures: Iterable[Measure | str], qrels: QrelsLike,
+                       run: RunLike) -> dict[Measure, float]:
         from irmeasures_ext.engine import evaluator
-        built, run = evaluator.evaluator_and_run(self._checked(measures), qrels, run, self.ranking())
+        built, run = evaluator.evaluator_and_run(self._own_measures(measures), qrels, run, self.ranking())
         return built.calc_aggregate(run)
 
-    def _checked(self, measures: Iterable[Measure | str]) -> list[Measure]:
+    def _own_measures(self, measures: Iterable[Measure | str]) -> list[Measure]:
         """``measures`` checked to be ours; a name (``'nDCG@10'``, ``'ndcg_cut.10'``) parsed as the command line
         parses one (ir_measures' syntax, then trec_eval's names), MeasureParamError if it names no measure."""
         checked = measures_of(measures)

@@ -209,6 +209,8 @@ def run(argv: list[str]) -> int:
     configured = ext_provider.configured(args.ties, args.score_precision, depth=args.truncate, classes=args.ec)
     measures = list(dict.fromkeys(measure for _, measure in printed))
     whole_run = [measure for measure in measures if args.truncate and measure.NAME == 'I_rec_n']
+    if whole_run or args.per_intent:  # (evaluated more than once: read once, whole)
+        run_input = read_input(run_input, 'run', with_rank=args.ties == 'rank')
     results = evaluate([measure for measure in measures if measure not in whole_run], qrels, run_input, configured)
     if whole_run:  # (NTCIREVAL's irec reads the whole run, not the list its scripts cut at K)
         whole = ext_provider.configured(args.ties, args.score_precision, classes=args.ec)

@@ -8,6 +8,8 @@ so that every row of a ranked run (after any transform) finds its pairs.
 """
 from __future__ import annotations
 
+import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,10 +23,32 @@ from irmeasures_ext.errors import ConflictingLabelsError
 from irmeasures_ext.readers.schemas import INTENT_COLUMN
 
 if TYPE_CHECKING:
+    from irmeasures_ext.readers.inputs import Input
     from irmeasures_ext.readers.intent_probabilities import IntentProbabilities
 
 #: The judgment column holding each (query, doc) entry's own index (:attr:`.RankedRun.judged`).
 JUDGMENT_COLUMN = 'judgment'
+
+
+#: The judgments converted from each qrels Input, by (with intents, checked for measures that ignore intents).
+_CONVERTED: weakref.WeakKeyDictionary[Input, dict[tuple[bool, bool], Judgments]] = weakref.WeakKeyDictionary()
+
+
+def judgments_of(qrels: Input, with_intents: bool, one_label_for: Sequence[str] = ()) -> Judgments:
+    """The judgments of the qrels read into ``qrels``: of their intents (:func:`judgments_of_intents`, each doc
+    needing one label for all its intents where ``one_label_for`` names measures that ignore intents) or plain;
+    a problem names its line. Converted once per Input: where ir_measures' pipeline checks qrels as ours would
+    (:mod:`irmeasures_ext.interop`) and then hands ours the same Input, ours takes the judgments made then."""
+    key = (with_intents, with_intents and bool(one_label_for))
+    converted = _CONVERTED.setdefault(qrels, {})
+    for made in (key, (with_intents, True)):  # (judgments checked for one label per doc serve without that check)
+        if made in converted:
+            return converted[made]
+    with qrels.located():
+        converted[key] = (judgments_of_intents(qrels.table, list(one_label_for),
+                                               getattr(qrels.source, 'probabilities', None))  # (an IntentQrels')
+                          if with_intents else Judgments(qrels.table))
+    return converted[key]
 
 
 def earlier_of_same(keys: np.ndarray) -> np.ndarray:

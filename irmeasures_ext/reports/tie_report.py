@@ -9,8 +9,7 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.engine.aggregates import aggregate
 from irmeasures_ext.engine.evaluator import ExtEvaluator
-from irmeasures_ext.engine.intents import judgments_of_intents
-from irmeasures_ext.engine.judgments import Judgments
+from irmeasures_ext.engine.intents import judgments_of
 from irmeasures_ext.engine.kernels import kernel_of
 from irmeasures_ext.engine.ranking import rank_run
 from irmeasures_ext.engine.relevance import ABOVE_ZERO, computed_as, threshold_of
@@ -40,10 +39,8 @@ def tie_report(measures: list[Measure], qrels: Any, run: Any, rankings: dict[str
     measure's own ``ties`` parameter is set aside: the report ranks it under each policy."""
     with_intents = any(kernel_of(measure).needs_intents for measure in measures)  # (as our provider reads qrels)
     qrels, run = read_input(qrels, 'qrels', with_intents=with_intents), read_input(run, 'run')
-    with qrels.located():
-        ignoring = [str(measure) for measure in measures if not kernel_of(measure).needs_intents]
-        judgments = (judgments_of_intents(qrels.table, ignoring, getattr(qrels.source, 'probabilities', None))
-                     if with_intents else Judgments(qrels.table))
+    judgments = judgments_of(qrels, with_intents, [str(measure) for measure in measures
+                                                   if not kernel_of(measure).needs_intents])
     evaluated = {measure: without_ties(measure) for measure in measures}
     refusals = {measure: {policy: reason for policy in rankings if (reason := _refusal(evaluated[measure], policy))}
                 for measure in measures}

@@ -53,7 +53,7 @@ def test_each_distinct_list_is_computed_once_and_no_transform_gives_the_ranked_r
 
 def test_measures_under_the_default_ranking_share_the_ranked_run_without_a_transform():
     measures = [ir_measures.AP, ir_measures.P @ 5, ir_measures.nDCG(gains={1: 3, 2: 1}), Q, Q(ties='optimistic')]
-    lists = irmeasures_ext.provider.evaluator(measures, QRELS).lists
+    lists = irmeasures_ext.provider.evaluator(measures, QRELS).plan.lists
     assert [lists[m] for m in measures[:4]] == [(DEFAULT_RANKING, ())] * 4
     assert lists[Q(ties='optimistic')] == (Ranking('optimistic'), (Transform(reorder, ('optimistic', None)),))
 
@@ -65,11 +65,11 @@ def test_measures_whose_credit_orders_tied_docs_alike_share_one_reordered_run(po
     reorder nothing."""
     by_label = (Ranking(policy), (Transform(reorder, (policy, None)),))
     measures = [ir_measures.AP, ir_measures.P @ 5, Q, ir_measures.nDCG(gains={1: 3, 2: 1})]
-    lists = irmeasures_ext.provider.configured(ties=policy).evaluator(measures, QRELS).lists
+    lists = irmeasures_ext.provider.configured(ties=policy).evaluator(measures, QRELS).plan.lists
     by_gain = (Ranking(policy), (Transform(reorder, (policy, (0, 2, 1))),))
     assert [lists[m] for m in measures] == [by_label, by_label, by_label, by_gain]
     for unordered in ('trec_eval', 'expected'):
-        lists = irmeasures_ext.provider.configured(ties=unordered).evaluator(measures, QRELS).lists
+        lists = irmeasures_ext.provider.configured(ties=unordered).evaluator(measures, QRELS).plan.lists
         assert set(lists.values()) == {(Ranking(unordered), ())}
 
 

@@ -8,25 +8,41 @@ import irmeasures_ext
 
 PACKAGE = pathlib.Path(irmeasures_ext.__file__).parent
 
-#: Each layer and the layers of ours it may import (besides itself and ``errors``), as the README's table.
+#: Each layer (a package or module of ours) and the layers of ours it may import at run time (besides itself and
+#: ``errors``), as the README's layout table: from the declarations up to the command line, which may import any.
 ALLOWED = {
+    'errors': set(),
     'measures': set(),
     '_arrow': set(),
+    'autoload': set(),
+    'datasets': set(),
+    'sample': set(),
+    'suites': {'measures'},
+    'names': {'measures'},
     'readers': {'_arrow'},
     'engine': {'measures', '_arrow', 'readers'},
     'reports': {'engine', 'readers', 'measures', '_arrow'},
+    'plugin': {'measures', 'names', 'engine', 'datasets'},
+    'interop': {'engine', 'readers'},
+    'guest': {'autoload', 'interop', 'plugin', 'readers'},
+    'evaluation': {'engine', 'plugin', 'measures', 'readers', '_arrow'},
+    'frames': {'evaluation', 'plugin', 'readers'},
+    'per_intent': {'engine', 'evaluation', 'plugin', 'measures', 'readers'},
     'comparison': {'engine', 'evaluation', 'plugin', 'measures', 'readers', '_arrow'},
+    'dask': {'engine', 'frames', 'plugin', 'readers'},
     'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
-    'names': {'measures'},
-    'datasets': set(),
 }
+ALLOWED['cli'] = set(ALLOWED)
+#: The package's face (its ``__init__``: what ``import irmeasures_ext`` gives) and ``python -m``: not layers.
+FACES = {'__init__', '__main__'}
 
 
 def imported_layers(layer: str) -> set[str]:
     """The top-level modules of ours that the modules of ``layer`` import at run time (imports under
     ``if TYPE_CHECKING:`` only name types for the type checker, so they are not counted)."""
     found = set()
-    for path in (PACKAGE / layer).rglob('*.py'):
+    paths = (PACKAGE / layer).rglob('*.py') if (PACKAGE / layer).is_dir() else [PACKAGE / f'{layer}.py']
+    for path in paths:
         for node in _run_time_nodes(ast.parse(path.read_text())):
             names = [node.module or ''] if isinstance(node, ast.ImportFrom) and not node.level else (
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
@@ -44,6 +60,13 @@ def _run_time_nodes(node: ast.AST):
 @pytest.mark.parametrize('layer', sorted(ALLOWED))
 def test_a_layer_imports_only_the_layers_below_it(layer):
     assert imported_layers(layer) <= ALLOWED[layer]
+
+
+def test_every_module_of_the_package_is_in_a_layer_and_the_layers_have_no_circle():
+    tops = {path.name.removesuffix('.py') for path in PACKAGE.iterdir()
+            if path.suffix == '.py' or (path / '__init__.py').is_file()}
+    assert tops - FACES == set(ALLOWED)
+    assert modules_on_circles(ALLOWED) == set()
 
 
 def test_the_readers_never_import_the_engine():
@@ -81,3 +104,51 @@ def test_the_stream_reads_and_knows_nothing_of_the_evaluator():
     assert 'irmeasures_ext.engine.evaluator' not in modules and not any('evaluator' in (m or '') for m in modules)
     dask_source = (PACKAGE / 'dask.py').read_text()
     assert '.partial(' in dask_source and '.finished(' in dask_source and 'kernel_values' not in dask_source
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each module of the package (dotted name) and the modules of ours it imports, however: at import time,
+    inside a function (a lazy import) or for the type checker alike."""
+    modules = {'.'.join(('irmeasures_ext', *path.relative_to(PACKAGE).with_suffix('').parts))
+               .removesuffix('.__init__'): path for path in PACKAGE.rglob('*.py')}
+    graph = {}
+    for name, path in modules.items():
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                assert not node.level, f'{path}: the package imports by absolute names only'
+                base = node.module or ''
+                imported |= {f'{base}.{alias.name}' if f'{base}.{alias.name}' in modules else base
+                             for alias in node.names}
+        graph[name] = {module for module in imported if module in modules} - {name}
+    return graph
+
+
+def modules_on_circles(graph: dict[str, set[str]]) -> set[str]:
+    """The modules of ``graph`` (module -> the modules it imports) that import themselves through others."""
+    def reachable(start: str) -> set[str]:
+        seen, stack = set(), [*graph[start]]
+        while stack:
+            module = stack.pop()
+            if module not in seen:
+                seen.add(module)
+                stack.extend(graph.get(module, ()))
+        return seen
+    return {module for module in graph if module in reachable(module)}
+
+
+def test_modules_on_circles_finds_each_circle_and_only_them():
+    graph = {'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a', 'e'}, 'e': set(), 'f': {'f2'}, 'f2': {'f'}}
+    assert modules_on_circles(graph) == {'a', 'b', 'c', 'f', 'f2'}
+    assert modules_on_circles({'a': {'b'}, 'b': set()}) == set()
+
+
+def test_no_module_imports_itself_through_others():
+    """No circle in the package: counting the imports inside functions and those for the type checker, a module
+    never reaches itself (each is read, and can be understood, after the modules it uses)."""
+    graph = module_imports()
+    assert 'irmeasures_ext.engine.plan' in graph['irmeasures_ext.engine.pieces']  # (the graph sees imports,
+    assert 'irmeasures_ext.readers.forms' in graph['irmeasures_ext.comparison']  # those for the type checker too)
+    assert modules_on_circles(graph) == set()

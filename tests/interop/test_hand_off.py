@@ -135,5 +135,41 @@ def test_the_pipeline_hands_our_measures_to_our_evaluator_which_reads_each_input
     monkeypatch.setattr(TrecSource, 'read', lambda source, layout: reads.append(source.name) or read(source, layout))
     assert ir_measures.calc_aggregate(ours, qrels, run) == pytest.approx({m: expected[m] for m in ours})
     assert converted == [] and sorted(reads) == sorted([qrels, run])
+    converted.clear(), reads.clear()
+    made = judgments_made(monkeypatch)
     mixed = ir_measures.calc_aggregate(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
     assert mixed == pytest.approx(expected) and sorted(converted) == ['relevance', 'score']
+    assert sorted(reads) == sorted([qrels, run]) and made == [2]  # (the qrels converted once: the check is ours)
+
+
+def judgments_made(monkeypatch) -> list[int]:
+    """The number of qrels judgments made from now on, by the size of their qrels (Judgments patched)."""
+    from irmeasures_ext.engine.judgments import Judgments
+    made = []
+    init = Judgments.__init__
+
+    def counted(self, table, *args, **kwargs):
+        made.append(len({query_id for query_id in table['query_id'].to_pylist()}))
+        init(self, table, *args, **kwargs)
+    monkeypatch.setattr(Judgments, '__init__', counted)
+    return made
+
+
+def test_qrels_judgments_are_made_once_per_read_and_a_lenient_check_never_serves_a_strict_one(tmp_path):
+    """Judgments of intents are made once per read qrels: judgments checked for one label per doc (for measures
+    that ignore intents) serve a diversity measure alone, but not the other way round: a doc labelled
+    differently for two intents is still refused for a measure that ignores intents."""
+    from irmeasures_ext.engine.intents import judgments_of
+    path = tmp_path / 'qrels.txt'
+    path.write_text('q1 i1 a 1\nq1 i2 a 2\nq1 i1 b 1\n', encoding='utf-8')
+    read = read_input(str(path), 'qrels', with_intents=True)
+    lenient = judgments_of(read, True)
+    assert judgments_of(read, True) is lenient
+    with pytest.raises(InputError, match="conflicting labels for doc 'a' in query 'q1'"):
+        judgments_of(read, True, ['AP'])
+    agreeing = tmp_path / 'agreeing.txt'
+    agreeing.write_text('q1 i1 a 1\nq1 i2 a 1\nq1 i1 b 1\n', encoding='utf-8')
+    read = read_input(str(agreeing), 'qrels', with_intents=True)
+    strict = judgments_of(read, True, ['AP'])
+    assert judgments_of(read, True) is strict and judgments_of(read, True, ['P@5']) is strict
+    assert judgments_of(read_input(str(agreeing), 'qrels', with_intents=True), True) is not strict  # (per Input)

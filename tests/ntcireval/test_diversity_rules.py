@@ -411,12 +411,17 @@ def test_the_ia_measures_weigh_the_per_intent_values():
 
 
 @pytest.mark.parametrize('cutoff', [5, 1000])
-def test_ntcireval_per_intent_prints_ntcirevals_lines(capsys, cutoff):
+def test_ntcireval_per_intent_prints_ntcirevals_lines(capsys, monkeypatch, cutoff):
     """``ntcireval -I ... -cutoffs K -truncate K --per-intent``: before the topics' lines, every per-intent line
-    NTCIREVAL's IA and P+Q scripts print at K, under its names, as QID INTENT TYPE PROB NAME VALUE."""
+    NTCIREVAL's IA and P+Q scripts print at K, under its names, as QID INTENT TYPE PROB NAME VALUE; the run and
+    qrels files are read once each."""
+    from irmeasures_ext.readers.trec import TrecSource
     argv = ['ntcireval', str(DIVERSITY / 'Dqrels.txt'), RUN, '-I', str(DIVERSITY / 'DINprob.txt'), '-cutoffs',
             str(cutoff), '-truncate', str(cutoff), '--per-intent', '-o', 'tsv', '-p', '-1']
+    reads, read = [], TrecSource.read
+    monkeypatch.setattr(TrecSource, 'read', lambda source, layout: reads.append(source.name) or read(source, layout))
     assert main(argv) == 0
+    assert sorted(reads) == sorted([str(DIVERSITY / 'Dqrels.txt'), RUN])
     out, err = capsys.readouterr()
     assert err.count("query 'q017' sum to 0.9000") == 1  # (the inputs' warnings once, not again per intent)
     lines = [line.split('\t') for line in out.splitlines()]
