@@ -40,6 +40,10 @@ OURS_MEASURES = ['RR', 'nDCG_Z1@5', 'Success@1', 'Success@10', 'Success@100', 'M
 DEFAULT_MEASURES = ['nDCG@5', 'RR@100', 'R@100', 'AP']
 #: DataFrame comparison: measures both providers support (pytrec_eval has no RR@k).
 FRAME_MEASURES = ['nDCG@5', 'RR', 'R@100', 'AP']
+#: A mixed list through ir_measures (issue 48): two of ours, then two that ir_measures gives pytrec_eval.
+MIXED_MEASURES = ['Q@1000', 'nDCG_Z1@5', 'nDCG@5', 'AP']
+#: Plain ir_measures (no plugin) on the mixed list's measures it computes.
+PLAIN_MIXED_MEASURES = ['nDCG@5', 'AP']
 PYTREC_MEASURES = {'map': 'AP', 'ndcg_cut_5': 'nDCG@5', 'recall_100': 'R@100', 'recip_rank': 'RR'}
 
 TOOLS = {
@@ -53,11 +57,15 @@ TOOLS = {
     'floor': 'pyarrow.csv.read_csv of the run (query_id, doc_id as string, score as float64)',
     'frame_ours': 'DataFrames (qrels, run) -> irmeasures_ext provider by name, [nDCG@5, RR, R@100, AP]',
     'frame_pytrec': 'DataFrames (qrels, run) -> ir_measures.pytrec_eval provider, [nDCG@5, RR, R@100, AP]',
+    'mixed': 'ir_measures.calc_aggregate([Q@1000, nDCG_Z1@5, nDCG@5, AP], qrels_path, run_path): two of ours, '
+             "two of pytrec_eval's",
+    'plain_mixed': 'plain ir_measures (hook off): calc_aggregate([nDCG@5, AP], read_trec_qrels, read_trec_run)',
     'baseline': '"ours" run by the Python given as --baseline (another install of irmeasures_ext)',
+    'baseline_mixed': '"mixed" run by the Python given as --baseline',
     'baseline_cli': '"cli" run by the Python given as --baseline (whole process)',
 }
 #: The tools that run the --baseline install.
-BASELINE_TOOLS = ('baseline', 'baseline_cli')
+BASELINE_TOOLS = ('baseline', 'baseline_cli', 'baseline_mixed')
 #: The tools measured unless --tools says otherwise.
 DEFAULT_TOOLS = [tool for tool in TOOLS if tool not in BASELINE_TOOLS]
 
@@ -90,15 +98,27 @@ def _ours(state: tuple) -> dict[str, float]:
     return {str(m): v for m, v in provider.calc_aggregate(measures, qrels, run).items()}
 
 
-def _default_prepare(qrels: str, run: str) -> tuple:
+def _default_prepare(qrels: str, run: str, measures: list[str] = DEFAULT_MEASURES) -> tuple:
     import ir_measures
-    return ir_measures, [ir_measures.parse_measure(text) for text in DEFAULT_MEASURES], qrels, run
+    return ir_measures, [ir_measures.parse_measure(text) for text in measures], qrels, run
 
 
 def _default(state: tuple) -> dict[str, float]:
     ir_measures, measures, qrels, run = state
     result = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run))
     return {str(m): v for m, v in result.items()}
+
+
+def _mixed_prepare(qrels: str, run: str) -> tuple:
+    import ir_measures
+
+    import irmeasures_ext  # noqa: F401  (registers the provider and measures)
+    return ir_measures, [ir_measures.parse_measure(text) for text in MIXED_MEASURES], qrels, run
+
+
+def _mixed(state: tuple) -> dict[str, float]:
+    ir_measures, measures, qrels, run = state
+    return {str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
 
 
 def _pytrec_prepare(qrels: str, run: str) -> tuple:
@@ -164,6 +184,8 @@ CHILDREN: dict[str, tuple[Callable[[str, str], tuple], Callable[[tuple], dict]]]
     'default': (_default_prepare, _default),
     'pytrec_eval': (_pytrec_prepare, _pytrec),
     'floor': (_floor_prepare, _floor),
+    'mixed': (_mixed_prepare, _mixed),
+    'plain_mixed': (lambda qrels, run: _default_prepare(qrels, run, PLAIN_MIXED_MEASURES), _default),
     'frame_ours': (_frames_prepare('irmeasures_ext'), _ours),
     'frame_pytrec': (_frames_prepare('pytrec_eval'), _ours),
 }
@@ -175,8 +197,9 @@ def _measure(tool: str, qrels: Path, run: Path, baseline: str | None = None) -> 
     """Runs ``tool`` in a fresh process (``baseline``: the Python that runs the baseline tool); its timed
     seconds, whole-process seconds, peak RSS and values."""
     env = child_environment()
-    if tool == 'baseline':
-        command = [baseline, str(Path(__file__).resolve()), '--child', 'ours', str(qrels), str(run)]
+    if tool in ('baseline', 'baseline_mixed'):
+        command = [baseline, str(Path(__file__).resolve()), '--child', 'ours' if tool == 'baseline' else 'mixed',
+                   str(qrels), str(run)]
     elif tool in ('cli', 'baseline_cli'):
         command = [baseline if tool == 'baseline_cli' else sys.executable, '-m', 'irmeasures_ext', str(qrels),
                    str(run), '--suite', 'quoter', 'Q@1000', 'nDCG@5', 'RR@100', 'R@100', 'AP']
@@ -185,6 +208,8 @@ def _measure(tool: str, qrels: Path, run: Path, baseline: str | None = None) -> 
         env['IRMEASURES_EXT_NO_AUTOLOAD'] = '1'
     else:
         command = [sys.executable, str(Path(__file__).resolve()), '--child', tool, str(qrels), str(run)]
+        if tool == 'plain_mixed':
+            env['IRMEASURES_EXT_NO_AUTOLOAD'] = '1'
     with tempfile.TemporaryFile() as out:
         process_seconds, peak_rss_mb = run_measured(command, env, stdout=out, inputs=(qrels, run))
         out.seek(0)
@@ -258,7 +283,8 @@ def _agreement(runs: dict[str, list[dict]]) -> list[str]:
     pairs = [('ours', 'pytrec_eval', ['AP', 'nDCG@5', 'R@100', 'RR']), ('ours', 'default', DEFAULT_MEASURES),
              ('frame_ours', 'frame_pytrec', FRAME_MEASURES), ('ours', 'cli', OURS_MEASURES),
              ('default', 'ir_measures_cli', DEFAULT_MEASURES), ('ours', 'baseline', OURS_MEASURES),
-             ('cli', 'baseline_cli', OURS_MEASURES)]
+             ('cli', 'baseline_cli', OURS_MEASURES), ('mixed', 'ours', MIXED_MEASURES),
+             ('mixed', 'plain_mixed', PLAIN_MIXED_MEASURES), ('mixed', 'baseline_mixed', MIXED_MEASURES)]
     lines = []
     for left, right, measures in pairs:
         if left in values and right in values:
@@ -347,6 +373,14 @@ def _targets(s: dict, runs: dict[str, list[dict]]) -> list[str]:
         ratio = cli['process_seconds'] / floor['process_seconds']
         check('whole command ≤ 1.6× the whole-process pyarrow read', ratio <= 1.6,
               f"{ratio:.2f}× on medians; {_paired(runs, 'cli', 'process_seconds')}")
+    mixed, plain_mixed, baseline_mixed = s.get('mixed'), s.get('plain_mixed'), s.get('baseline_mixed')
+    if mixed and plain_mixed:
+        def against_plain(row: dict) -> str:
+            return (f"{row['seconds'] / plain_mixed['seconds']:.2f}× plain ir_measures' time for its two measures, "
+                    f"{row['peak_rss_mb'] / plain_mixed['peak_rss_mb']:.2f}× its peak RSS")
+        before = f'; before (the baseline): {against_plain(baseline_mixed)}' if baseline_mixed else ''
+        lines.append(f'- the mixed list with paths through ir_measures.calc_aggregate (not a target): '
+                     f'{against_plain(mixed)}{before}')
     if frame_ours and frame_pytrec and frame_ours['seconds']:
         speedup = frame_pytrec['seconds'] / frame_ours['seconds']
         check('DataFrame run through ir_measures: ≥ 3× faster than the pytrec_eval provider', speedup >= 3,
