@@ -37,7 +37,8 @@ our provider (issue 45; :mod:`irmeasures_ext.interop` has the wrappers, :func:`t
 6. ``FallbackProvider._evaluator`` (``ir_measures.DefaultPipeline``): reads such qrels knowing the measures,
    with each line's intent where a diversity measure needs it; where the pipeline would give every measure to
    our provider, it is our provider's evaluator, which reads each input once in its own form (no dict-of-dict)
-   and aggregates with our code.
+   and aggregates with our code; where ours computes some of them, each provider's evaluator aggregates its own
+   (``calc_aggregate`` and ``calc``: ours with our code, not ir_measures' loop over (measure, query) pairs).
 7. ``PyNdEvalProvider._evaluator``: gives pyndeval the intents of qrels our readers read, and refuses
    real-valued labels, which pyndeval binarises at 1 without a word (an LLM judge's 0.35 counts for nothing).
 8. ``PytrecEvalProvider._evaluator`` and ``GdevalProvider._evaluator``: their failures on an input ours

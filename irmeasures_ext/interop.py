@@ -181,14 +181,47 @@ def reading_qrels_for_the_measures(original: Callable[..., Any], provider: Provi
     """A pipeline's ``_evaluator``: where it would give every measure to our ``provider`` (by its name), ours, which
     reads the qrels and later the run itself, once, in their own form (no dict-of-dict of them), and aggregates
     them itself; else the pipeline's, with the qrels read knowing the measures (with intents where one needs
-    them)."""
+    them), whose evaluator, where ours computes some of the measures, has each provider aggregate its own
+    (:func:`aggregating_by_each_provider`)."""
     def _evaluator(self: Any, measures: Iterable[Measure], qrels: Any) -> Any:
         measures = list(measures)
         chosen = only_provider(self.providers, measures)
         if chosen is not None and chosen.NAME == provider.NAME:
             return chosen.evaluator(measures, qrels)
-        return original(self, measures, converted_input(qrels, 'qrels', measures, provider))
+        built = original(self, measures, converted_input(qrels, 'qrels', measures, provider))
+        if any(evaluator.__module__.startswith(OUR_PACKAGE) for evaluator in getattr(built, 'evaluators', ())):
+            aggregating_by_each_provider(built)
+        return built
     return _evaluator
+
+
+#: The package whose evaluators compute our measures (by module name: interop imports no evaluator).
+OUR_PACKAGE = 'irmeasures_ext.'
+
+
+def aggregating_by_each_provider(built: Any) -> None:
+    """Makes ``built``, ir_measures' ``FallbackEvaluator`` of several providers' evaluators, aggregate each
+    provider's measures with that provider's own ``calc_aggregate`` (ours: our vectorised aggregates, never a
+    Python loop over (measure, query) pairs), the run handed to each as ir_measures' own ``iter_calc`` hands it."""
+    from ir_measures import CalcResults
+    from ir_measures.util import RunConverter
+
+    def calc_aggregate(run: Any) -> dict[Measure, float]:
+        runs = RunConverter(run).tee(len(built.evaluators))
+        aggregates = {}
+        for evaluator, teed in zip(built.evaluators, runs, strict=True):
+            aggregates.update(evaluator.calc_aggregate(teed.run))
+        return {measure: aggregates[measure] for measure in built.measures}
+
+    def calc(run: Any) -> CalcResults:
+        runs = RunConverter(run).tee(len(built.evaluators))
+        aggregates, per_query = {}, []
+        for evaluator, teed in zip(built.evaluators, runs, strict=True):
+            results = evaluator.calc(teed.run)
+            aggregates.update(results.aggregated)
+            per_query.extend(results.per_query)
+        return CalcResults({measure: aggregates[measure] for measure in built.measures}, per_query)
+    built.calc_aggregate, built.calc = calc_aggregate, calc
 
 
 def only_provider(providers: Iterable[Any], measures: list[Measure]) -> Any:

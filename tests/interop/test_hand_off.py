@@ -140,6 +140,11 @@ def test_the_pipeline_hands_our_measures_to_our_evaluator_which_reads_each_input
     mixed = ir_measures.calc_aggregate(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
     assert mixed == pytest.approx(expected) and sorted(converted) == ['relevance', 'score']
     assert sorted(reads) == sorted([qrels, run]) and made == [2]  # (the qrels converted once: the check is ours)
+    monkeypatch.setattr(ExtEvaluator, '_iter_calc', lambda *_: pytest.fail('ours aggregated by ir_measures'))
+    mixed = ir_measures.calc_aggregate(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
+    assert mixed == pytest.approx(expected)  # (our measures aggregated by our evaluator, pytrec_eval's by it)
+    aggregated, per_query = ir_measures.calc(ours + [ir_measures.AP, ir_measures.nDCG @ 10], qrels, run)
+    assert aggregated == pytest.approx(expected) and len(per_query) == 4 * 2
 
 
 def judgments_made(monkeypatch) -> list[int]:
