@@ -123,7 +123,7 @@ class Pieces:
         values = plan.kernel_values(lists)
         for measure, (queries, their_values) in self.answered(partial).items():
             values[measure][queries] = their_values
-        if plan.rankings:
+        if plan.measure_rankings:
             warn_if_written_otherwise(plan.judgments, partial.run_only, partial.held)
         return plan.checked(values, partial.retrieved_docs, partial.run_queries, run_name)
 

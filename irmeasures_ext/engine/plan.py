@@ -43,7 +43,7 @@ class Plan:
         self.judgments = judgments
         self.qrels = qrels
         #: Each measure's ranking: the provider's, or the measure's own ``ties``/``score_precision``.
-        self.rankings = {measure: ranking_of(measure, ranking) for measure in measures}
+        self.measure_rankings = {measure: ranking_of(measure, ranking) for measure in measures}
         #: Each measure as its kernel computes it: with its relevance threshold (:func:`.relevance.computed_as`).
         self.computed_as = {measure: computed_as(measure, ranking.rel, judgments) for measure in measures}
         #: Each measure's ranking and the transforms of its ranked list (:func:`.transforms.transforms_of`):
@@ -51,11 +51,11 @@ class Plan:
         self.lists: dict[Measure, ListKey] = {
             measure: (ranking, transforms_of(self.computed_as[measure], ranking, kernel_of(measure).credit,
                                              judgments))
-            for measure, ranking in self.rankings.items()}
+            for measure, ranking in self.measure_rankings.items()}
         #: Per measure, in order: its kernel function, its list's key and its judgments (its classes' with
         #: classes). Lists, not dicts: a measure of ir_measures hashes its whole repr each time.
         self.steps: list[tuple[Measure, KernelFunction, ListKey, Judgments]] = []
-        for measure, measure_ranking in self.rankings.items():
+        for measure, measure_ranking in self.measure_rankings.items():
             # (classes: the class judgments now, and an InputError now for qrels without classes)
             measure_judgments = judgments.by_class() if measure_ranking.uses_classes(measure) else judgments
             thresholded = self.computed_as[measure]
@@ -89,7 +89,7 @@ class Plan:
     @functools.cached_property
     def reads_rank(self) -> bool:
         """Whether a measure ranks by the run's rank column (so the run must be read with it)."""
-        return any(ranking.reads_rank for ranking in self.rankings.values())
+        return any(ranking.reads_rank for ranking in self.measure_rankings.values())
 
     @functools.cached_property
     def list_keys(self) -> list[ListKey]:
@@ -121,7 +121,7 @@ class Plan:
                 run_queries: int, run_name: str | None = None) -> dict[Measure, np.ndarray]:
         """``values`` of a whole run (``run_name``: its file's, else None) that retrieves ``retrieved_docs`` for
         qrels queries among ``run_queries``, after the no-overlap warning and the overflow check."""
-        if self.rankings:
+        if self.measure_rankings:
             warn_if_no_overlap(self.judgments.n_queries, retrieved_docs, run_queries, run_name)
         self.check_overflow(values)
         return values
@@ -130,9 +130,9 @@ class Plan:
         """``run`` ranked by each distinct ranking of the measures (without measures of ours, it is
         still checked); a problem names its line."""
         with run.located():
-            if not self.rankings:
+            if not self.measure_rankings:
                 rank_input(run, self.judgments)
-            return {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.rankings.values())}
+            return {ranking: self._ranked(run, ranking) for ranking in dict.fromkeys(self.measure_rankings.values())}
 
     def _ranked(self, run: Input, ranking: Ranking) -> RankedRun:
         if ranking.reads_rank:
