@@ -35,7 +35,7 @@ FORMATS = ('tsv', 'jsonl', 'markdown', 'latex')
 
 
 def run(argv: list[str]) -> int:
-    args = _parser().parse_intermixed_args(argv)
+    args = parser().parse_intermixed_args(argv)
     run_args, measures = split_runs_and_measures(args.inputs)
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
     if not measures:
@@ -123,7 +123,8 @@ def split_runs_and_measures(inputs: list[str]) -> tuple[list[str], list]:
     return runs, measures
 
 
-def _parser() -> ArgumentParser:
+def parser() -> ArgumentParser:
+    """The command's argument parser (also read by the documentation's command-line reference)."""
     parser = ArgumentParser(prog=f'{PROG} compare', description=__doc__.split('\n\n')[0].replace('\n', ' '))
     parser.add_argument('qrels', metavar='QRELS', help='qrels file (TREC, Parquet or Arrow), or an ir_datasets id '
                                                        'with qrels')

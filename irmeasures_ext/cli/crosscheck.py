@@ -27,6 +27,8 @@ TOLERANCE = 1e-9
 CROSSCHECK_MEASURES = 'AP AP@10 P@5 P@10 R@10 R@100 RR nDCG nDCG@10 Rprec Success@1 Success@10 NumRel NumRet'
 #: Differing queries listed per measure.
 MAX_LISTED = 10
+#: The provider crosscheck compares ours with.
+REFERENCE = 'pytrec_eval'
 
 
 def aggregate_of(measure: Measure, values: dict[str, float]) -> float:
@@ -39,8 +41,9 @@ def per_query(results: Results) -> dict[Measure, dict[str, float]]:
     return {measure: dict(zip(query_ids, values.tolist(), strict=True)) for measure, values in results.values.items()}
 
 
-def run(argv: list[str]) -> int:
-    reference = 'pytrec_eval'
+def parser() -> ArgumentParser:
+    """The command's argument parser (also read by the documentation's command-line reference)."""
+    reference = REFERENCE
     parser = ArgumentParser(
         prog=f'{PROG} crosscheck',
         description=f'Compare {ext_provider.NAME} with {reference} on every measure both compute, per query '
@@ -52,9 +55,15 @@ def run(argv: list[str]) -> int:
                         help="also compare RR@K with ir_measures' default provider for it (msmarco, which breaks "
                              'score ties by doc_id ascending; trec_eval and irmeasures_ext: descending) and show '
                              'a query where they differ')
-    args = parser.parse_intermixed_args(argv)
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    reference = REFERENCE
+    command_parser = parser()
+    args = command_parser.parse_intermixed_args(argv)
     if args.explain_rr is not None and args.explain_rr < 1:
-        parser.error('--explain-rr K needs K >= 1')
+        command_parser.error('--explain-rr K needs K >= 1')
     measures = list(dict.fromkeys(parse_measures(args.measures or [CROSSCHECK_MEASURES])))
     other = ir_measures.providers.registry[reference]
     unshared = [str(m) for m in measures if not (ext_provider.supports(m) and other.supports(m))]

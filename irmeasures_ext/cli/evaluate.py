@@ -33,20 +33,20 @@ DEFAULT_PLACES = 4
 
 
 def run(argv: list[str]) -> int:
-    parser = _parser()
-    args = parser.parse_intermixed_args(argv)
+    command_parser = parser()
+    args = command_parser.parse_intermixed_args(argv)
     if args.no_summary and not args.by_query:
-        parser.error('--no_summary (-n) only applies with --by_query (-q)')
+        command_parser.error('--no_summary (-n) only applies with --by_query (-q)')
     if args.places < -1:
-        parser.error('--places must be >= 0, or -1 for all digits')
+        command_parser.error('--places must be >= 0, or -1 for all digits')
     if _is_a_measure_not_a_file(args.run):  # `irmeasures-ext qrels.txt AP`: RUN forgotten
-        parser.error(f'RUN is missing: {args.run!r} is a measure, not a file (give QRELS RUN MEASURE...)')
+        command_parser.error(f'RUN is missing: {args.run!r} is a measure, not a file (give QRELS RUN MEASURE...)')
     measures = parse_measures(args.measures) + [m for name in args.suite or [] for m in SUITES[name]]
     measures = list(dict.fromkeys(measures))
     if args.protocol:
         return _protocol(args, measures)
     if not measures:
-        parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
+        command_parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
     configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth, args.rel)
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
@@ -96,7 +96,8 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     return 0
 
 
-def _parser() -> ArgumentParser:
+def parser() -> ArgumentParser:
+    """The command's argument parser (also read by the documentation's command-line reference)."""
     from irmeasures_ext import __version__
     parser = ArgumentParser(
         prog=PROG,

@@ -175,7 +175,7 @@ AD_HOC_ONLY = ('g', 'bpref', 'ec', 'rbup', 's', 'logb')
 
 
 def run(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
         check_diversity_options(args)
         if args.I:
@@ -507,7 +507,8 @@ def _write_tsv(out: TextIO, query_ids: Any, columns: list[tuple[str, Any]], plac
     _write_lines(out, query_ids, columns, places, lambda name: _label(name, 'tsv'), '\t')
 
 
-def _parser() -> ArgumentParser:
+def parser() -> ArgumentParser:
+    """The command's argument parser (also read by the documentation's command-line reference)."""
     parser = ArgumentParser(
         prog=f'{PROG} ntcireval',
         description="NTCIREVAL's ad hoc evaluation (label, then compute) of a TREC run, with the measures of "

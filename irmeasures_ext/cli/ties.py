@@ -30,7 +30,8 @@ DEFAULT_MEASURES = 'AP nDCG@10 P@10 R@100 RR RR@10'
 POLICIES = ('trec_eval', 'pessimistic', 'expected', 'optimistic')
 
 
-def run(argv: list[str]) -> int:
+def parser() -> ArgumentParser:
+    """The command's argument parser (also read by the documentation's command-line reference)."""
     parser = ArgumentParser(prog=f'{PROG} ties', description=__doc__.split('\n\n')[1].replace('\n', ' '))
     add_inputs(parser)
     parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE', help=f'default: {DEFAULT_MEASURES}')
@@ -40,7 +41,11 @@ def run(argv: list[str]) -> int:
     parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
     add_intents(parser)
     add_threshold(parser)
-    args = parser.parse_intermixed_args(argv)
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_intermixed_args(argv)
     measures = parse_measures(args.measures or ([] if args.suite else [DEFAULT_MEASURES]))
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
     unsupported = [str(m) for m in measures if not ext_provider.supports(m)]

@@ -1,5 +1,5 @@
 """ir_datasets wrappers for QuoteR, the local citation recommendation collections and NCI's NQ320k and
-TriviaQA (README, "Datasets (ir_datasets)").
+TriviaQA (docs/datasets.md).
 
 ``register()`` adds to ``ir_datasets.registry``:
 

@@ -1,7 +1,7 @@
 """Local citation recommendation: ``citation-rec/acl-200``, ``citation-rec/fulltextpeerread``,
 ``citation-rec/refseer``, ``citation-rec/arxiv`` (Gu et al. 2022's processed release) and
 ``citation-rec/arsyta`` (Goyal et al. 2024, SymTax), each with ``/train``, ``/val`` and ``/test``
-(README, "Datasets (ir_datasets)"; ``docs/citation-rec.yaml``).
+(docs/datasets.md; ``docs/citation-rec.yaml``).
 
 Docs are the papers of ``papers.json``; queries are the citation contexts of the split
 (query_id = context_id, text = masked_text, with the citing paper's id: its title and abstract are

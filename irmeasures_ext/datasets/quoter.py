@@ -1,5 +1,5 @@
 """QuoteR (Qi et al., ACL 2022): ``quoter/english``, ``quoter/modern-chinese``,
-``quoter/classical-chinese``, each with ``/train``, ``/valid`` and ``/test`` (README, "Datasets (ir_datasets)").
+``quoter/classical-chinese``, each with ``/train``, ``/valid`` and ``/test`` (docs/datasets.md).
 
 Docs are the language's quote pool: ``sorted(set(all quotes, all splits))``, a quote's doc_id being
 its index there (the official label). Queries are the contexts of the split's lines, query_id being

@@ -1,4 +1,4 @@
-"""How far judgement sets agree, label by label (issue 46, part 2).
+"""How far judgement sets agree, label by label.
 
 The kernels take numpy arrays of labels, NaN marking a label not given (a doc a set did not judge):
 :func:`cohen_kappa` (unweighted, linear or quadratic weights), :func:`fleiss_kappa`, :func:`krippendorff_alpha`
@@ -59,7 +59,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, weights: Weights = None, cou
 
     κ = 1 − Σ w_ij·o_ij / Σ w_ij·e_ij, with o the confusion matrix of the pairs (:func:`confusion_matrix`), e_ij =
     (row total i)·(column total j)/N the counts expected by chance, and w the disagreement weights: 1 off the
-    diagonal (unweighted; then κ = (p_o − p_e)/(1 − p_e)), |i − j| (``'linear'``) or (i − j)² (``'quadratic'``).
+    diagonal (unweighted; then κ = (p_o − p_e)/(1 − p_e)), ``|i − j|`` (``'linear'``) or (i − j)² (``'quadratic'``).
     The categories are the sorted union of the labels of the pairs, and the weights use their *indices* i, j in it,
     not the labels themselves (as scikit-learn's ``cohen_kappa_score`` with ``labels=None``): categories 0, 1, 3
     are one step apart each. Cohen 1960, "A coefficient of agreement for nominal scales", Educational and

@@ -1,4 +1,4 @@
-"""Leaderboard agreement (issue 46, part 3): the ranking of the systems (runs) that each judgement set gives for a
+"""Leaderboard agreement: the ranking of the systems (runs) that each judgement set gives for a
 measure, and how far two such rankings agree.
 
 Kernels take two score vectors ``x`` and ``y`` of the same systems in the same order (``x[i]``, ``y[i]``: system
@@ -147,7 +147,7 @@ def _within(values: np.ndarray, tolerance: float) -> np.ndarray:
 def tau_a(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall's τ_a = (C − D) / (n(n−1)/2): C the pairs of systems both rankings order alike, D the pairs they order
     oppositely, over all n(n−1)/2 pairs (a pair tied in either ranking counts in neither C nor D, so ties lower
-    |τ_a|). Kendall, *Rank Correlation Methods* (1948). Symmetric. Undefined for fewer than 2 systems."""
+    ``|τ_a|``). Kendall, *Rank Correlation Methods* (1948). Symmetric. Undefined for fewer than 2 systems."""
     return float(_one('tau_a', x, y))
 
 
@@ -253,7 +253,7 @@ def top_k_overlap(x: ArrayLike, y: ArrayLike, k: int = DEFAULT_TOP_K) -> float:
 
 
 def largest_rank_change(x: ArrayLike, y: ArrayLike) -> float:
-    """The largest change of rank of one system between the two rankings, max_i |rank_x(i) − rank_y(i)|, tied
+    """The largest change of rank of one system between the two rankings, ``max_i |rank_x(i) − rank_y(i)|``, tied
     systems at their mid-rank (a system tied for positions 2–3 is at 2.5), so a multiple of 0.5. Symmetric."""
     return float(_one('largest_rank_change', x, y))
 

@@ -163,7 +163,7 @@ def declared_measure(name: str, params: dict[str, Any]) -> ExtMeasure:
 
 
 class ExtMeasure(irm.Measure):
-    """An ir_measures ``Measure`` whose parameters are checked with :class:`MeasureParamError`.
+    """An ir_measures ``Measure`` whose parameters are checked with :class:`~irmeasures_ext.errors.MeasureParamError`.
 
     Values are checked and normalised when the measure is built (``Q(beta=-1)`` fails at
     once, ``Q(beta=1) == Q(beta=1.0)``); required parameters are checked when it is

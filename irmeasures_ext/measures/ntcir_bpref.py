@@ -27,8 +27,8 @@ class bpref_NTCIR(ExtMeasure):
 
         bpref_NTCIR = (1/R) · Σ_{I(r)=1} [1 − min(R, n_r) / min(R, N)]
 
-    Buckley and Voorhees' bpref as trec_eval computes it (ir_measures' ``Bpref``); see the README's
-    NTCIREVAL table for where the two agree.
+    Buckley and Voorhees' bpref as trec_eval computes it (ir_measures' ``Bpref``); see the NTCIREVAL
+    page of the documentation (docs/ntcireval.md) for where the two agree.
 
     .. cite:: Chris Buckley and Ellen M. Voorhees. Retrieval Evaluation with Incomplete Information. SIGIR 2004.
     .. cite:: Tetsuya Sakai. Alternatives to Bpref. SIGIR 2007.

@@ -173,7 +173,7 @@ class D_nDCG_JK(_NtcirDiversityMeasure):
 @declare
 class I_rec_n(_NtcirDiversityMeasure):
     """
-    I-rec@n: I-rec at rank n = |I|, the number of intents with a relevant doc (NTCIREVAL's ``I-rec@n``, which
+    I-rec@n: I-rec at rank n = ``|I|``, the number of intents with a relevant doc (NTCIREVAL's ``I-rec@n``, which
     reads the whole run).
     """
     PRETTY_NAME = 'I-rec@n (NTCIREVAL)'

@@ -106,7 +106,7 @@ class unj(_TrecEval10Measure):
     """
     trec_eval 10.0's ``unj_k`` (``-m unj.5,10,20``): the fraction of unjudged docs in the top k,
 
-        unj@k = |unjudged docs ranked k or better| / k,
+        ``unj@k = |unjudged docs ranked k or better| / k``,
 
     always divided by k (a list shorter than k counts as filled with judged docs), a doc labelled below 0
     counting as unjudged (trec_eval's "in the pool, not judged"). Lower is better (a "red flag": the run is

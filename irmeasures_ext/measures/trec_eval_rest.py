@@ -214,9 +214,9 @@ class utility(TrecEvalMeasure):
 @declare
 class Rprec_mult(TrecEvalMeasure):
     """
-    Rprec_mult@m: precision at rank c = int(m·R + 0.9) (trec_eval 9's truncation), |relevant in the top
-    c| / c; 0 where c = 0 (R = 0). ``Rprec_mult@1`` is R-precision. trec_eval's default multiples are
-    0.2, 0.4, ..., 2.0.
+    Rprec_mult@m: precision at rank c = int(m·R + 0.9) (trec_eval 9's truncation),
+    ``|relevant in the top c| / c``; 0 where c = 0 (R = 0). ``Rprec_mult@1`` is R-precision. trec_eval's default
+    multiples are 0.2, 0.4, ..., 2.0.
 
     .. cite:: trec_eval 9.0.8, m_Rprec_mult.c.
     """
@@ -253,7 +253,7 @@ class ndcg_rel(TrecEvalMeasure):
 @declare
 class relative_P(TrecEvalMeasure):
     """
-    relative_P@k: |relevant in the top k| / min(k, R) (trec_eval's ``relative_P``, precision relative to
+    relative_P@k: ``|relevant in the top k| / min(k, R)`` (trec_eval's ``relative_P``, precision relative to
     the best possible at k); 0 where R = 0.
 
     .. cite:: trec_eval 9.0.8, m_rel_P.c.

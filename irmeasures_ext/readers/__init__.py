@@ -2,7 +2,7 @@
 :class:`~.source.Source`: TREC run and qrels files (:mod:`.trec`), Parquet and Arrow IPC files
 (:mod:`.columnar`) and every other form ir_measures accepts (:mod:`.inputs`); whether a run is read
 whole or in pieces is decided in :mod:`.pieces`. A new file format is a module with an
-``open_path(path, format_name, name)`` returning its Source, and one line of :data:`FORMATS` (README,
+``open_path(path, format_name, name)`` returning its Source, and one line of :data:`FORMATS` (docs/development.md,
 "Adding a format")."""
 from __future__ import annotations
 

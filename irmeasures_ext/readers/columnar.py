@@ -141,7 +141,7 @@ class ColumnarSource(Source):
         One batch is decoded at a time, without the scanner's read-ahead, threads or Parquet pre-buffering:
         the stream reads the next batch on a thread of its own while it evaluates one, and the scanner's
         defaults, which decode the row groups of several files at once, made the peak memory several
-        times larger (README, "One process, bounded memory")."""
+        times larger (docs/large-runs.md, "One process, bounded memory")."""
         import pyarrow.dataset as ds
         with self._reading() as dataset:
             parquet = isinstance(getattr(dataset, 'format', None), ds.ParquetFileFormat)

@@ -621,11 +621,11 @@ def test_qrels_without_queries_are_refused(test):
 def test_the_choices_are_registries():
     """Each test, correction and interval is one entry of a registry (its name and description) that the checks, the
     computation, the caption and the command's choices all read: an unknown name is an error naming the choices."""
-    from irmeasures_ext.cli.compare import _parser
+    from irmeasures_ext.cli.compare import parser
     from irmeasures_ext.comparison import CORRECTIONS, INTERVALS, TESTS
     from irmeasures_ext.comparison.table import P_VALUES, check_options
     assert list(P_VALUES) == list(TESTS)
-    choices = {action.dest: action.choices for action in _parser()._actions if action.choices}
+    choices = {action.dest: action.choices for action in parser()._actions if action.choices}
     assert (choices['test'], choices['correction'], choices['ci']) == (TESTS, CORRECTIONS, INTERVALS)
     with pytest.raises(irmeasures_ext.ComparisonError, match=r"^test must be one of t, wilcoxon, randomization, "
                                                              r"tukey-hsd; got 'sign'$"):

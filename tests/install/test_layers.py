@@ -1,4 +1,4 @@
-"""The package's layers import only downward (README, "Development": the layout table)."""
+"""The package's layers import only downward (docs/development.md: the layout table)."""
 import ast
 import pathlib
 
@@ -9,7 +9,8 @@ import irmeasures_ext
 PACKAGE = pathlib.Path(irmeasures_ext.__file__).parent
 
 #: Each layer (a package or module of ours) and the layers of ours it may import at run time (besides itself and
-#: ``errors``), as the README's layout table: from the declarations up to the command line, which may import any.
+#: ``errors``), as the layout table of docs/development.md: from the declarations up to the command line, which may
+#: import any.
 ALLOWED = {
     'errors': set(),
     'measures': set(),

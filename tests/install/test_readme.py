@@ -1,10 +1,15 @@
-"""Every code block of README.md runs, as a reader would run it, on the sample data and small files
-written here: each Python block in a fresh interpreter, each command line with bash.
+"""Every code block of README.md and of the documentation (docs/*.md) runs, as a reader would run it, on
+the sample data and small files written here: each Python block in a fresh interpreter, each command line
+with bash.
 
-The blocks use names the README defines in prose or in other blocks (``qrels``, ``run``, ``bm25_df``
-...); ``PREAMBLE`` defines them as the README describes them. Command lines that cannot run inside
+The blocks use names the pages define in prose or in other blocks (``qrels``, ``run``, ``bm25_df``
+...); ``PREAMBLE`` defines them as the pages describe them. Command lines that cannot run inside
 the suite (installing, the suite itself, mutation testing, the usage synopsis) are listed in
 ``NOT_RUN`` with the reason; any other line of a shell block must run and exit 0.
+
+Shown output: a ``python`` or ``bash`` block followed (after blank lines only) by a ``text`` block is run
+and what it prints on stdout must equal the text block, line by line after stripping trailing white space
+(and leading and trailing blank lines). A ``text`` block must follow such a block.
 """
 from __future__ import annotations
 
@@ -28,24 +33,54 @@ from irmeasures_ext.sample import QRELS, RUN
 
 
 class Block(NamedTuple):
-    section: str  # the heading of the README section the block is in
+    section: str  # the heading of the section the block is in
     language: str
-    line: int  # of its first line in README.md
+    line: int  # of its first line in its file
     text: str
+    file: str = 'README.md'  # relative to the checkout
+    output: str | None = None  # the text block that follows it: what it must print
 
 
-def readme_blocks() -> list[Block]:
-    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
-    blocks = []
-    for match in re.finditer(r'^```(\w*)\n(.*?)^```', readme, re.MULTILINE | re.DOTALL):
-        headings = re.findall(r'^##+ (.+)$', readme[:match.start()], re.MULTILINE)
-        blocks.append(Block(headings[-1] if headings else '', match.group(1),
-                            readme.count('\n', 0, match.start()) + 2, match.group(2)))
+FENCE = re.compile(r'^```([\w{}-]*)\n(.*?)^```[ \t]*$', re.MULTILINE | re.DOTALL)
+
+
+def page_blocks(path: Path) -> list[Block]:
+    return blocks_of(path.read_text(encoding='utf-8'), path.relative_to(ROOT).as_posix())
+
+
+def blocks_of(page: str, name: str) -> list[Block]:
+    """The code blocks of one Markdown page, a ``text`` block attached as the output of the block before it."""
+    blocks: list[Block] = []
+    previous_end = None
+    for match in FENCE.finditer(page):
+        language, text = match.group(1), match.group(2)
+        if language.startswith('{'):  # a MyST directive (e.g. the generated dataset table), not a code example
+            previous_end = None
+            continue
+        if language == 'text':
+            follows = previous_end is not None and not page[previous_end:match.start()].strip()
+            assert follows and blocks and blocks[-1].language in ('python', 'bash') and blocks[-1].output is None, \
+                f'{name}:{page.count(chr(10), 0, match.start()) + 1}: a text block must follow a python or bash block'
+            blocks[-1] = blocks[-1]._replace(output=text)
+        else:
+            prose = FENCE.sub('', page[:match.start()])
+            headings = re.findall(r'^#+ (.+)$', prose, re.MULTILINE)
+            blocks.append(Block(headings[-1] if headings else '', language,
+                                page.count('\n', 0, match.start()) + 2, text, name))
+        previous_end = match.end()
     return blocks
 
 
-BLOCKS = readme_blocks()
-ids = [f'line {block.line} ({block.section})' for block in BLOCKS]
+PAGES = [ROOT / 'README.md', *sorted((ROOT / 'docs').glob('*.md'))]
+BLOCKS = [block for page in PAGES for block in page_blocks(page)]
+ids = [f'{block.file}:{block.line} ({block.section})' for block in BLOCKS]
+
+
+def assert_shown_output(block: Block, stdout: str) -> None:
+    """What a block prints equals the text block shown after it (trailing white space of each line aside)."""
+    def lines(text: str) -> list[str]:
+        return [line.rstrip() for line in text.strip('\n').splitlines()]
+    assert lines(stdout) == lines(block.output), f'{block.file}:{block.line}: printed\n{stdout}'
 
 #: Names the Python blocks use, defined as the README describes them: the TREC files read with
 #: ir_measures (section "Python"), DataFrames with ir_measures or PyTerrier columns, several systems' runs.
@@ -65,16 +100,19 @@ def system(path):
 bm25_df, tfidf_df, dense_df = system('bm25.txt'), system('dense.txt'), system('hybrid.txt')
 topics = pd.DataFrame({'qid': sorted(set(qrels_df.query_id)), 'query': 'a query'})
 '''
-#: The section "PyTerrier" says which forms its names have: qrels as a DataFrame (qid, docno, label).
+#: The section "PyTerrier" (docs/python.md) says which forms its names have: qrels as a DataFrame (qid, docno, label).
 SECTION_PREAMBLES = {
     'PyTerrier': "qrels = qrels_df.rename(columns={'query_id': 'qid', 'doc_id': 'docno', 'relevance': 'label'})\n",
 }
+SECTION_PREAMBLES['In PyTerrier'] = SECTION_PREAMBLES['PyTerrier']  # (README.md, "Three examples")
 
 #: Shell lines not run here, by how they start, with the reason.
 NOT_RUN = {
     'pip install': 'installs the package: the suite runs in the environment it was installed in',
     'python -m pytest': 'the test suite itself',
-    'mutmut': 'mutation testing, hours long (README, "Development")',
+    'python -m pip install': 'installs the docs extra into the environment',
+    'python -m sphinx': 'builds the site and opens it: tests/install/test_docs.py builds it, warnings as errors',
+    'mutmut': 'mutation testing, hours long (docs/development.md)',
     'irmeasures-ext QRELS RUN [': 'the usage synopsis',
     '[--': 'the usage synopsis, continued',
 }
@@ -133,7 +171,9 @@ def test_python_block_runs(block, workspace):
     script = PREAMBLE + SECTION_PREAMBLES.get(block.section, '') + textwrap.dedent(block.text)
     result = subprocess.run([sys.executable, '-c', script], cwd=folder, env=env, capture_output=True, text=True,
                             timeout=300)
-    assert result.returncode == 0, f'README.md:{block.line}:\n{result.stderr}'
+    assert result.returncode == 0, f'{block.file}:{block.line}:\n{result.stderr}'
+    if block.output is not None:
+        assert_shown_output(block, result.stdout)
 
 
 @pytest.mark.parametrize('block', [b for b in BLOCKS if b.language == 'bash'],
@@ -141,19 +181,37 @@ def test_python_block_runs(block, workspace):
 def test_shell_block_runs(block, workspace):
     folder, env = workspace
     commands = shell_commands(block.text)
+    assert block.output is None or len(commands) == 1, f'{block.file}:{block.line}: shown output needs one command'
     for command in commands:
         (folder / 'comparison.png').unlink(missing_ok=True)  # written by a compare command, kept unless --overwrite
         result = subprocess.run(['bash', '-c', command], cwd=folder, env=env, capture_output=True, text=True,
                                 timeout=300)
-        assert result.returncode == 0, f'README.md:{block.line}: {command}\n{result.stderr}'
+        assert result.returncode == 0, f'{block.file}:{block.line}: {command}\n{result.stderr}'
         assert result.stdout.strip() or 'comparison.png' in command, command
+        if block.output is not None:
+            assert_shown_output(block, result.stdout)
 
 
 def test_every_block_is_run_or_is_output():
-    """Each block is Python, a shell block, or an output the next test checks; no language is skipped."""
+    """Each block is Python, a shell block, or an output the next test checks; no language is skipped.
+    The README and the docs are both collected, and some blocks show their output."""
     assert {block.language for block in BLOCKS} == {'python', 'bash', ''}
+    assert {block.file for block in BLOCKS} >= {'README.md', 'docs/getting-started.md', 'docs/coming-from.md'}
     assert sum(len(shell_commands(block.text)) for block in BLOCKS if block.language == 'bash') >= 15
     assert [block.text for block in BLOCKS if not block.language] == [DUPLICATE_ERROR]
+    assert any(block.output is not None and block.file == 'docs/getting-started.md' for block in BLOCKS)
+
+
+def test_shown_output_is_checked():
+    """The convention itself: a text block after a python block is that block's expected stdout; a directive
+    is no example."""
+    page = ('# Title\n\n```python\nprint(1)\n```\n\n```text\n1  \n```\n\n```bash\necho 2\n```\n\n'
+            '```{dataset-table}\n```\n')
+    blocks = blocks_of(page, 'docs/example.md')
+    assert [(block.language, block.output) for block in blocks] == [('python', '1  \n'), ('bash', None)]
+    assert_shown_output(blocks[0], '1\n')
+    with pytest.raises(AssertionError):
+        assert_shown_output(blocks[0], '2\n')
 
 
 DUPLICATE_ERROR = "irmeasures-ext: error: run.txt:8: duplicate doc 'd4' in query 'q2' (first at line 5)\n"

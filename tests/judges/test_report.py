@@ -120,10 +120,10 @@ def test_the_command_refuses_bad_arguments_in_one_line(capsys, arguments, messag
     assert message in error and 'Traceback' not in error and error.startswith('irmeasures-ext')
 
 
-def test_the_readmes_worked_example_is_what_judges_gives():
-    """The README's two tables (section "Judging the judges") hold the sample's values at 3 decimals."""
-    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
-    section = readme[readme.index('## Judging the judges'):readme.index('## Datasets')]
+def test_the_docs_worked_example_is_what_judges_gives():
+    """The two tables of the page "Judging the judges" (docs/judging-the-judges.md) hold the sample's values at 3
+    decimals."""
+    section = (ROOT / 'docs' / 'judging-the-judges.md').read_text(encoding='utf-8')
     tables = [[line.strip('|').split(' | ') for line in block.strip().splitlines()]
               for block in section.split('\n\n') if block.startswith('| ')]
     report = judges({'nist': SAMPLE / 'nist.txt', 'llm': SAMPLE / 'llm.txt'}, str(SAMPLE / 'runs'),
