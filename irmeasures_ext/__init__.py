@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from irmeasures_ext.readers.forms import ProbabilitiesLike, QrelsLike, RunLike
     from irmeasures_ext.readers.source import Source
 
-__version__ = '0.1.0'
+__version__ = '0.2.0'
 
 register()
 globals().update(DECLARED)  # (our measures by name: ``irmeasures_ext.Q``)

@@ -1,4 +1,4 @@
-"""Everything this package changes in ir_measures, ir_datasets and the interpreter (issue 48: the guest's
+"""Everything this package changes in ir_measures, ir_datasets and the interpreter (a guest's
 manners), each with the user problem it solves and where it is installed. :func:`install` (run by
 :func:`register`, public as ``irmeasures_ext.register()``, which importing the package runs) makes all of them but
 the first and the last, each at most once.
@@ -21,7 +21,7 @@ What a user who imports the package asks for:
    :func:`irmeasures_ext.autoload.call_after_import`.
 
 The manners, so that one input gives the same numbers, or the same error, through ir_measures' API as through
-our provider (issue 45; :mod:`irmeasures_ext.interop` has the wrappers, :func:`teach_ir_measures` installs them):
+our provider (:mod:`irmeasures_ext.interop` has the wrappers, :func:`teach_ir_measures` installs them):
 
 5. ``ir_measures.util.QrelsConverter.predict_type`` and ``RunConverter.predict_type``, through which every
    provider reads its inputs: they read a path (``ir_measures.calc_aggregate([Q @ 10, AP], 'qrels.txt',

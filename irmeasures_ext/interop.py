@@ -1,5 +1,5 @@
 """What this package teaches ir_measures besides its provider, so that one input gives the same numbers, or the
-same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` as through our provider (issue 45):
+same error, through ``ir_measures.calc_aggregate``/``iter_calc``/``evaluator`` as through our provider:
 
 - ir_measures' converters (``QrelsConverter``, ``RunConverter``), through which every provider reads its inputs,
   read a file path (a ``pathlib.Path``, or a ``str`` without a newline: a path, as our provider reads one; a

@@ -1,4 +1,4 @@
-"""The holes a qrels leaves in runs (issue 46, part 4): the share of each run's top k that the qrels do not judge,
+"""The holes a qrels leaves in runs: the share of each run's top k that the qrels do not judge,
 and how far that could move each measure: its value when the unjudged docs are all non-relevant (the usual value),
 when they all have the qrels' highest label (RBP's residual, generalised to any measure), and on the condensed list
 (the run without its unjudged docs; Sakai, SIGIR 2007). ``compare(holes_at=k)`` adds them to its table;

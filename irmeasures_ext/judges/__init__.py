@@ -1,4 +1,4 @@
-"""Judging the judges (issue 46): several judgement sets of one collection, how far they agree label by label
+"""Judging the judges: several judgement sets of one collection, how far they agree label by label
 (:mod:`.agreement`), how far the system rankings they give agree (:mod:`.leaderboard`), and the holes each leaves in
 the runs (:mod:`.holes`).
 

@@ -1,4 +1,4 @@
-"""The holes each judgement set leaves in runs (issue 46, part 4): :func:`irmeasures_ext.comparison.holes.run_holes`
+"""The holes each judgement set leaves in runs: :func:`irmeasures_ext.comparison.holes.run_holes`
 under every set, each run read once."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``judges``: two or more judgement sets and runs → how far the sets agree label by label, how far the system
 rankings they give agree per measure, each run's scores under each set (and its holes), and a plot of the
-systems' scores under two sets (issue 46, part 5)."""
+systems' scores under two sets."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

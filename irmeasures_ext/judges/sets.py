@@ -1,5 +1,5 @@
 """Several judgement sets of one collection: read and checked each, merged with a precedence, and runs evaluated
-under every set in one call, each run read once (issue 46, part 1)."""
+under every set in one call, each run read once."""
 from __future__ import annotations
 
 import os
