@@ -51,7 +51,7 @@ globals().update(DECLARED)  # (our measures by name: ``irmeasures_ext.Q``)
 
 #: Submodules imported on first access as attributes (``import irmeasures_ext`` loads only the declarations;
 #: ``comparison``, ``measures``, ``plugin`` and ``suites`` are imported with it).
-_LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'sample')
+_LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'reproduce', 'sample')
 
 
 def intent_qrels(qrels: QrelsLike, probabilities: ProbabilitiesLike, renormalise: bool = False) -> Source:
@@ -73,6 +73,32 @@ def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: R
     return frame(measures, qrels, run, rel, ties, score_precision, depth)
 
 
+def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
+                    reproduced_baseline: RunLike, reproduced_advanced: RunLike,
+                    measures: Iterable[Measure | str]) -> pd.DataFrame:
+    """RMSE, nRMSE, paired t-test p-values, ER and ΔRI of a reproduction, as repro_eval 0.5.0 computes them
+    (:func:`irmeasures_ext.reproduce.reproducibility`)."""
+    from irmeasures_ext.reproduce import reproducibility as statistics  # (numpy, pandas load on first use)
+    return statistics(qrels, original_baseline, original_advanced, reproduced_baseline, reproduced_advanced, measures)
+
+
+def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
+                  qrels_b: QrelsLike, replicated_baseline: RunLike, replicated_advanced: RunLike,
+                  measures: Iterable[Measure | str]) -> pd.DataFrame:
+    """ER, ΔRI and unpaired t-test p-values of a replication on other qrels, as repro_eval 0.5.0 computes them
+    (:func:`irmeasures_ext.reproduce.replicability`)."""
+    from irmeasures_ext.reproduce import replicability as statistics  # (numpy, pandas load on first use)
+    return statistics(original_qrels, original_baseline, original_advanced, qrels_b, replicated_baseline,
+                      replicated_advanced, measures)
+
+
+def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 'original') -> pd.DataFrame:
+    """Per topic, KTU and RBO as repro_eval 0.5.0 computes them, and Webber et al.'s RBO_ext
+    (:func:`irmeasures_ext.reproduce.ranked_list_agreement`)."""
+    from irmeasures_ext.reproduce import ranked_list_agreement as agreement  # (numpy, pandas load on first use)
+    return agreement(original, reproduced, topics)
+
+
 def __getattr__(name: str) -> Any:
     """A submodule, imported on first access."""
     if name in _LAZY_SUBMODULES:
@@ -85,4 +111,5 @@ def __dir__() -> list[str]:
 
 __all__ = ['DECLARED', 'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
-           '__version__', 'intent_qrels', 'per_intent_frame', *DECLARED]
+           '__version__', 'intent_qrels', 'per_intent_frame', 'reproducibility', 'replicability',
+           'ranked_list_agreement', *DECLARED]

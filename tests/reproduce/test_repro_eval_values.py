@@ -1,0 +1,190 @@
+"""irmeasures_ext.reproduce against repro_eval 0.5.0's outputs (tests/data/repro_eval, see its README), abs 1e-9."""
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from conftest import DATA
+
+from irmeasures_ext import reproduce
+from irmeasures_ext.errors import InputError
+from irmeasures_ext.reproduce import UnansweredTopicsWarning
+
+REF = DATA / 'repro_eval'
+RPD = json.loads((REF / 'ref_rpd.json').read_text())
+RPL = json.loads((REF / 'ref_rpl.json').read_text())
+EDGE = json.loads((REF / 'ref_edge.json').read_text())
+TOPIC_SCORES = json.loads((REF / 'ref_rpd_topic_scores.json').read_text())
+MEASURES = list(RPD['er'])
+RUNS = {name: REF / f'{name}.txt' for name in ('orig_b', 'orig_a', 'rpd_b', 'rpd_a', 'rpl_b', 'rpl_a')}
+
+
+def close(ours: float, theirs: float) -> bool:
+    """Equal to 1e-9, NaN to NaN and infinities to themselves."""
+    if math.isnan(theirs) or math.isinf(theirs):
+        return ours == theirs or (math.isnan(ours) and math.isnan(theirs))
+    return abs(ours - theirs) <= 1e-9
+
+
+def quietly(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UnansweredTopicsWarning)
+        return function(*args, **kwargs)
+
+
+@pytest.fixture(scope='module')
+def rpd():
+    frame = quietly(reproduce.reproducibility, REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'],
+                    RUNS['rpd_b'], RUNS['rpd_a'], MEASURES)
+    return {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+
+
+@pytest.fixture(scope='module')
+def rpl():
+    frame = quietly(reproduce.replicability, REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'],
+                    REF / 'qrels_rpl.txt', RUNS['rpl_b'], RUNS['rpl_a'], MEASURES)
+    return {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+
+
+@pytest.mark.parametrize('scores,run,path,qrels', [
+    (TOPIC_SCORES, 'orig_b', 'orig_b', 'qrels_orig'), (TOPIC_SCORES, 'orig_a', 'orig_a', 'qrels_orig'),
+    (TOPIC_SCORES, 'rep_b', 'rpd_b', 'qrels_orig'), (TOPIC_SCORES, 'rep_a', 'rpd_a', 'qrels_orig'),
+    (RPL['rep_topic_scores'], 'rep_b', 'rpl_b', 'qrels_rpl'), (RPL['rep_topic_scores'], 'rep_a', 'rpl_a', 'qrels_rpl'),
+])
+def test_the_provider_gives_repro_eval_s_per_topic_scores(scores, run, path, qrels):
+    from irmeasures_ext.plugin import provider
+    ours = {(m.query_id, str(m.measure)): m.value
+            for m in provider.iter_calc(MEASURES, str(REF / f'{qrels}.txt'), str(RUNS[path]))}
+    for topic, values in scores[run].items():
+        for measure, value in values.items():
+            assert close(ours.get((topic, measure), 0.0), value), (run, topic, measure)
+
+
+@pytest.mark.parametrize('statistic,key', [('rmse', 'rmse'), ('nrmse', 'nrmse'), ('p_value', 'ttest_paired_pvalue')])
+def test_reproducibility_per_run_statistics(rpd, statistic, key):
+    for run in ('baseline', 'advanced'):
+        for measure, value in RPD[key][run].items():
+            assert close(rpd[measure, statistic, run], value), (measure, run, rpd[measure, statistic, run], value)
+
+
+@pytest.mark.parametrize('statistic,key', [('er', 'er'), ('delta_ri', 'dri')])
+@pytest.mark.parametrize('which', ['rpd', 'rpl'])
+def test_er_and_delta_ri(rpd, rpl, statistic, key, which):
+    ours, ref = (rpd, RPD) if which == 'rpd' else (rpl, RPL)
+    for measure, value in ref[key].items():
+        assert close(ours[measure, statistic, reproduce.BOTH], value), (measure, value)
+
+
+def test_replicability_unpaired_p_values(rpl):
+    for run in ('baseline', 'advanced'):
+        for measure, value in RPL['ttest_unpaired_pvalue'][run].items():
+            assert close(rpl[measure, 'p_value', run], value), (measure, run)
+
+
+@pytest.mark.parametrize('run,path', [('baseline', 'rpd_b'), ('advanced', 'rpd_a')])
+def test_ktu_and_rbo_per_topic_and_mean_on_repro_eval_s_topics(run, path):
+    frame = reproduce.ranked_list_agreement(RUNS['orig_' + path[-1]], RUNS[path], topics='repro_eval')
+    per_topic = frame.set_index('query_id')
+    for ours, key in (('ktu_repro_eval', 'ktu'), ('rbo_repro_eval', 'rbo')):
+        reference = RPD[f'{key}_per_topic'][run]
+        assert sorted(reference) == sorted(set(per_topic.index) - {'all'})
+        for topic, value in reference.items():
+            assert close(per_topic.loc[topic, ours], value), (ours, topic)
+        assert close(per_topic.loc['all', ours], RPD[f'{key}_mean'][run])
+
+
+def test_an_unanswered_topic_counts_0_in_ktu_and_rbo_with_a_warning():
+    with pytest.warns(UnansweredTopicsWarning, match='reproduced: 104'):
+        frame = reproduce.ranked_list_agreement(RUNS['orig_a'], RUNS['rpd_a'])
+    per_topic = frame.set_index('query_id')
+    assert per_topic.loc['104'].tolist() == [0.0, 0.0, 0.0]
+    answered = per_topic.drop(['104', 'all'])
+    assert close(per_topic.loc['all', 'ktu_repro_eval'], answered['ktu_repro_eval'].sum() / 11)
+
+
+def test_the_missing_topic_warning_names_the_run_and_topics_once_at_the_caller():
+    with pytest.warns(UnansweredTopicsWarning, match=r'\(reproduced advanced: 104\)') as caught:
+        reproduce.reproducibility(REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'], RUNS['rpd_b'],
+                                  RUNS['rpd_a'], ['AP'])
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with pytest.warns(UnansweredTopicsWarning, match=r'\(replicated baseline: 205\)') as caught:
+        reproduce.replicability(REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'], REF / 'qrels_rpl.txt',
+                                RUNS['rpl_b'], RUNS['rpl_a'], ['AP'])
+    assert len(caught) == 1
+    with pytest.warns(UnansweredTopicsWarning, match=r'\(original baseline: 104; replicated baseline: 205\)'):
+        reproduce.replicability(REF / 'qrels_orig.txt', REF / 'rpd_a.txt', RUNS['orig_a'], REF / 'qrels_rpl.txt',
+                                RUNS['rpl_b'], RUNS['rpl_a'], ['AP'])
+
+
+def test_edge_unsorted_file_order_as_repro_eval():
+    frame = reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_unsorted.txt').set_index('query_id')
+    reference = EDGE['edge_rep_unsorted.txt']
+    for ours, key in (('ktu_repro_eval', 'ktu_per_topic'), ('rbo_repro_eval', 'rbo_per_topic')):
+        for topic, value in reference[key].items():
+            assert close(frame.loc[topic, ours], value)
+    assert frame.loc['1', 'rbo_ext'] == pytest.approx(1.0)  # (identical lists: 1, where repro_eval gives 0.526...)
+
+
+def test_edge_short_list_ktu_is_nan_where_repro_eval_raises():
+    frame = reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_short.txt').set_index('query_id')
+    assert 'exception' in EDGE['edge_rep_short.txt']['ktu_per_topic']
+    assert math.isnan(frame.loc['1', 'ktu_repro_eval']) and math.isnan(frame.loc['all', 'ktu_repro_eval'])
+    assert frame.loc['2', 'ktu_repro_eval'] == pytest.approx(13 / 15)  # (topic 2: equal lengths)
+    for topic, value in EDGE['edge_rep_short.txt']['rbo_per_topic'].items():
+        assert close(frame.loc[topic, 'rbo_repro_eval'], value)
+
+
+def test_edge_extra_topic_left_out_where_repro_eval_raises():
+    assert 'exception' in EDGE['edge_rep_extra_topic.txt']['rbo_per_topic']
+    frame = reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_extra_topic.txt')
+    assert set(frame['query_id']) == {'1', '2', 'all'}
+    with pytest.raises(InputError, match='does not answer'):
+        reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_extra_topic.txt', topics='repro_eval')
+
+
+def test_a_hand_computed_case():
+    qrels = {'1': {'a': 1, 'b': 0}, '2': {'c': 1, 'd': 0}}
+    orig_b = {'1': {'b': 2.0, 'a': 1.0}, '2': {'c': 2.0, 'd': 1.0}}  # P@1: 0, 1
+    orig_a = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 2.0, 'd': 1.0}}  # 1, 1
+    rep_b = {'1': {'b': 2.0, 'a': 1.0}, '2': {'d': 2.0, 'c': 1.0}}  # 0, 0
+    rep_a = {'1': {'a': 2.0, 'b': 1.0}, '2': {'d': 2.0, 'c': 1.0}}  # 1, 0
+    frame = reproduce.reproducibility(qrels, orig_b, orig_a, rep_b, rep_a, ['P@1'])
+    values = {(row.statistic, row.run): row.value for row in frame.itertuples()}
+    assert values['rmse', 'baseline'] == pytest.approx(math.sqrt(1 / 2))  # (diffs 0, 1)
+    assert values['rmse', 'advanced'] == pytest.approx(math.sqrt(1 / 2))
+    assert values['nrmse', 'baseline'] == pytest.approx(math.sqrt(1 / 2))  # (max RMSE 1)
+    assert values['er', reproduce.BOTH] == pytest.approx(0.5 / 0.5)  # (mean improvements: rep 0.5, orig 0.5)
+    assert values['delta_ri', reproduce.BOTH] == -math.inf  # (RI: orig (1 - 0.5) / 0.5, rep (0.5 - 0) / 0 = inf)
+    assert reproduce.effect_ratio(*map(np.array, ([0.2, 0.4], [0.4, 0.6], [0.2, 0.2], [0.3, 0.3]))) \
+        == pytest.approx(0.1 / 0.2)
+    assert reproduce.rmse(np.array([0.5, 0.5]), np.array([0.5, 0.5])) == 0.0
+
+
+@pytest.mark.parametrize('original,reproduced,expected', [
+    (['a', 'b', 'c'], ['a', 'b', 'c'], 1.0),  # (identical: 1 at any length)
+    (['a', 'b'], ['c', 'd'], 0.0),
+    (['a'], ['a', 'b'], 1.0),  # (a prefix extrapolates to agreement: eq. 32)
+    (['b'], ['a', 'b'], 0.475),  # (X_1 = 0, X_2 = 1: (1-p)/p X_2/2 p² + (X_2 - X_1)/2 p² = p/2)
+    ([], ['a'], 0.0),
+])
+def test_rbo_ext_hand_computed(original, reproduced, expected):
+    assert reproduce.rbo_ext(original, reproduced) == pytest.approx(expected, abs=1e-12)
+    assert reproduce.rbo_ext(reproduced, original) == pytest.approx(expected, abs=1e-12)
+
+
+def test_rbo_ext_of_equal_lengths_is_webber_s_eq_30():
+    original, reproduced, p = list('abcdef'), list('badcfe'), 0.9
+    overlaps = [len(set(original[:d]) & set(reproduced[:d])) for d in range(1, 7)]
+    expected = overlaps[-1] / 6 * p ** 6 + (1 - p) / p * sum(x / d * p ** d for d, x in enumerate(overlaps, 1))
+    assert reproduce.rbo_ext(original, reproduced, p) == pytest.approx(expected, abs=1e-12)
+
+
+def test_measure_names_or_objects_and_other_input_forms_give_the_same():
+    import ir_measures
+    qrels = {'1': {'a': 1, 'b': 0, 'c': 1}}
+    runs = [{'1': {'a': 3.0, 'b': 2.0, 'c': 1.0}}, {'1': {'c': 3.0, 'b': 2.0, 'a': 1.0}}]
+    by_name = reproduce.reproducibility(qrels, *runs, *runs, ['AP', 'P@2'])
+    by_object = reproduce.reproducibility(qrels, *runs, *runs, [ir_measures.AP, ir_measures.P @ 2])
+    assert by_name.equals(by_object)
+    assert (by_name[by_name.statistic == 'rmse'].value == 0).all()
