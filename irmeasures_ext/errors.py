@@ -197,6 +197,11 @@ def warn_at_caller(message: str, category: type[Warning]) -> None:
 _deferring = threading.local()
 
 
+class UnansweredTopicsWarning(IrMeasuresExtWarning):
+    """A run does not answer some topics of a reproducibility study (:mod:`irmeasures_ext.reproduce`): they score 0
+    in every measure, KTU and RBO included."""
+
+
 class DeferredWarnings:
     """The warnings that :func:`warn_at_caller` raises on worker threads (a thread pool's), kept to be re-issued
     from the thread that started the work, where the frames lead to the user's call: ``pool.map(deferred.running(

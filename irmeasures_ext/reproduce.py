@@ -1,10 +1,10 @@
 """Reproducibility and replicability measures (Breuer et al., SIGIR 2020), equal to repro_eval 0.5.0.
 
-Score-based statistics (RMSE, nRMSE, ER, ΔRI, t-test p-values) are computed from the per-topic scores of our
-provider (trec_eval's tie rule) over the qrels' topics; a topic a run does not answer scores 0 in every measure
-(``measure.DEFAULT``, as ir_measures gives it), said in one :class:`UnansweredTopicsWarning`. The rank-based
-ones (KTU, RBO) compare the rankings as repro_eval reads them: file order, adjacent equal scores by descending
-docid, first 1000 docs. See docs/reproducibility.md for the formulas and where they depart from the papers.
+Score-based statistics (RMSE, nRMSE, ER, ΔRI, t-test p-values) are computed from the per-topic scores of our provider
+(trec_eval's tie rule) over the qrels' topics; a topic a run does not answer scores 0 in every measure
+(``measure.DEFAULT``, as ir_measures gives it), said in one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`. The
+rank-based ones (KTU, RBO) compare the rankings as repro_eval reads them: file order, adjacent equal scores by
+descending docid, first 1000 docs. See docs/reproducibility.md for the formulas and where they depart from the papers.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import InputError, IrMeasuresExtWarning, warn_at_caller
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning, warn_at_caller
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,10 +31,6 @@ RBO_DEPTH = 1000
 TOPIC_SETS = ('original', 'repro_eval')
 #: The ``run`` of the statistics that compare the advanced run with the baseline (ER, ΔRI).
 BOTH = 'advanced_vs_baseline'
-
-
-class UnansweredTopicsWarning(IrMeasuresExtWarning):
-    """A run does not answer some topics: they score 0 in every measure (KTU and RBO included)."""
 
 
 def _scores(measures: list[Measure], qrels: QrelsLike, runs: dict[str, RunLike],
@@ -267,11 +263,12 @@ def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 
     """Per topic (``query_id``), ``ktu_repro_eval``, ``rbo_repro_eval`` (repro_eval's definitions) and ``rbo_ext``
     (Webber et al.'s), then a row ``query_id='all'`` of their means.
 
-    ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer scores
-    0 in all three (as every score-based measure scores it, said in an :class:`UnansweredTopicsWarning`), and the
-    reproduced run's other topics are left out. ``topics='repro_eval'``: repro_eval's set, the reproduced run's
-    topics (unanswered ones are skipped, silently); InputError if the original does not answer one (repro_eval
-    raises AttributeError). Lists of different lengths: KTU NaN (repro_eval raises ValueError)."""
+    ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer scores 0
+    in all three (as every score-based measure scores it, said in an
+    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`), and the reproduced run's other topics are left out.
+    ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently);
+    InputError if the original does not answer one (repro_eval raises AttributeError). Lists of different lengths:
+    KTU NaN (repro_eval raises ValueError)."""
     if topics not in TOPIC_SETS:
         raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
     orig, rep = ranked_lists(original), ranked_lists(reproduced)

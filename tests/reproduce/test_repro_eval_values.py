@@ -8,8 +8,7 @@ import pytest
 from conftest import DATA
 
 from irmeasures_ext import reproduce
-from irmeasures_ext.errors import InputError
-from irmeasures_ext.reproduce import UnansweredTopicsWarning
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
 
 REF = DATA / 'repro_eval'
 RPD = json.loads((REF / 'ref_rpd.json').read_text())
