@@ -141,8 +141,7 @@ def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advan
     unanswered: dict[str, list[str]] = {}
     scores = _scores(parsed, qrels, runs, unanswered)
     _warn_unanswered(unanswered)
-    orig = {'baseline': scores['original baseline'], 'advanced': scores['original advanced']}
-    rep = {'baseline': scores['reproduced baseline'], 'advanced': scores['reproduced advanced']}
+    orig, rep = _by_run(scores, 'original'), _by_run(scores, 'reproduced')
     rows: list[tuple[str, str, str, float]] = []
     for run in ('baseline', 'advanced'):
         p_values = _p_values(orig[run], rep[run], paired=True)
@@ -166,13 +165,17 @@ def replicability(original_qrels: QrelsLike, original_baseline: RunLike, origina
     rep_scores = _scores(parsed, qrels_b, {'replicated baseline': replicated_baseline,
                                            'replicated advanced': replicated_advanced}, unanswered)
     _warn_unanswered(unanswered)
-    orig = {'baseline': orig_scores['original baseline'], 'advanced': orig_scores['original advanced']}
-    rep = {'baseline': rep_scores['replicated baseline'], 'advanced': rep_scores['replicated advanced']}
+    orig, rep = _by_run(orig_scores, 'original'), _by_run(rep_scores, 'replicated')
     rows: list[tuple[str, str, str, float]] = []
     for run in ('baseline', 'advanced'):
         p_values = _p_values(orig[run], rep[run], paired=False)
         rows += [(str(measure), 'p_value', run, p_values[measure]) for measure in parsed]
     return _long_frame(rows + _overall_effects(parsed, orig, rep))
+
+
+def _by_run(scores: dict[str, dict[Measure, np.ndarray]], kind: str) -> dict[str, dict[Measure, np.ndarray]]:
+    """The ``baseline`` and ``advanced`` scores of the runs named ``'<kind> baseline'`` and ``'<kind> advanced'``."""
+    return {run: scores[f'{kind} {run}'] for run in ('baseline', 'advanced')}
 
 
 def _measures(measures: Iterable[Measure | str]) -> list[Measure]:
