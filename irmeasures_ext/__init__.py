@@ -39,8 +39,11 @@ from irmeasures_ext.measures import DECLARED
 from irmeasures_ext.plugin import provider
 
 if TYPE_CHECKING:
+    import os
+
     import pandas as pd
 
+    from irmeasures_ext.ir_metadata import MetadataLike
     from irmeasures_ext.readers.forms import ProbabilitiesLike, QrelsLike, RunLike
     from irmeasures_ext.readers.source import Source
 
@@ -51,7 +54,7 @@ globals().update(DECLARED)  # (our measures by name: ``irmeasures_ext.Q``)
 
 #: Submodules imported on first access as attributes (``import irmeasures_ext`` loads only the declarations;
 #: ``comparison``, ``measures``, ``plugin`` and ``suites`` are imported with it).
-_LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'readers', 'reproduce', 'sample')
+_LAZY_SUBMODULES = ('cli', 'dask', 'datasets', 'engine', 'frames', 'ir_metadata', 'readers', 'reproduce', 'sample')
 
 
 def intent_qrels(qrels: QrelsLike, probabilities: ProbabilitiesLike, renormalise: bool = False) -> Source:
@@ -99,6 +102,20 @@ def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 
     return agreement(original, reproduced, topics)
 
 
+def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The ir_metadata a run file carries, None if none (:func:`irmeasures_ext.ir_metadata.read_metadata`)."""
+    from irmeasures_ext.ir_metadata import read_metadata as read  # (pyarrow, PyYAML load on first use)
+    return read(run)
+
+
+def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike | None = None, *,
+              tag: str | None = None, overwrite: bool = False) -> None:
+    """Writes a run as a TREC, Parquet or Arrow file, with its ir_metadata if given
+    (:func:`irmeasures_ext.ir_metadata.write_run`)."""
+    from irmeasures_ext.ir_metadata import write_run as write  # (pyarrow, PyYAML load on first use)
+    write(run, path, metadata, tag=tag, overwrite=overwrite)
+
+
 def __getattr__(name: str) -> Any:
     """A submodule, imported on first access."""
     if name in _LAZY_SUBMODULES:
@@ -112,4 +129,4 @@ def __dir__() -> list[str]:
 __all__ = ['DECLARED', 'compare', 'IrMeasuresExtError', 'InputError', 'MeasureParamError', 'ComparisonError',
            'IrMeasuresExtWarning', 'NoOverlapWarning', 'ReversedScoresWarning', 'provider', 'register', 'suites',
            '__version__', 'intent_qrels', 'per_intent_frame', 'reproducibility', 'replicability',
-           'ranked_list_agreement', *DECLARED]
+           'ranked_list_agreement', 'read_metadata', 'write_run', *DECLARED]

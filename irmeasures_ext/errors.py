@@ -37,6 +37,16 @@ class InputError(IrMeasuresExtError):
     """A run or qrels is malformed (duplicate documents, conflicting labels, NaN scores, ...)."""
 
 
+class MetadataError(InputError):
+    """An ir_metadata block (:mod:`irmeasures_ext.ir_metadata`) cannot be read or written: not closed, not YAML, not
+    a mapping; the message names the file and line."""
+
+
+class RunWriteError(IrMeasuresExtError):
+    """A run cannot be written where asked (:func:`irmeasures_ext.ir_metadata.write_run`): the file exists and
+    ``overwrite`` is not given, its folder is missing, an id would break the file's fields."""
+
+
 class RowError(InputError):
     """A problem with the row(s) of one (query, doc) pair; ``kind`` is 'run' or 'qrels'; ``intent``: the intent
     of the qrels lines concerned, for qrels of intents (set after construction, else None), and ``hint``."""

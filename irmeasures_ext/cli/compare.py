@@ -50,6 +50,7 @@ def run(argv: list[str]) -> int:
         raise CliError('give either --baseline or --all-pairs')
     names = args.names.split(',') if args.names else None
     prepare_process()
+    from irmeasures_ext.cli.output import metadata_header
     from irmeasures_ext.comparison.output import WRITERS, write_report
     from irmeasures_ext.comparison.report import measures_report
     from irmeasures_ext.comparison.table import check_options, comparison_table, default_run_name, evaluate_runs
@@ -63,6 +64,7 @@ def run(argv: list[str]) -> int:
     if args.plot:
         from irmeasures_ext.comparison.plot import check_plot_path
         check_plot_path(args.plot, args.overwrite)
+    header = metadata_header(args.metadata, args.output_format)
     qrels = with_intents(load_qrels(args.qrels, args.qrels_format or args.format), args.intents,
                          args.renormalise_intents)
     runs = [load_run(path, args.format) for path in run_args]
@@ -71,6 +73,7 @@ def run(argv: list[str]) -> int:
     run_values = evaluate_runs(qrels, runs, measures, names, args.ties, args.score_precision, args.workers, args.rel)
     if args.measures_report:
         report = measures_report(run_values, args.test, args.correction, args.alpha, args.samples, args.seed)
+        sys.stdout.write(header)
         write_report(sys.stdout, report, args.output_format, args.places)
         return 0
     table = comparison_table(run_values, args.baseline, args.all_pairs, args.test, args.correction, args.ci,
@@ -82,6 +85,7 @@ def run(argv: list[str]) -> int:
         table = with_holes(table, run_holes(qrels, dict(zip(names, runs, strict=True)), run_values.measures,
                                             provider.configured(args.ties, args.score_precision, rel=args.rel),
                                             args.holes))
+    sys.stdout.write(header)
     WRITERS[args.output_format](sys.stdout, table, args.places)
     if args.plot:
         from irmeasures_ext.comparison.plot import plot_comparison
@@ -150,6 +154,10 @@ def parser() -> ArgumentParser:
                         help='sign flips, permutations or bootstrap resamples (default 10000)')
     parser.add_argument('--seed', type=int, default=42, help='seed of the randomised procedures (default 42)')
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
+    parser.add_argument('--metadata', metavar='FILE',
+                        help='put the ir_metadata of the YAML FILE at the top of the report: its "# '
+                             'ir_metadata.start" ... "# ir_metadata.end" block (tsv; markdown: inside an HTML '
+                             'comment; latex: as %% lines), or a first line {"ir_metadata": {...}} (jsonl)')
     parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (p-values: significant '
                                                                      'digits; default 4; -1: all)')
     parser.add_argument('--plot', metavar='FILE', help='draw the differences and intervals into FILE (.png, .svg, '

@@ -53,10 +53,12 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.evaluation import evaluate
+    header = output.metadata_header(args.metadata, args.output_format)
     qrels, run_input = load(args)
     qrels = with_intents(qrels, args.intents, args.renormalise_intents)
     results = evaluate(measures, qrels, run_input, configured, args.provider)
     write = output.write_jsonl if args.output_format == 'jsonl' else output.write_tsv
+    sys.stdout.write(header)
     write(sys.stdout, results, args.places, by_query=args.by_query, summary=not args.no_summary)
     return 0
 
@@ -79,8 +81,10 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     if Ranking(args.ties, args.score_precision, args.depth, rel=args.rel) != DEFAULT_RANKING:
         raise CliError('--protocol ranks as its script does; --ties, --score-precision, --depth and --rel do not '
                        'apply')
+    from irmeasures_ext.cli.output import metadata_header
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import compute
+    header = metadata_header(args.metadata, 'tsv')
     qrels, run = load(args)
     citing: Mapping[str, str] = {}
     if PROTOCOLS[args.protocol].needs_citing:
@@ -92,7 +96,7 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
                            'citing papers)') from None
     values = compute(args.protocol, read_input(qrels, 'qrels').table, read_input(run, 'run').table, citing)
     spec = '' if args.places == -1 else f'.{args.places}f'
-    sys.stdout.write(''.join(f'{name}\t{format(value, spec)}\n' for name, value in values.items()))
+    sys.stdout.write(header + ''.join(f'{name}\t{format(value, spec)}\n' for name, value in values.items()))
     return 0
 
 
@@ -123,6 +127,10 @@ def parser() -> ArgumentParser:
                         help=f'one row per query and measure, then the summary rows (query id "{SUMMARY_QID}")')
     parser.add_argument('--no_summary', '-n', action='store_true', help='with -q: leave out the summary rows')
     parser.add_argument('--output_format', '-o', choices=['tsv', 'jsonl'], default='tsv')
+    parser.add_argument('--metadata', metavar='FILE',
+                        help='put the ir_metadata of the YAML FILE at the top of the output: its "# '
+                             'ir_metadata.start" ... "# ir_metadata.end" block (tsv, --protocol), or a first line '
+                             '{"ir_metadata": {...}} (jsonl)')
     parser.add_argument('--provider', metavar='NAME', choices=sorted(ir_measures.providers.registry),
                         help='compute every measure with this ir_measures provider '
                              f'({", ".join(sorted(ir_measures.providers.registry))}). Default: the '

@@ -18,6 +18,7 @@ import pyarrow as pa
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import string_array, string_scalar
 from irmeasures_ext.cli.common import SUMMARY_QID
+from irmeasures_ext.errors import MetadataError
 from irmeasures_ext.evaluation import Results
 
 #: Queries whose rows are assembled at once (bounds the memory of ``-q``, and its strings below 2 GB).
@@ -26,6 +27,24 @@ _QUERIES_PER_WRITE = 1 << 16
 _MOST_PLACES = 15
 #: Chunks of rows assembled at once, while the previous ones are written.
 _THREADS = 2
+
+def metadata_header(path: str | None, output_format: str) -> str:
+    """What ``--metadata FILE`` puts at the top of a report in ``output_format``: the ir_metadata block of the YAML
+    file ``path`` (:func:`~irmeasures_ext.ir_metadata.metadata_block`) as ``#`` lines (tsv; markdown: inside an HTML
+    comment, not headings) or ``%`` lines (LaTeX), or a first line ``{"ir_metadata": {...}}`` (jsonl; dates as
+    text); nothing without a file. MetadataError names the file and line of a problem."""
+    if path is None:
+        return ''
+    from irmeasures_ext.ir_metadata import load_metadata, metadata_block
+    metadata = load_metadata(path)
+    if output_format == 'jsonl':
+        try:
+            return json.dumps({'ir_metadata': metadata}, default=str) + '\n'
+        except TypeError as error:  # (a key JSON has no form for: a date, a list)
+            raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None
+    block = metadata_block(metadata, '%' if output_format == 'latex' else '#')
+    return f'<!--\n{block}-->\n' if output_format == 'markdown' else block
+
 
 def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:
     """Writes tsv rows; ``places`` decimals (-1: Python's shortest repr)."""

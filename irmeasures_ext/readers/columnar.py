@@ -150,6 +150,13 @@ class ColumnarSource(Source):
                                             use_threads=False, fragment_scan_options=options):
                 yield pa.Table.from_batches([batch])
 
+    @property
+    def schema_metadata(self) -> dict[bytes, bytes]:
+        """The key-value metadata of the data's schema (a Parquet or Arrow file's; a folder's first file's), e.g. its
+        ir_metadata (:func:`irmeasures_ext.ir_metadata.read_metadata`)."""
+        with self._reading(keep=True) as dataset:
+            return dict(dataset.schema.metadata or {})
+
     @functools.cached_property
     def num_rows(self) -> int:
         """The data's number of rows (from the Parquet files' metadata; for Arrow files, their batches' headers)."""

@@ -15,6 +15,33 @@ One grammar on every path, trec_eval's wherever trec_eval reads a value at all:
   not finite): the relevance column is then float64, unless every label is whole (``2.0`` is label 2).
   Numerals trec_eval would read otherwise (``1_000`` as 1, ``0x1F`` as 0, full-width or Arabic-Indic
   digits as 0) are refused: never a third value.
+- A file may open with an ir_metadata block (below); any other line whose first field starts with ``#`` is
+  refused, naming its line: trec_eval 9 reads it as a line of query ``#...`` (or refuses it), trec_eval's 10.0
+  development branch skipped it as a comment, so either reading could be the wrong one.
+
+ir_metadata (Breuer et al., "ir_metadata: An Extensible Metadata Schema for IR Experiments", SIGIR 2022;
+https://www.ir-metadata.org): the file's first lines (after a BOM and blank lines) may be a block of ``#`` lines,
+as repro_eval writes and reads them::
+
+    # ir_metadata.start
+    # tag: bm25-baseline
+    # method:
+    #   retrieval:
+    #     - name: bm25
+    # ir_metadata.end
+
+The markers are the lines ``# ir_metadata.start`` and ``# ir_metadata.end`` (repro_eval's ``META_START`` and
+``META_END``; the space may be left out, blanks may end the line). Each line between them is ``#``, an optional
+space and a line of YAML (repro_eval writes ``# `` + the line + a space); further spaces are the YAML's indentation,
+so an indented ``ir_metadata.end`` is YAML, not the marker; a blank line is an empty line of YAML. The YAML, read
+with PyYAML's safe loader, is a mapping: the schema's keys are ``schema-version``, ``run-version``, ``tag``,
+``platform``, ``research goal``, ``implementation``, ``method``, ``actor`` and ``data``, none required (the schema
+is extensible). The block is found in the file's first bytes (:attr:`TrecSource.header` holds it, parsed), and
+every path reads the file from the line after it, as if it were absent: line numbers stay the file's, and a BOM
+opening that line is ignored as at the start of a file. A block not closed, YAML that does not parse, or YAML
+that is not a mapping is a :class:`~irmeasures_ext.errors.MetadataError` naming the file and line. Qrels files take
+the same block, read the same way: the schema describes runs, but the block is the file's, and refusing it in qrels
+would only make an annotated qrels file unreadable.
 
 The fast path is ``pyarrow.csv`` on single-space fields. A file in any other layout (tabs, runs
 of spaces, trailing fields, CR line ends) is normalised block by block in numpy to that layout and
@@ -39,7 +66,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple, TextIO
 
 import numpy as np
 import pyarrow as pa
@@ -53,6 +80,7 @@ from irmeasures_ext.errors import (
     DuplicateDocError,
     InputError,
     InvalidClassError,
+    MetadataError,
     NonFiniteScoreError,
     RepeatedJudgment,
     RowError,
@@ -127,6 +155,8 @@ LEVEL = re.compile(rb'L[0-9]+')
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _FIELD_SEPARATOR = re.compile(rb'[ \t\v\f]+')
 _BLANK = b' \t\v\f\r\n'
+#: The lines that open and close an ir_metadata block (without their blanks at either end), as latin-1 text.
+_MARKER = re.compile(r'# ?ir_metadata\.(start|end)')
 #: Separators other than a single space (TrecSource._irregular); found with memchr.
 _OTHER_SEPARATORS = (b'\t', b'\v', b'\f')
 #: Byte pairs, as little-endian uint16, of two spaces and of a space before a line feed. (A space
@@ -142,6 +172,79 @@ def score_value(field: bytes) -> float:
 
 class TrecFileError(InputError):
     """A TREC file cannot be read, or holds a problem; the message names the file and line."""
+
+
+class Header(NamedTuple):
+    """The ir_metadata block opening a TREC file: the bytes and the lines before the file's first line of data (a
+    BOM, blank lines and the block), and the block's YAML mapping."""
+
+    size: int
+    lines: int
+    metadata: dict[str, Any]
+
+
+def parse_metadata(text: str, name: str, first_line: int = 1) -> dict[str, Any]:
+    """The mapping the YAML ``text`` holds (an empty text: an empty one), read with PyYAML's safe loader (libyaml's);
+    MetadataError naming ``name`` and the line of a problem (``text`` starts at line ``first_line`` of ``name``)."""
+    import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency: only for files with metadata)
+    try:
+        metadata = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))  # (libyaml's, if built)
+    except yaml.YAMLError as error:
+        mark = getattr(error, 'problem_mark', None)
+        problem = getattr(error, 'problem', None) or str(error)
+        line = first_line + (mark.line if mark is not None else 0)
+        raise MetadataError(f'{name}:{line}: ir_metadata is not valid YAML: {" ".join(problem.split())}') from None
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise MetadataError(f'{name}:{first_line}: ir_metadata is a YAML {type(metadata).__name__}, not a mapping '
+                            'of keys (schema-version, tag, platform, ...)')
+    return metadata
+
+
+def _opens_with_hash(binary: BinaryIO) -> bool:
+    """Whether the first byte of a file other than its BOM and blanks is ``#`` (read until one is found)."""
+    chunk = binary.read(_SNIFF).removeprefix(_BOM)
+    while chunk:
+        if text := chunk.lstrip(_BLANK):
+            return text.startswith(b'#')
+        chunk = binary.read(_SNIFF)
+    return False
+
+
+def _header_of(text: TextIO, name: str) -> Header | None:
+    """The ir_metadata block opening ``text`` (a file read as latin-1, one character per byte, its line ends kept),
+    or None if its first line other than a BOM and blanks is not ``# ir_metadata.start``; MetadataError for a
+    block not closed, or whose YAML cannot be read."""
+    size = start = 0
+    yaml_lines: list[str] = []
+    for line_no, line in enumerate(text, start=1):
+        size += len(line)
+        stripped = (line.removeprefix(_BOM.decode('latin-1')) if line_no == 1 else line).strip(_BLANK.decode())
+        marker = _MARKER.fullmatch(stripped)
+        if not start:
+            if not stripped:
+                continue
+            if marker is None or marker[1] != 'start':
+                return None
+            start = line_no
+        elif marker is not None and marker[1] == 'end':
+            return Header(size, line_no, parse_metadata('\n'.join(yaml_lines), name, start + 1))
+        elif marker is not None:
+            raise MetadataError(f'{name}:{line_no}: "# ir_metadata.start" again, inside the block opened at line '
+                                f'{start}')
+        elif stripped and not stripped.startswith('#'):
+            raise MetadataError(f'{name}:{line_no}: not a "#" line, and the ir_metadata block opened at line {start} '
+                                'is not closed: end it with "# ir_metadata.end" before the first line of data')
+        else:
+            try:
+                yaml_lines.append(stripped[1:].removeprefix(' ').encode('latin-1').decode('utf-8'))
+            except UnicodeDecodeError as error:
+                raise MetadataError(f'{name}:{line_no}: not valid UTF-8 ({error.reason})') from None
+    if start:
+        raise MetadataError(f'{name}:{start}: the ir_metadata block opened here is not closed: the file ends before '
+                            '"# ir_metadata.end"')
+    return None
 
 
 #: About how many times larger than its compressed file a TREC file is (gzip's; bz2 and xz compress more).
@@ -177,6 +280,8 @@ class TrecSource(Source):
 
     ``name`` is the file's name in messages (default: the path).
     """
+
+    name: str
 
     def __init__(self, path: str | os.PathLike[str], name: str | None = None) -> None:
         self.path = Path(path)
@@ -217,6 +322,20 @@ class TrecSource(Source):
     def _check_head(self, head: bytes) -> None:
         #: How the file is compressed (gzip, bz2 or xz, known by its first bytes), or None.
         self.compression = next((name for name, magic in _MAGIC.items() if head.startswith(magic)), None)
+        #: The ir_metadata block opening the file, or None; every path reads the file from the line after it.
+        self.header = self._read_header()
+
+    def _read_header(self) -> Header | None:
+        """The ir_metadata block opening the file, found in its first bytes (a file that does not open with ``#``
+        is read no further); None for a corrupt compressed file, which the reader reports where it reads it."""
+        try:
+            with self._binary() as binary:
+                if not _opens_with_hash(binary):
+                    return None
+            with self._binary() as binary:
+                return _header_of(io.TextIOWrapper(binary, encoding='latin-1', newline=''), self.name)
+        except (*_CORRUPT, zlib.error):
+            return None
 
     @property
     def compressed(self) -> bool:
@@ -236,10 +355,15 @@ class TrecSource(Source):
         return table
 
     def _stream(self) -> pa.NativeFile:
+        """The file's bytes, decompressed, from the line after its ir_metadata block (if any)."""
         if self.compression == 'xz':  # (no Arrow codec: Python's lzma, read through by Arrow)
-            return pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw())), mode='r')
-        raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
-        return raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
+            stream = pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw())), mode='r')
+        else:
+            raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
+            stream = raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
+        if self.header is not None:
+            stream.read(self.header.size)
+        return stream
 
     def _parse_scanned(self, layout: Layout) -> pa.Table | None:
         """The kept columns of a plain file or one held in memory, parsed while another thread scans
@@ -311,8 +435,9 @@ class TrecSource(Source):
         self._raise_unreadable(layout)
 
     def _blocks(self, block_size: int | None = None) -> Iterator[bytes]:
-        """The file's bytes in blocks of whole lines (about ``block_size`` bytes each, default ``_BLOCK``), the
-        file's BOM removed (a BOM anywhere else belongs to its field, as trec_eval reads it)."""
+        """The file's bytes after its ir_metadata block in blocks of whole lines (about ``block_size`` bytes each,
+        default ``_BLOCK``), the BOM opening them removed (a BOM anywhere else belongs to its field, as trec_eval
+        reads it)."""
         with self._stream() as stream:
             carry = stream.read(len(_BOM)).removeprefix(_BOM)
             while chunk := stream.read(block_size or _BLOCK):
@@ -327,8 +452,8 @@ class TrecSource(Source):
     # --- the slow path: naming the line of a problem ---------------------------------------------
 
     def lines(self, containing: bytes = b'') -> Iterator[tuple[int, list[bytes]]]:
-        """``(line number, fields)`` of every non-blank line (holding ``containing``), read again from
-        the start, streaming: memory stays flat whatever the file's size."""
+        """``(line number, fields)`` of every non-blank line after the ir_metadata block (holding ``containing``),
+        read again from the start, streaming: memory stays flat whatever the file's size."""
         for line_no, raw in self._raw_lines():
             if containing in raw:
                 fields = _FIELD_SEPARATOR.split(raw.strip(_BLANK))
@@ -347,10 +472,12 @@ class TrecSource(Source):
             # latin-1 maps bytes one to one: universal newlines (\n, \r\n, \r) without decoding.
             text = io.TextIOWrapper(binary, encoding='latin-1', newline=None)
             line_no = 0
+            first = 1 if self.header is None else self.header.lines + 1  # (the ir_metadata block's lines skipped)
             try:
                 for line_no, line in enumerate(text, start=1):
-                    raw = line.encode('latin-1')
-                    yield line_no, raw[len(_BOM):] if line_no == 1 and raw.startswith(_BOM) else raw
+                    if line_no >= first:
+                        raw = line.encode('latin-1')
+                        yield line_no, raw.removeprefix(_BOM) if line_no == first else raw
             except (*_CORRUPT, zlib.error) as error:
                 raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {line_no}: '
                                     f'{error}') from None
@@ -432,6 +559,8 @@ class TrecSource(Source):
         levels: bool | None = None  # (whether the first line's label is an NTCIREVAL level)
         for line_no, fields in self.lines():
             found = True
+            if fields[0].startswith(b'#'):
+                raise TrecFileError(f'{self.name}:{line_no}: {_comment_problem(fields)}')
             if len(fields) < n_fields or (len(fields) > n_fields and not layout.extra_fields):
                 mixed = layout.kind == 'qrels' and {n_fields, len(fields)} == {len(QRELS.fields), len(QRELS_EC.fields)}
                 raise TrecFileError(f'{self.name}:{line_no}: expected {n_fields} fields ({layout.description}), '
@@ -526,6 +655,15 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
     return False
 
 
+def _comment_problem(fields: list[bytes]) -> str:
+    """Why a line whose first field starts with ``#`` is refused (:meth:`TrecSource._check_lines`)."""
+    if _MARKER.fullmatch(b' '.join(fields).decode('latin-1')):
+        return ('an ir_metadata marker: the block is read only at the top of the file, before the first line of '
+                'data (# ir_metadata.start, its lines, # ir_metadata.end)')
+    return ("a line starting with '#': comment lines are not read, except an ir_metadata block at the top of the "
+            'file (# ir_metadata.start ... # ir_metadata.end)')
+
+
 def _number(field: bytes) -> int | float:
     """A label or class id field as its value (a real-valued label as a float, exactly as the table holds it)."""
     field = _level_as_label(field)
@@ -591,6 +729,8 @@ def _parse(open_stream: Callable[[], pa.NativeFile], layout: Layout,
                 for strings in (chunk for chunk in table[name].chunks if len(chunk)):
                     if not ac.min_length(strings) or (not known_single_spaced and _holds_separator(strings)):
                         return None  # (an empty field: two spaces in a row)
+                    if name == 'query_id' and _one_starts_with_hash(strings):
+                        return None  # (a '#' line, which the slow path refuses)
                     _validate_utf8(strings)
         for name in kept:  # integers: Arrow's cast also reads 0x1F, so digits and '-' only
             if layout.schema.field(name).type == pa.int64():
@@ -645,6 +785,12 @@ def _validate_utf8(strings: pa.Array) -> None:
     own check (``check_utf8``), which validates every string."""
     if _bytes_of(strings).max() >= 0x80:
         strings.validate(full=True)
+
+
+def _one_starts_with_hash(strings: pa.Array) -> bool:
+    """Whether some string of ``strings`` (none empty) starts with ``#``."""
+    offsets = np.frombuffer(strings.buffers()[1], np.int32, len(strings), strings.offset * 4)
+    return bool((np.frombuffer(strings.buffers()[2], np.uint8)[offsets] == 0x23).any())
 
 
 def _holds_separator(strings: pa.Array) -> bool:

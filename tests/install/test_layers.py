@@ -33,6 +33,7 @@ ALLOWED = {
     'comparison': {'engine', 'evaluation', 'plugin', 'measures', 'readers', '_arrow'},
     'dask': {'engine', 'frames', 'plugin', 'readers'},
     'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
+    'ir_metadata': {'engine', 'readers'},
 }
 ALLOWED['cli'] = set(ALLOWED)
 #: The package's face (its ``__init__``: what ``import irmeasures_ext`` gives) and ``python -m``: not layers.

@@ -1,0 +1,258 @@
+"""ir_metadata (Breuer et al., "ir_metadata: An Extensible Metadata Schema for IR Experiments", SIGIR 2022;
+https://www.ir-metadata.org): what a run says of the experiment that made it, read and written.
+
+A TREC run file carries it as a block of ``#`` lines at its top, ``# ir_metadata.start``, YAML lines each after
+``# ``, ``# ir_metadata.end`` (the reader's grammar: :mod:`irmeasures_ext.readers.trec`, which reads the file as if
+the block were absent); a Parquet or Arrow IPC run carries the same YAML text in its schema's metadata, under the key
+``ir_metadata``. :func:`read_metadata` reads it, :func:`write_run` writes a run with it, :func:`metadata_block`
+formats the block (the command's reports carry it too: ``--metadata FILE``).
+
+A run written here does not take the metadata of the run it was made from unless it is given: a run cut, filtered or
+fused is another run, which the metadata of its source could misdescribe (``write_run(run, path,
+read_metadata(run))`` keeps it on purpose).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
+
+from irmeasures_ext.errors import MetadataError, RunWriteError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from irmeasures_ext.readers.forms import RunLike
+
+#: A mapping of metadata, or the path of a YAML file holding one.
+MetadataLike: TypeAlias = 'Mapping[str, Any] | str | os.PathLike[str]'
+#: The key of a Parquet or Arrow file's schema metadata that holds the YAML text.
+SCHEMA_KEY = 'ir_metadata'
+#: Characters a query id, doc id or tag of a TREC file cannot hold (they separate fields and lines).
+_BLANKS = r'[ \t\v\f\r\n]'
+#: Rows written at once to a TREC file.
+_ROWS = 1 << 20
+#: YAML lines as long as their values (PyYAML folds longer ones; repro_eval writes them so too).
+_YAML_WIDTH = 4096
+
+
+def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The ir_metadata of the run file ``run`` (TREC, plain or compressed; Parquet; Arrow IPC): the YAML mapping of a
+    TREC file's ``# ir_metadata.start`` block, or of a Parquet or Arrow file's schema metadata key ``ir_metadata``;
+    None when it has none. MetadataError (an InputError) naming the line of YAML that cannot be read."""
+    from irmeasures_ext.readers.columnar import ColumnarSource
+    from irmeasures_ext.readers.source import open_file
+    from irmeasures_ext.readers.trec import TrecSource, parse_metadata
+    source = open_file(run)
+    if isinstance(source, TrecSource):
+        return None if source.header is None else source.header.metadata
+    assert isinstance(source, ColumnarSource)  # (the formats are TREC, Parquet and Arrow)
+    text = source.schema_metadata.get(SCHEMA_KEY.encode())
+    where = f"{source.name} (schema metadata '{SCHEMA_KEY}')"
+    return None if text is None else parse_metadata(_utf8(text, where), where)
+
+
+def load_metadata(metadata: MetadataLike) -> dict[str, Any]:
+    """``metadata`` as a dict: a mapping's copy, or the mapping a YAML file holds (MetadataError naming the file and
+    line of a problem)."""
+    if isinstance(metadata, Mapping):
+        return dict(metadata)
+    from irmeasures_ext.readers.trec import parse_metadata
+    try:
+        data = Path(metadata).read_bytes()
+    except FileNotFoundError:
+        raise MetadataError(f'{metadata}: no such file') from None
+    except OSError as error:
+        raise MetadataError(f'{metadata}: cannot read: {error.strerror or error}') from None
+    return parse_metadata(_utf8(data, str(metadata)).removeprefix('\ufeff'), str(metadata))
+
+
+def metadata_block(metadata: MetadataLike, comment: str = '#') -> str:
+    """The ir_metadata block of ``metadata`` (a mapping, or a YAML file's path): ``# ir_metadata.start``, the YAML
+    (as PyYAML writes it, keys in their order) one line after each ``# ``, ``# ir_metadata.end``, each line ended by
+    ``\\n``; ``comment`` replaces ``#`` (``%`` for LaTeX)."""
+    return _block(_yaml_of(load_metadata(metadata)), comment)
+
+
+def _block(text: str, comment: str) -> str:
+    """The block of the YAML ``text`` (:func:`metadata_block`)."""
+    lines = [f'{comment} {line}' if line else comment for line in text.splitlines()]
+    return ''.join(f'{line}\n' for line in [f'{comment} ir_metadata.start', *lines, f'{comment} ir_metadata.end'])
+
+
+def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike | None = None, *,
+              tag: str | None = None, overwrite: bool = False) -> None:
+    """Writes ``run`` (any form the readers read: a file, a DataFrame, a dict, ...) to ``path``: a TREC
+    file, ``qid Q0 docid rank score tag`` (gzip, bzip2 or xz for a name ending ``.gz``, ``.bz2``, ``.xz``), or, for a
+    name ending ``.parquet`` (``.arrow``, ``.feather``, ``.ipc``), a Parquet (Arrow IPC) file of columns query_id,
+    doc_id, rank and score.
+
+    Queries come in the order they first appear; each query's docs are ranked 1, 2, ... in trec_eval's order: score
+    descending, then doc id descending (byte order). Scores are written as the shortest decimals that read back as
+    the same float64. With ``metadata`` (a mapping, or a YAML file's path) a TREC file opens with its ir_metadata
+    block (:func:`metadata_block`) and a Parquet or Arrow file's schema metadata holds its YAML under
+    ``ir_metadata``; the run's own metadata is not carried over unless given (``read_metadata(run)``). ``tag`` is a
+    TREC line's last field (default: the metadata's ``tag``, else the file's name up to its first dot).
+
+    The run is checked as an evaluation checks it (a non-finite score, a doc twice in a query: InputError naming the
+    line); an id a TREC file cannot hold (empty, holding a blank, a query id starting with ``#``) is a RunWriteError.
+    An existing file is replaced only with ``overwrite``, and only by a complete one: the run is written to a new
+    file beside ``path``, then renamed onto it; on any failure ``path`` is as it was."""
+    from irmeasures_ext.engine.ranking import check_run
+    from irmeasures_ext.readers.inputs import read_input
+    from irmeasures_ext.readers.source import format_of
+    path = Path(path)
+    _check_target(path, overwrite)
+    file_format = format_of(path)
+    given = None if metadata is None else load_metadata(metadata)
+    text = None if given is None else _yaml_of(given)
+    tag = _tag(tag, given, path) if file_format == 'trec' else None
+    read = read_input(run, 'run')
+    with read.located():
+        check_run(read.table)
+    table = _ranked(read.table)
+    temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
+    try:
+        with open(temporary, 'xb') as file:
+            if tag is not None:  # (a TREC file)
+                _write_trec(file, table, path, text, tag)
+            else:
+                _write_columnar(file, table, file_format, text)
+            file.flush()
+            os.fsync(file.fileno())
+        _check_target(path, overwrite)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _check_target(path: Path, overwrite: bool) -> None:
+    """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file
+    already unless ``overwrite``."""
+    if path.is_dir():
+        raise RunWriteError(f'{path}: is a folder; give a file name')
+    if path.exists() and not overwrite:
+        raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True')
+    if not path.parent.is_dir():
+        raise RunWriteError(f'{path}: no such folder {path.parent}')
+
+
+def _ranked(table: pa.Table) -> pa.Table:
+    """``(query_id, doc_id, rank, score)`` of a run's rows: queries in the order they first appear, each one's docs
+    by score descending, then doc id descending, ranked 1, 2, ..."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    table = table.combine_chunks()
+    query = pc.dictionary_encode(table['query_id']).combine_chunks().indices  # (codes by first appearance)
+    keys = pa.table({'query': query, 'score': table['score'], 'doc_id': table['doc_id']})
+    order = pc.sort_indices(keys, [('query', 'ascending'), ('score', 'descending'), ('doc_id', 'descending')])
+    table = table.take(order)
+    codes = query.take(order).to_numpy()
+    positions = np.arange(len(codes))
+    starts = np.maximum.accumulate(np.where(np.diff(codes, prepend=-1) != 0, positions, 0))
+    return pa.table({'query_id': table['query_id'], 'doc_id': table['doc_id'], 'rank': positions - starts + 1,
+                     'score': table['score']})
+
+
+def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
+    """The tag of a TREC file's lines: ``tag``, else the metadata's, else the file's name up to its first dot."""
+    if tag is None:
+        tag = str(metadata['tag']) if metadata and metadata.get('tag') is not None else path.name.split('.')[0]
+    if not tag or re.search(_BLANKS, tag):
+        raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, or holding a blank); '
+                            'give tag=...')
+    return tag
+
+
+def _write_trec(file: IO[bytes], table: pa.Table, path: Path, text: str | None, tag: str) -> None:
+    """The TREC lines of ``table`` (ranked), after the block of the YAML ``text`` (if any), compressed as ``path``'s
+    suffix says."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    _check_ids(table, path)
+    with _compressed(file, path) as out:
+        if text is not None:
+            out.write(_block(text, '#').encode('utf-8'))
+        for start in range(0, table.num_rows, _ROWS):
+            rows = table.slice(start, _ROWS)
+            for piece in _texts(pc.binary_join_element_wise(
+                    rows['query_id'], 'Q0', rows['doc_id'], pc.cast(rows['rank'], pa.string()),
+                    pc.cast(rows['score'], pa.string()), f'{tag}\n', ' ')):
+                out.write(piece)
+
+
+def _compressed(file: IO[bytes], path: Path) -> contextlib.AbstractContextManager[Any]:
+    """``file``, written through gzip, bzip2 or xz when ``path``'s name ends .gz, .bz2 or .xz (closing it leaves
+    ``file`` open)."""
+    import bz2
+    import gzip
+    import lzma
+    suffix = path.suffix.lower()
+    if suffix == '.gz':
+        return gzip.GzipFile(path.name, mode='wb', fileobj=file)  # (the name, not the temporary one, in its header)
+    if suffix == '.bz2':
+        return bz2.BZ2File(file, mode='wb')
+    if suffix == '.xz':
+        return lzma.LZMAFile(file, mode='wb')
+    return contextlib.nullcontext(file)
+
+
+def _texts(strings: pa.ChunkedArray) -> Iterator[memoryview]:
+    """The bytes of the strings of ``strings``, one piece per chunk."""
+    import numpy as np
+    for chunk in strings.chunks:
+        if len(chunk):
+            bounds = np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1, chunk.offset * 4)
+            yield memoryview(chunk.buffers()[2])[int(bounds[0]):int(bounds[-1])]
+
+
+def _check_ids(table: pa.Table, path: Path) -> None:
+    """RunWriteError naming the first id a TREC line cannot hold: empty, holding a blank, a query id starting with
+    ``#`` (the reader takes such a line for a comment)."""
+    import pyarrow.compute as pc
+    for column, pattern in (('query_id', f'^$|^#|{_BLANKS}'), ('doc_id', f'^$|{_BLANKS}')):
+        bad = pc.match_substring_regex(table[column], pattern)
+        if pc.any(bad).as_py():
+            row = pc.index(bad, True).as_py()
+            what = 'query id' if column == 'query_id' else f'doc id of query {table["query_id"][row].as_py()!r}'
+            raise RunWriteError(f'{path}: {what} {table[column][row].as_py()!r} cannot be a field of a TREC line '
+                                '(empty, holding a blank, or a query id starting with "#"): write a Parquet file '
+                                '(a name ending .parquet) instead')
+
+
+def _write_columnar(file: IO[bytes], table: pa.Table, file_format: str, text: str | None) -> None:
+    """``table`` as a Parquet or Arrow IPC file, the YAML ``text`` (if any) under the schema metadata key
+    ``ir_metadata``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    if text is not None:
+        table = table.replace_schema_metadata({SCHEMA_KEY: text})
+    if file_format == 'parquet':
+        pq.write_table(table, file)
+        return
+    with pa.ipc.new_file(file, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _yaml_of(metadata: dict[str, Any]) -> str:
+    """``metadata`` as PyYAML's safe dumper writes it, keys in their order; MetadataError for a value YAML has no
+    form for."""
+    import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency)
+    try:
+        return yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
+    except yaml.YAMLError as error:
+        raise MetadataError(f'the metadata cannot be written as YAML: {" ".join(str(error).split())}') from None
+
+
+def _utf8(data: bytes, where: str) -> str:
+    """``data`` decoded as UTF-8; MetadataError naming ``where`` if it is not."""
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError as error:
+        raise MetadataError(f'{where}: not valid UTF-8 ({error.reason})') from None

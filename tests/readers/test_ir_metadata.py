@@ -1,0 +1,363 @@
+"""ir_metadata (irmeasures_ext.ir_metadata, readers/trec.py): a run's ``# ir_metadata.start`` block is read on every
+path of the TREC reader as if it were absent, its YAML is available in Python, and runs are written with it."""
+import bz2
+import datetime
+import gzip
+import lzma
+import os
+import threading
+
+import ir_measures
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+import irmeasures_ext
+from irmeasures_ext.errors import InputError, MetadataError, RunWriteError
+from irmeasures_ext.ir_metadata import load_metadata, metadata_block, read_metadata, write_run
+from irmeasures_ext.readers import pieces
+from irmeasures_ext.readers.inputs import read_input
+from irmeasures_ext.readers.schemas import RUN as RUN_LAYOUT
+from irmeasures_ext.readers.trec import TrecFileError, TrecSource, read_qrels, read_run
+
+#: An ir_metadata annotation of a BM25 run, with the schema's top-level keys (ir-metadata.org, schema 0.1).
+METADATA = {
+    'schema-version': 0.1,
+    'run-version': 1.0,
+    'tag': 'bm25-title',
+    'platform': {'hardware': {'cpu': {'model': 'Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz', 'architecture': 'x86_64',
+                                      'number of cores': 16}, 'ram': '64 GB'},
+                 'operating system': {'kernel': '5.15.0-91-generic', 'distribution': 'Ubuntu 22.04.3 LTS'},
+                 'software': {'libraries': {'python': ['pyterrier==0.10.0', 'numpy==1.26.2']},
+                              'retrieval toolkit': ['terrier==5.8']}},
+    'research goal': {'description': 'a BM25 baseline for the title queries'},
+    'implementation': {'source': {'lang': ['python'], 'repository': 'https://example.org/runs.git',
+                                  'commit': '9f2c1e7'}},
+    'method': {'retrieval': [{'name': 'bm25', 'method': 'BM25', 'k1': 1.2, 'b': 0.75}]},
+    'actor': {'team': 'irmeasures_ext tests', 'role': 'experimenter'},
+    'data': {'test collection': {'name': 'hand-made', 'source': 'tests/readers/test_ir_metadata.py'}},
+}
+#: METADATA as repro_eval writes it into a run: ``# `` + each YAML line + a space, between the two markers.
+HEADER = ('# ir_metadata.start\n' + ''.join(f'# {line} \n' for line in yaml.safe_dump(METADATA, sort_keys=False)
+                                            .splitlines()) + '# ir_metadata.end\n')
+HEADER_LINES = HEADER.count('\n')
+
+QRELS = 'q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d4 2\nq2 0 d5 0\n'
+# q1 in trec_eval's order: d2 (0.9), d1 (0.5), d3 (0.1); q2: d5 then d4 (tied at 2.0: doc id descending)
+RUN = 'q1 Q0 d1 1 0.5 bm25\nq1 Q0 d2 2 0.9 bm25\nq1 Q0 d3 3 0.1 bm25\nq2 Q0 d4 1 2.0 bm25\nq2 Q0 d5 2 2.0 bm25\n'
+#: By hand: q1, relevant d1 at rank 2 and d3 at rank 3: AP (1/2 + 2/3) / 2, RR 1/2, P@1 0; q2, relevant d4 at
+#: rank 2: AP 1/2, RR 1/2, P@1 0. Means: AP 13/24, RR 1/2, P@1 0.
+HAND = {'AP': (1 / 2 + 2 / 3) / 4 + 1 / 4, 'RR': 0.5, 'P@1': 0.0}
+ROWS = [('q1', 'd1', 0.5), ('q1', 'd2', 0.9), ('q1', 'd3', 0.1), ('q2', 'd4', 2.0), ('q2', 'd5', 2.0)]
+COMPRESSORS = {'none': lambda data: data, 'gzip': gzip.compress, 'bz2': bz2.compress, 'xz': lzma.compress}
+#: The same run in the reader's layouts: single spaces (the fast path), tabs and runs of spaces (normalised), CR LF
+#: line ends, a BOM and blank lines before the block.
+LAYOUTS = {
+    'single spaces': lambda header, run: header + run,
+    'tabs': lambda header, run: header + run.replace(' ', '\t  '),
+    'crlf': lambda header, run: (header + run).replace('\n', '\r\n'),
+    'bom and blank lines': lambda header, run: '\ufeff\n  \n' + header + '\n' + run,
+}
+
+
+def rows_of(table: pa.Table) -> list[tuple]:
+    return list(zip(*(table[name].to_pylist() for name in ('query_id', 'doc_id', 'score')), strict=True))
+
+
+def write(path, text: str, compression: str = 'none'):
+    path.write_bytes(COMPRESSORS[compression](text.encode('utf-8')))
+    return path
+
+
+@pytest.mark.parametrize('compression', sorted(COMPRESSORS))
+@pytest.mark.parametrize('layout', sorted(LAYOUTS))
+def test_a_run_with_the_block_reads_as_without_it(tmp_path, compression, layout):
+    run = write(tmp_path / 'run', LAYOUTS[layout](HEADER, RUN), compression)
+    source = TrecSource(run)
+    assert source.header.metadata == METADATA
+    assert rows_of(read_run(run)) == ROWS
+    assert read_metadata(run) == METADATA
+
+
+def test_the_header_counts_the_bytes_and_lines_before_the_first_run_line(tmp_path):
+    text = '\ufeff\r\n' + HEADER.replace('\n', '\r\n')
+    header = TrecSource(write(tmp_path / 'run', text + RUN)).header
+    assert header.size == len(text.encode()) and header.lines == HEADER_LINES + 1
+
+
+def test_the_block_after_many_blank_bytes_is_found(tmp_path):
+    """The block is looked for past the first 4 KB when they are blank."""
+    run = write(tmp_path / 'run', '\n' * 5000 + HEADER + RUN)
+    assert read_metadata(run) == METADATA and rows_of(read_run(run)) == ROWS
+
+
+def test_a_run_from_a_pipe_with_the_block(tmp_path):
+    reading, writing = os.pipe()
+    feeder = threading.Thread(target=lambda: (os.write(writing, gzip.compress((HEADER + RUN).encode())),
+                                              os.close(writing)))
+    feeder.start()
+    try:
+        source = TrecSource(f'/dev/fd/{reading}', name='<pipe>')
+    finally:
+        feeder.join()
+        os.close(reading)
+    assert source.header.metadata == METADATA and rows_of(source.read(RUN_LAYOUT)) == ROWS
+
+
+def test_qrels_take_the_block_too(tmp_path):
+    qrels = write(tmp_path / 'qrels', HEADER + QRELS)
+    assert read_qrels(qrels).to_pylist() == read_qrels(write(tmp_path / 'plain', QRELS)).to_pylist()
+    assert read_metadata(qrels) == METADATA
+
+
+@pytest.mark.parametrize('compression', ['none', 'gzip'])
+def test_values_with_the_block_are_the_hand_values(tmp_path, compression):
+    qrels = write(tmp_path / 'qrels', QRELS)
+    annotated = write(tmp_path / 'annotated', HEADER + RUN, compression)
+    measures = [ir_measures.AP, ir_measures.RR, ir_measures.P @ 1]
+    values = irmeasures_ext.provider.calc_aggregate(measures, str(qrels), str(annotated))
+    assert {str(measure): value for measure, value in values.items()} == pytest.approx(HAND, abs=1e-15)
+
+
+def long_run(queries: int = 40, docs: int = 30) -> str:
+    return ''.join(f'q{q} Q0 d{d} {d + 1} {1 / (d + q + 1)!r} tag\n' for q in range(queries) for d in range(docs))
+
+
+def long_qrels(queries: int = 40) -> str:
+    return ''.join(f'q{q} 0 d{d} {(q + d) % 3}\n' for q in range(queries) for d in range(0, 30, 4))
+
+
+@pytest.mark.parametrize('compression', ['none', 'gzip', 'xz'])
+def test_a_streamed_run_with_the_block_gives_the_values_without_it(tmp_path, monkeypatch, compression):
+    qrels = write(tmp_path / 'qrels', long_qrels())
+    plain = write(tmp_path / 'plain', long_run())
+    annotated = write(tmp_path / 'annotated', HEADER + long_run(), compression)
+    measures = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.RR]
+    whole = irmeasures_ext.provider.calc_aggregate(measures, str(qrels), str(plain))
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', 0)
+    monkeypatch.setattr(pieces, 'BLOCK_BYTES', 64)  # (smaller than the block: its bytes are not a block's)
+    assert isinstance(pieces.streamed_or_whole(str(annotated), False), pieces.RunStream)
+    assert irmeasures_ext.provider.calc_aggregate(measures, str(qrels), str(annotated)) == whole
+
+
+# --- a problem after the block names its line in the file ----------------------------------------------------------
+
+def test_a_bad_run_line_after_the_block_names_its_line(tmp_path, monkeypatch):
+    lines = long_run().splitlines(keepends=True)
+    lines[100] = 'q3 Q0 d10 11 x1 tag\n'
+    run = write(tmp_path / 'run', HEADER + ''.join(lines))
+    line = HEADER_LINES + 101
+    with pytest.raises(TrecFileError, match=rf"^{run}:{line}: score 'x1' is not a number$"):
+        read_run(run)
+    qrels = write(tmp_path / 'qrels', long_qrels())
+    monkeypatch.setattr(pieces, 'STREAM_FROM_BYTES', 0)
+    monkeypatch.setattr(pieces, 'BLOCK_BYTES', 64)
+    with pytest.raises(InputError, match=rf"^{run}:{line}: score 'x1' is not a number$"):
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], str(qrels), str(run))
+
+
+def test_a_duplicate_doc_after_the_block_names_both_lines(tmp_path):
+    run = write(tmp_path / 'run', HEADER + RUN + 'q1 Q0 d2 4 0.05 bm25\n')
+    with pytest.raises(InputError, match=rf"^{run}:{HEADER_LINES + 6}: duplicate doc 'd2' in query 'q1' "
+                                         rf'\(first at line {HEADER_LINES + 2}\)'):
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], str(write(tmp_path / 'qrels', QRELS)), str(run))
+
+
+# --- refusals --------------------------------------------------------------------------------------------------------
+
+START, END = '# ir_metadata.start\n', '# ir_metadata.end\n'
+REFUSED = {
+    'a comment line after the run lines': (RUN + '# a comment\n', TrecFileError, 6, "a line starting with '#'"),
+    'a comment line first': ('# a comment\n' + RUN, TrecFileError, 1, "a line starting with '#'"),
+    'a query id starting with #': ('#q1 Q0 d1 1 0.5 bm25\n', TrecFileError, 1, "a line starting with '#'"),
+    'the block after a run line': (RUN[:20] + HEADER + RUN[20:], TrecFileError, 2,
+                                   'the block is read only at the top of the file'),
+    'a block not closed before a run line': (START + '# tag: x\n' + RUN, MetadataError, 3,
+                                             'the ir_metadata block opened at line 1 is not closed'),
+    'a block not closed at the end': ('\n' + START + '# tag: x\n', MetadataError, 2,
+                                      'not closed: the file ends before "# ir_metadata.end"'),
+    'a second start': (START + '# tag: x\n' + START + END + RUN, MetadataError, 3, 'again, inside the block'),
+    'YAML that does not parse': (START + '# tag: x\n# platform: [a, b\n# data: y\n' + END + RUN, MetadataError, 4,
+                                 'ir_metadata is not valid YAML'),
+    'YAML that is not a mapping': (START + '# - a\n# - b\n' + END + RUN, MetadataError, 2, 'not a mapping'),
+    'a tab as indentation': (START + '# tag: x\n# platform:\n#\tram: 8 GB\n' + END + RUN, MetadataError, 4,
+                             'not valid YAML'),
+}
+
+
+@pytest.mark.parametrize('case', sorted(REFUSED))
+def test_refusals_name_the_file_and_line(tmp_path, case):
+    text, error, line, problem = REFUSED[case]
+    run = write(tmp_path / 'run', text)
+    with pytest.raises(error, match=f'^{run}:{line}: .*{problem}'):
+        read_run(run)
+    assert issubclass(error, InputError)
+
+
+def test_text_in_the_block_that_is_not_utf8_names_its_line(tmp_path):
+    run = tmp_path / 'run'
+    run.write_bytes((START + '# tag: x\n# actor: ').encode() + b'\xe9t\xe9\n' + (END + RUN).encode())
+    with pytest.raises(MetadataError, match=f'^{run}:3: not valid UTF-8'):
+        read_run(run)
+
+
+def test_markers_without_the_space_and_an_indented_end_that_is_yaml(tmp_path):
+    """``#ir_metadata.start`` is a marker; ``#   ir_metadata.end``, indented, is a line of YAML (a folded value)."""
+    text = '#ir_metadata.start\n# note: a long\n#   ir_metadata.end\n#ir_metadata.end  \n' + RUN
+    run = write(tmp_path / 'run', text)
+    assert read_metadata(run) == {'note': 'a long ir_metadata.end'} and rows_of(read_run(run)) == ROWS
+
+
+def test_an_empty_block_is_an_empty_mapping(tmp_path):
+    run = write(tmp_path / 'run', START + END + RUN)
+    assert read_metadata(run) == {} and rows_of(read_run(run)) == ROWS
+
+
+# --- read_metadata ---------------------------------------------------------------------------------------------------
+
+def test_read_metadata_is_none_without_metadata(tmp_path):
+    assert read_metadata(write(tmp_path / 'run', RUN)) is None
+    table = pa.table({'query_id': ['q1'], 'doc_id': ['d1'], 'score': [1.0]})
+    pq.write_table(table, tmp_path / 'run.parquet')
+    assert read_metadata(tmp_path / 'run.parquet') is None
+
+
+@pytest.mark.parametrize('suffix', ['.parquet', '.arrow'])
+def test_read_metadata_of_a_columnar_run(tmp_path, suffix):
+    table = pa.table({'query_id': ['q1'], 'doc_id': ['d1'], 'score': [1.0]})
+    path = tmp_path / f'run{suffix}'
+
+    def save(text: str) -> None:
+        annotated = table.replace_schema_metadata({'ir_metadata': text})
+        if suffix == '.parquet':
+            pq.write_table(annotated, path)
+        else:
+            with pa.ipc.new_file(path, annotated.schema) as writer:
+                writer.write_table(annotated)
+    save(yaml.safe_dump(METADATA))
+    assert read_metadata(path) == METADATA
+    save('tag: x\nplatform: [a\n')
+    with pytest.raises(MetadataError, match=rf"^{path} \(schema metadata 'ir_metadata'\):3: .*not valid YAML"):
+        read_metadata(path)
+
+
+def test_the_package_exports_the_functions(tmp_path):
+    run = write(tmp_path / 'run', HEADER + RUN)
+    assert irmeasures_ext.read_metadata(run) == METADATA
+    assert irmeasures_ext.ir_metadata.read_metadata is read_metadata
+    irmeasures_ext.write_run(run, tmp_path / 'out.txt', read_metadata(run))
+    assert read_metadata(tmp_path / 'out.txt') == METADATA
+
+
+# --- write_run -------------------------------------------------------------------------------------------------------
+
+#: Scores whose shortest decimals are long, tiny, huge, negative, subnormal, or equal as float32 only.
+SCORES = [0.1, 1 / 3, 2 / 3, 1e-300, 5e-324, 1.7976931348623157e308, -2.5, 12.664297, 1e22, 2.0 ** 53 + 2,
+          0.30000000000000004, 1.0000001, 1.00000011920928955]
+
+
+def scored_run() -> dict:
+    return {'q2': {f'd{i}': score for i, score in enumerate(SCORES)},
+            'q1': {'d1': 1.0, 'd2': 1.0, 'd10': 1.0, 'd3': 0.5, 'é': 1.0}}
+
+
+def trec_lines(path) -> list[list[str]]:
+    """The fields of a written TREC file's lines after its block, read without our reader."""
+    opener = {'.gz': gzip.open, '.xz': lzma.open, '.bz2': bz2.open}.get(path.suffix, open)
+    with opener(path, 'rt', encoding='utf-8') as handle:
+        lines = handle.read().splitlines()
+    return [line.split(' ') for line in lines[lines.index('# ir_metadata.end') + 1:]]
+
+
+@pytest.mark.parametrize('name', ['run.txt', 'run.txt.gz', 'run.txt.xz', 'run.txt.bz2'])
+def test_write_run_to_trec_round_trips(tmp_path, name):
+    path = tmp_path / name
+    write_run(scored_run(), path, METADATA)
+    assert read_metadata(path) == METADATA
+    lines = trec_lines(path)
+    # every line: qid Q0 docid rank score tag, the scores read back (by float(), and by our reader) exactly
+    assert {(fields[0], fields[2]): float(fields[4]) for fields in lines} == {
+        (query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
+    assert all(fields[1] == 'Q0' and fields[5] == 'bm25-title' and len(fields) == 6 for fields in lines)
+    assert [(q, d, s) for q, d, s in rows_of(read_run(path))] == [(f[0], f[2], float(f[4])) for f in lines]
+    # queries in the order given; each query's docs by score, then doc id descending (bytes), ranked 1, 2, ...
+    assert [fields[0] for fields in lines] == ['q2'] * len(SCORES) + ['q1'] * 5
+    assert [(fields[2], fields[3]) for fields in lines if fields[0] == 'q1'] == [
+        ('é', '1'), ('d2', '2'), ('d10', '3'), ('d1', '4'), ('d3', '5')]
+    q2 = [fields for fields in lines if fields[0] == 'q2']
+    expected = sorted(scored_run()['q2'].items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
+    assert [(fields[2], fields[3]) for fields in q2] == [(doc, str(rank)) for rank, (doc, _) in
+                                                          enumerate(expected, start=1)]
+
+
+@pytest.mark.parametrize('name', ['run.parquet', 'run.arrow'])
+def test_write_run_to_columnar_round_trips(tmp_path, name):
+    path = tmp_path / name
+    write_run(scored_run(), path, METADATA)
+    assert read_metadata(path) == METADATA
+    table = pq.read_table(path) if name.endswith('.parquet') else pa.ipc.open_file(path).read_all()
+    assert table.column_names == ['query_id', 'doc_id', 'rank', 'score']
+    assert yaml.safe_load(table.schema.metadata[b'ir_metadata'].decode()) == METADATA
+    written = {(q, d): s for q, d, s in rows_of(table)}
+    assert written == {(query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
+    assert table.filter(pa.compute.equal(table['query_id'], 'q1'))['doc_id'].to_pylist() == [
+        'é', 'd2', 'd10', 'd1', 'd3']
+    assert rows_of(read_input(str(path), 'run').table) == rows_of(table)
+
+
+def test_write_run_takes_metadata_from_a_yaml_file_and_no_metadata_by_default(tmp_path):
+    source = write(tmp_path / 'annotated', HEADER + RUN)
+    write_run(source, tmp_path / 'plain.txt')
+    assert read_metadata(tmp_path / 'plain.txt') is None  # (not carried over unasked)
+    assert rows_of(read_run(tmp_path / 'plain.txt')) == [('q1', 'd2', 0.9), ('q1', 'd1', 0.5), ('q1', 'd3', 0.1),
+                                                        ('q2', 'd5', 2.0), ('q2', 'd4', 2.0)]
+    assert [line.split()[5] for line in (tmp_path / 'plain.txt').read_text().splitlines()] == ['plain'] * 5
+    (tmp_path / 'meta.yaml').write_text(yaml.safe_dump(METADATA), encoding='utf-8')
+    write_run(source, tmp_path / 'kept.txt', tmp_path / 'meta.yaml')
+    assert read_metadata(tmp_path / 'kept.txt') == METADATA
+    assert load_metadata(tmp_path / 'meta.yaml') == METADATA
+
+
+def test_write_run_refuses_to_overwrite_and_leaves_the_file_as_it_was(tmp_path):
+    target = write(tmp_path / 'run.txt', 'mine\n')
+    before = target.stat()
+    with pytest.raises(RunWriteError, match=rf'^{target}: exists; .*overwrite=True'):
+        write_run(scored_run(), target, METADATA)
+    assert target.read_text() == 'mine\n' and target.stat().st_mtime_ns == before.st_mtime_ns
+    assert sorted(os.listdir(tmp_path)) == ['run.txt']  # (no file left beside it)
+    write_run(scored_run(), target, METADATA, overwrite=True)
+    assert read_metadata(target) == METADATA and sorted(os.listdir(tmp_path)) == ['run.txt']
+
+
+def test_write_run_leaves_nothing_when_the_run_is_refused(tmp_path):
+    with pytest.raises(RunWriteError, match='doc id of query .q1. .a b. cannot be a field of a TREC line'):
+        write_run({'q1': {'a b': 1.0}}, tmp_path / 'run.txt')
+    with pytest.raises(RunWriteError, match="query id '#q' cannot be a field"):
+        write_run({'#q': {'d': 1.0}}, tmp_path / 'run.txt')
+    with pytest.raises(InputError, match='not a finite number'):
+        write_run({'q1': {'d': float('nan')}}, tmp_path / 'run.txt')
+    with pytest.raises(RunWriteError, match="tag 'a b' is not one field"):
+        write_run({'q1': {'d': 1.0}}, tmp_path / 'run.txt', {'tag': 'a b'})
+    with pytest.raises(RunWriteError, match='no such folder'):
+        write_run({'q1': {'d': 1.0}}, tmp_path / 'missing' / 'run.txt')
+    with pytest.raises(MetadataError, match='cannot be written as YAML'):
+        write_run({'q1': {'d': 1.0}}, tmp_path / 'run.txt', {'tag': object()})
+    assert os.listdir(tmp_path) == []
+    write_run({'q1': {'a b': 1.0}}, tmp_path / 'run.parquet')  # (Parquet holds any id)
+    assert rows_of(pq.read_table(tmp_path / 'run.parquet')) == [('q1', 'a b', 1.0)]
+
+
+def test_a_duplicate_doc_is_refused_naming_its_line(tmp_path):
+    source = write(tmp_path / 'annotated', HEADER + RUN + 'q2 Q0 d4 3 1.0 bm25\n')
+    with pytest.raises(InputError, match=rf"^{source}:{HEADER_LINES + 6}: duplicate doc 'd4'"):
+        write_run(source, tmp_path / 'out.txt')
+    assert sorted(os.listdir(tmp_path)) == ['annotated']
+
+
+def test_metadata_block_round_trips_dates_and_multiline_text(tmp_path):
+    metadata = {'date': datetime.date(2022, 7, 11), 'notes': 'line one\n\nline three\n', 'empty': '', 'n': None}
+    block = metadata_block(metadata)
+    assert block.startswith('# ir_metadata.start\n# date: 2022-07-11\n') and block.endswith('# ir_metadata.end\n')
+    assert read_metadata(write(tmp_path / 'run', block + RUN)) == metadata
+    assert metadata_block(metadata, '%').splitlines() == ['%' + line[1:] for line in block.splitlines()]
