@@ -59,7 +59,7 @@ nitpicky = True
 _THIRD_PARTY = r'(pd|pandas|np|numpy|npt|pa|pyarrow|dd|dask|ir_measures|ir_datasets|irm|scipy|matplotlib)(\..+)?'
 nitpick_ignore_regex = [
     (r'py:.*', _THIRD_PARTY),
-    (r'py:.*', r'(Measure|Metric|ArrayLike|DataFrame|Series|Table|Figure|Axes)'),
+    (r'py:.*', r'(Measure|Metric|ArrayLike|DataFrame|Series|Table|Figure|Axes|Path|Input)'),
     # TYPE_CHECKING-only type aliases of irmeasures_ext.readers.forms and the modules' own aliases:
     # The standard library (no intersphinx inventory without network either):
     (r'py:.*', r'(collections\.abc|pathlib|typing|os|io|argparse)\..+'),

@@ -97,7 +97,7 @@ def test_an_unanswered_topic_counts_0_in_ktu_and_rbo_with_a_warning():
     with pytest.warns(UnansweredTopicsWarning, match='reproduced: 104'):
         frame = reproduce.ranked_list_agreement(RUNS['orig_a'], RUNS['rpd_a'])
     per_topic = frame.set_index('query_id')
-    assert per_topic.loc['104'].tolist() == [0.0, 0.0, 0.0]
+    assert per_topic.loc['104'].tolist() == [0.0, 0.0, 0.0, 0.0]
     answered = per_topic.drop(['104', 'all'])
     assert close(per_topic.loc['all', 'ktu_repro_eval'], answered['ktu_repro_eval'].sum() / 11)
 
@@ -117,7 +117,8 @@ def test_the_missing_topic_warning_names_the_run_and_topics_once_at_the_caller()
 
 
 def test_edge_unsorted_file_order_as_repro_eval():
-    frame = reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_unsorted.txt').set_index('query_id')
+    frame = reproduce.ranked_list_agreement(REF / 'edge_orig.txt', REF / 'edge_rep_unsorted.txt',
+                                            order='file').set_index('query_id')
     reference = EDGE['edge_rep_unsorted.txt']
     for ours, key in (('ktu_repro_eval', 'ktu_per_topic'), ('rbo_repro_eval', 'rbo_per_topic')):
         for topic, value in reference[key].items():
@@ -187,3 +188,54 @@ def test_measure_names_or_objects_and_other_input_forms_give_the_same():
     by_object = reproduce.reproducibility(qrels, *runs, *runs, [ir_measures.AP, ir_measures.P @ 2])
     assert by_name.equals(by_object)
     assert (by_name[by_name.statistic == 'rmse'].value == 0).all()
+
+
+def records(path):
+    """A run as a generator of records: it can be read once only."""
+    import ir_measures
+    return (record for record in ir_measures.read_trec_run(str(path)))
+
+
+def test_an_experiment_reads_its_original_runs_once_for_any_number_of_reproductions():
+    experiment = quietly(reproduce.Experiment, REF / 'qrels_orig.txt', records(RUNS['orig_b']),
+                         records(RUNS['orig_a']), MEASURES)
+    for _ in range(2):  # (a generator read twice would give no run the second time)
+        frame = quietly(experiment.reproducibility, RUNS['rpd_b'], RUNS['rpd_a'])
+        values = {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+        for measure, value in RPD['rmse']['advanced'].items():
+            assert close(values[measure, 'rmse', 'advanced'], value)
+        for measure, value in RPD['er'].items():
+            assert close(values[measure, 'er', reproduce.BOTH], value)
+    agreement = experiment.agreement(RUNS['rpd_b'], 'baseline', topics='repro_eval').set_index('query_id')
+    assert close(agreement.loc['all', 'rbo_repro_eval'], RPD['rbo_mean']['baseline'])
+    replicated = quietly(experiment.replicability, REF / 'qrels_rpl.txt', RUNS['rpl_b'], RUNS['rpl_a'])
+    assert close(replicated.set_index(['measure', 'statistic']).loc[(MEASURES[0], 'er'), 'value'],
+                 RPL['er'][MEASURES[0]])
+    with pytest.raises(InputError, match="run must be 'baseline' or 'advanced'"):
+        experiment.agreement(RUNS['rpd_b'], 'base')
+
+
+def test_ranked_lists_rows_are_the_agreement_means_of_each_run():
+    frame = quietly(reproduce.reproducibility, REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'],
+                    RUNS['rpd_b'], RUNS['rpd_a'], ['AP'], ranked_lists=True)
+    rows = frame[frame.measure == reproduce.RANKED_LISTS].set_index(['statistic', 'run']).value
+    for run, path in (('baseline', 'rpd_b'), ('advanced', 'rpd_a')):
+        means = quietly(reproduce.ranked_list_agreement, RUNS['orig_' + path[-1]], RUNS[path]).iloc[-1]
+        assert [rows[statistic, run] for statistic in reproduce.STATISTICS] == [means[s] for s in
+                                                                                reproduce.STATISTICS]
+    assert len(frame) == 2 * 3 + 2 + 2 * len(reproduce.STATISTICS)
+
+
+@pytest.mark.parametrize('paired', [True, False])
+def test_t_test_p_values_equal_scipy_stats(paired):
+    from scipy import stats
+    rng = np.random.default_rng(3)
+    cases = [(rng.random(n), rng.random(n)) for n in (2, 3, 10, 50)]
+    cases += [(np.array([0.5, 0.5]), np.array([0.5, 0.5])), (np.array([0.5, 0.7]), np.array([0.4, 0.6])),
+              (np.array([0.5]), np.array([0.2])), (np.array([0.1, 0.9, 0.4]), np.array([0.1, 0.9, 0.4]))]
+    scipy_test = stats.ttest_rel if paired else stats.ttest_ind
+    for original, reproduced in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', RuntimeWarning)
+            expected = float(scipy_test(original, reproduced).pvalue)
+        assert close(reproduce.t_test_p(original, reproduced, paired), expected), (original, reproduced)

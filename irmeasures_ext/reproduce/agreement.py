@@ -1,0 +1,368 @@
+"""How far a reproduced run's ranked lists agree with the original's, topic by topic: Kendall's τ over the union of
+the documents (``ktu``), repro_eval 0.5.0's KTU (``ktu_repro_eval``) and RBO (``rbo_repro_eval``), and Webber et al.'s
+extrapolated RBO (``rbo_ext``). See docs/reproducibility.md for the formulas and where repro_eval departs from them.
+
+Each run is read once into flat arrays (:class:`RankedLists`: topic, doc and rank of every kept row), and the RBO
+overlaps of every topic are counted at once: a doc both lists hold is shared from the depth of its lower rank on.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning, warn_at_caller
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from irmeasures_ext.readers.forms import RunLike
+    from irmeasures_ext.readers.inputs import Input
+
+#: repro_eval's defaults: docs kept per topic (``RUN_LENGTH``), RBO's persistence and depth (``RBO_P``, ``RBO_DEPTH``).
+RUN_LENGTH = 1000
+RBO_P = 0.95
+RBO_DEPTH = 1000
+#: The topic sets of :func:`ranked_list_agreement`.
+TOPIC_SETS = ('original', 'repro_eval')
+#: How a topic's docs are ordered: as our provider ranks them (``'trec_eval'``: score descending, compared as
+#: float32, then doc id descending), or as repro_eval does (``'file'``: the order given, each run of adjacent equal
+#: scores by doc id descending).
+ORDERS = ('trec_eval', 'file')
+#: The statistics of :func:`ranked_list_agreement`, in its columns' order.
+STATISTICS = ('ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext')
+
+
+@dataclass(frozen=True)
+class RankedLists:
+    """The ranked list of every topic of a run, flat: per kept row its topic (index into ``topics``, sorted), doc id
+    and 0-based rank, rows by topic then rank; ``sizes`` the length of each topic's list."""
+
+    topics: pa.Array
+    topic: np.ndarray
+    doc: pa.Array
+    rank: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, run: RunLike | Input, length: int = RUN_LENGTH, order: str = 'trec_eval') -> RankedLists:
+        """The first ``length`` docs of each topic of ``run`` (any form our provider reads, or one read already) in
+        ``order`` (:data:`ORDERS`). A doc twice in a topic: :class:`~irmeasures_ext.errors.DuplicateDocError` naming
+        it (and its file and line)."""
+        from irmeasures_ext.engine.doc_ids import DocIds, has_repeats, pair_keys, sorted_distinct
+        from irmeasures_ext.engine.ranking import check_run
+        from irmeasures_ext.readers.inputs import read_input
+        if order not in ORDERS:
+            raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
+        read = read_input(run, 'run')
+        table = read.table
+        topics, topic = sorted_distinct(table['query_id'])
+        if has_repeats(pair_keys(topic, DocIds.of(table['doc_id']).hash)):  # (else no doc is twice in a topic)
+            with read.located():
+                check_run(table)
+        score = table['score'].to_numpy()
+        if order == 'trec_eval':
+            keys = {'score': pa.array(score.astype(np.float32)), 'doc': table['doc_id']}
+            sorting = [('topic', 'ascending'), ('score', 'descending'), ('doc', 'descending')]
+        else:  # (file order within the topic; a new group wherever the score changes between adjacent rows)
+            rows = np.argsort(topic, kind='stable')
+            changes = np.r_[True, (topic[rows][1:] != topic[rows][:-1]) | (score[rows][1:] != score[rows][:-1])]
+            group = np.empty(len(rows), dtype=np.int64)
+            group[rows] = np.cumsum(changes)
+            keys = {'group': pa.array(group), 'doc': table['doc_id']}
+            sorting = [('group', 'ascending'), ('doc', 'descending')]
+        ordered = pc.sort_indices(pa.table({'topic': topic, **keys}), sort_keys=sorting).to_numpy()
+        topic = topic[ordered]
+        rank = np.arange(len(topic)) - np.searchsorted(topic, np.arange(len(topics)))[topic]
+        kept = rank < length
+        sizes = np.minimum(np.bincount(topic, minlength=len(topics)), length)
+        return cls(topics, topic[kept], pc.take(table['doc_id'], ordered[kept]).combine_chunks(), rank[kept], sizes)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """Each topic's docids in rank order."""
+        docs = self.doc.to_pylist()
+        ends = np.cumsum(self.sizes).tolist()
+        return {topic: docs[end - size:end] for topic, size, end in zip(self.topics.to_pylist(), self.sizes.tolist(),
+                                                                         ends, strict=True)}
+
+
+def ranked_lists(run: RunLike, length: int = RUN_LENGTH, order: str = 'trec_eval') -> dict[str, list[str]]:
+    """Each topic's first ``length`` docids in ``order``: ``'trec_eval'`` (the default) as our provider ranks them
+    (score descending, compared as float32, then docid descending); ``'file'`` as repro_eval reads them (the order
+    given, each run of adjacent equal scores by docid descending). A doc twice in a topic: DuplicateDocError."""
+    return RankedLists.of(run, length, order).as_dict()
+
+
+def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: RunLike | Input | RankedLists,
+                          topics: str = 'original', p: float = RBO_P, depth: int = RBO_DEPTH,
+                          order: str = 'trec_eval') -> pd.DataFrame:
+    """Per topic (``query_id``), ``ktu`` (Kendall's τ over both lists' docs), ``ktu_repro_eval``,
+    ``rbo_repro_eval`` (repro_eval's definitions) and ``rbo_ext`` (Webber et al.'s), then a row ``query_id='all'``
+    of their means. Each list: the first 1000 docs in ``order`` (:func:`ranked_lists`; a run's
+    :class:`RankedLists` is taken as it is).
+
+    ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer scores 0
+    in all four (as every score-based measure scores it, said in an
+    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`), and the reproduced run's other topics are left out.
+    ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently);
+    InputError if the original does not answer one (repro_eval raises AttributeError). Lists of different lengths:
+    ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
+    if topics not in TOPIC_SETS:
+        raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
+    orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
+                 for run in (original, reproduced))
+    chosen = orig.topics if topics == 'original' else rep.topics
+    missing = pc.filter(chosen, pc.invert(pc.is_in(chosen, value_set=(rep if topics == 'original' else orig).topics)))
+    if topics == 'original':
+        warn_unanswered({'reproduced': missing.to_pylist()})
+    elif len(missing):
+        raise InputError(f'the original run does not answer topics {" ".join(missing.to_pylist())} of the reproduced '
+                         'run')
+    return agreement_frame(orig, rep, chosen, p, depth)
+
+
+def warn_unanswered(unanswered: dict[str, list[str]]) -> None:
+    """One warning naming, per run, the topics it does not answer (nothing if it answers all)."""
+    missing = {name: topics for name, topics in unanswered.items() if topics}
+    if missing:
+        named = '; '.join(f'{name}: {" ".join(topics)}' for name, topics in missing.items())
+        warn_at_caller(f'topics not answered ({named}): each scores 0 in every measure (KTU and RBO included)',
+                       UnansweredTopicsWarning)
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One run's lists on the chosen topics: each kept row's topic (index into the chosen), rank and doc id
+    (with their hashes); the length of each topic's list (0 for a topic the run does not answer)."""
+
+    topic: np.ndarray
+    rank: np.ndarray
+    doc: pa.Array
+    key: np.ndarray  # (a hash of each row's (topic, doc))
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, lists: RankedLists, chosen: pa.Array) -> _Side:
+        from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
+        position = pc.index_in(lists.topics, value_set=chosen)
+        to_chosen = pc.fill_null(position, -1).to_numpy().astype(np.int64)
+        row_topic = to_chosen[lists.topic]
+        kept = row_topic >= 0
+        doc = lists.doc.filter(pa.array(kept))
+        sizes = np.zeros(len(chosen), dtype=np.int64)
+        sizes[to_chosen[to_chosen >= 0]] = lists.sizes[to_chosen >= 0]
+        return cls(row_topic[kept], lists.rank[kept], doc,
+                   pair_keys(row_topic[kept], DocIds.of(pa.chunked_array([doc])).hash), sizes)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """The original's and the reproduction's lists on the chosen topics, and the docs both hold: per shared doc,
+    its row in each side."""
+
+    orig: _Side
+    rep: _Side
+    shared_orig: np.ndarray
+    shared_rep: np.ndarray
+
+    @classmethod
+    def of(cls, orig: RankedLists, rep: RankedLists, chosen: pa.Array) -> _Pair:
+        sides = _Side.of(orig, chosen), _Side.of(rep, chosen)
+        _, in_orig, in_rep = np.intersect1d(sides[0].key, sides[1].key, assume_unique=True, return_indices=True)
+        same = pc.equal(sides[0].doc.take(pa.array(in_orig)), sides[1].doc.take(pa.array(in_rep)))
+        if not pc.all(same, min_count=0).as_py():  # (two docs of a topic with one 64-bit hash: never seen)
+            raise RuntimeError('two doc ids share a 64-bit hash; please report them')
+        return cls(sides[0], sides[1], in_orig, in_rep)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.orig.sizes)
+
+    def overlaps(self, depth: int) -> np.ndarray:
+        """X[t, d - 1] for d = 1..depth: the docs the first d of both lists of topic t share (a shorter list's
+        prefix is the whole list): a shared doc counts from the depth of its lower rank on."""
+        deeper = np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
+        inside = deeper < depth
+        cells = self.orig.topic[self.shared_orig][inside] * depth + deeper[inside]
+        counts = np.bincount(cells, minlength=self.n_topics * depth).reshape(self.n_topics, depth)
+        return np.cumsum(counts, axis=1).astype(np.float64)
+
+
+def agreement_frame(orig: RankedLists, rep: RankedLists, chosen: pa.Array, p: float = RBO_P,
+                    depth: int = RBO_DEPTH) -> pd.DataFrame:
+    """The frame of :func:`ranked_list_agreement` on the ``chosen`` topics (each answered by ``orig``)."""
+    import pandas as pd
+    pair = _Pair.of(orig, rep, chosen)
+    answered = pair.rep.sizes > 0
+    columns = {'ktu': _ktu_union(pair), 'ktu_repro_eval': _ktu_repro_eval(pair),
+               'rbo_repro_eval': _rbo_repro_eval(pair, p, depth), 'rbo_ext': _rbo_ext(pair, p)}
+    frame = pd.DataFrame({'query_id': chosen.to_pylist(), **{name: np.where(answered, values, 0.0)
+                                                             for name, values in columns.items()}})
+    means = [float(np.mean(frame[name].to_numpy())) for name in STATISTICS]
+    return pd.concat([frame, pd.DataFrame([('all', *means)], columns=frame.columns)], ignore_index=True)
+
+
+def _rbo_repro_eval(pair: _Pair, p: float, depth: int) -> np.ndarray:
+    """repro_eval's RBO per topic: Σ_{d≤depth} p^(d-1) X_d/d / Σ_{d≤depth} p^(d-1) (the weights multiplied up
+    as its loop does)."""
+    weights = np.cumprod(np.r_[1.0, np.full(depth - 1, p)])
+    return (pair.overlaps(depth) / np.arange(1, depth + 1) * weights).sum(axis=1) / weights.sum()
+
+
+def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
+    """Webber, Moffat & Zobel's (TOIS 2010) RBO_ext per topic (eq. 32 for lists of lengths s <= l; eq. 30 when
+    equal); 0 where a list is empty."""
+    short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
+    width = max(int(long.max(initial=0)), 1)
+    overlaps = pair.overlaps(width)
+    depths = np.arange(1, width + 1)
+    weights = p ** depths.astype(np.float64)
+    rows = np.arange(len(short))
+    x_s = overlaps[rows, np.maximum(short - 1, 0)]
+    x_l = overlaps[rows, np.maximum(long - 1, 0)]
+    within = depths <= long[:, None]
+    beyond = within & (depths > short[:, None])
+    with np.errstate(divide='ignore', invalid='ignore'):
+        tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
+        sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
+        value = (1 - p) / p * sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
+    return np.where(short > 0, value, 0.0)
+
+
+def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:
+    """Per segment, the pairs of its rows i < j (rows grouped by segment, in order) with values[i] > values[j]
+    (non-negative integers): the segments of each power-of-two width (their length rounded up) merge-sorted at
+    once (:func:`_inversions_of_width`)."""
+    counts = np.zeros(n_segments, dtype=np.int64)
+    lengths = np.bincount(segment, minlength=n_segments)
+    widths = np.array([int(length - 1).bit_length() for length in lengths.tolist()]) if n_segments else lengths
+    for width in np.unique(widths[lengths > 1]).tolist():
+        segments = np.flatnonzero((widths == width) & (lengths > 1))
+        rows = np.flatnonzero(np.isin(segment, segments))
+        counts[segments] = _inversions_of_width(np.searchsorted(segments, segment[rows]), values[rows],
+                                                len(segments), 1 << width)
+    return counts
+
+
+def _inversions_of_width(segment: np.ndarray, values: np.ndarray, n_segments: int, width: int) -> np.ndarray:
+    """:func:`_inversions` of segments of at most ``width`` rows (a power of two), by a merge sort of all at once:
+    each segment's values in a row of ``width`` (padded at the end with a value above all); at each level every
+    pair of adjacent sorted blocks of b values is merged by one sort of the keys 2 value + (1 in the right block),
+    and the right block's values have b² + b(b - 1)/2 - Σ(their positions in the merge) values of the left above
+    them (equal values are no inversion: the left's key is lower)."""
+    counts = np.zeros(n_segments, dtype=np.int64)
+    position = np.arange(len(values)) - np.searchsorted(segment, np.arange(n_segments))[segment]
+    top = int(values.max()) + 1
+    dtype = np.int16 if 2 * top + 1 < 2 ** 15 else np.int64
+    keys = np.full((n_segments, width), 2 * top, dtype=dtype)
+    keys[segment, position] = 2 * values
+    block = 1
+    while block < width:
+        half = ((np.arange(width) // block) & 1).astype(dtype)
+        keys = np.sort(((keys & ~dtype(1)) | half).reshape(-1, 2 * block), axis=-1).reshape(n_segments, width)
+        right_positions = (keys & 1).reshape(n_segments, -1, 2 * block).astype(np.int64) @ np.arange(2 * block)
+        counts += width // (2 * block) * (block * block + block * (block - 1) // 2) - right_positions.sum(axis=1)
+        block *= 2
+    return counts
+
+
+def _tau_b(discordant: np.ndarray, size: np.ndarray, ties_x: np.ndarray, ties_y: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b as scipy computes it, from the discordant pairs, the items and the pairs tied in x (only) and
+    in y (only): (n0 - ties_x - ties_y - 2 discordant) / √(n0 - ties_x) / √(n0 - ties_y), n0 = size (size - 1) / 2,
+    kept within [-1, 1]; NaN where every pair is tied on a side."""
+    pairs = size * (size - 1) / 2
+    defined = (pairs > ties_x) & (pairs > ties_y)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        tau = (pairs - ties_x - ties_y - 2 * discordant) / np.sqrt(pairs - ties_x) / np.sqrt(pairs - ties_y)
+    return np.where(defined, np.clip(tau, -1.0, 1.0), np.nan)
+
+
+def _below_shared(side: _Side, shared_rows: np.ndarray, n_topics: int) -> np.ndarray:
+    """Per topic, Σ over the docs of ``side``'s list the other list lacks of the shared docs ranked below it."""
+    shared = np.zeros(len(side.topic), dtype=np.int64)
+    shared[shared_rows] = 1
+    running = np.cumsum(shared)
+    starts = np.minimum(np.searchsorted(side.topic, np.arange(n_topics)), max(len(shared) - 1, 0))
+    up_to_here = running - (running - shared)[starts][side.topic] if len(shared) else running
+    below = np.bincount(side.topic, weights=shared, minlength=n_topics)[side.topic] - up_to_here
+    return np.bincount(side.topic, weights=np.where(shared == 0, below, 0), minlength=n_topics)
+
+
+def _ktu_union(pair: _Pair) -> np.ndarray:
+    """Kendall's τ_b per topic over the union of both lists' docs, each list ranking a doc it lacks tied below its
+    last (Breuer et al., SIGIR 2020, §3.1: τ = (P - Q) / √((P + Q + U)(P + Q + V)) with U, V the ties of each).
+    Q counts the shared docs' swaps, each doc one list lacks above a shared doc in the other, and every pair of a
+    doc only the original holds with one only the reproduction holds."""
+    n = pair.n_topics
+    topic = pair.orig.topic[pair.shared_orig]
+    by_orig_rank = np.lexsort((pair.orig.rank[pair.shared_orig], topic))
+    swaps = _inversions(topic[by_orig_rank], pair.rep.rank[pair.shared_rep][by_orig_rank], n)
+    shared = np.bincount(topic, minlength=n)
+    only_orig, only_rep = pair.orig.sizes - shared, pair.rep.sizes - shared
+    discordant = (swaps + _below_shared(pair.orig, pair.shared_orig, n) + _below_shared(pair.rep, pair.shared_rep, n)
+                  + only_orig * only_rep)
+    return _tau_b(discordant, shared + only_orig + only_rep, only_rep * (only_rep - 1) / 2,
+                  only_orig * (only_orig - 1) / 2)
+
+
+def _ktu_repro_eval(pair: _Pair) -> np.ndarray:
+    """repro_eval's KTU per topic: Kendall's τ_b between the positions, in the docid-sorted union of both lists,
+    of the docs at each rank, rounded to 14 decimals; NaN for lists of different lengths (repro_eval raises)."""
+    only_rep = np.ones(len(pair.rep.topic), dtype=bool)
+    only_rep[pair.shared_rep] = False
+    union = pa.table({'topic': np.r_[pair.orig.topic, pair.rep.topic[only_rep]],
+                      'doc': pa.chunked_array([pair.orig.doc, pair.rep.doc.filter(pa.array(only_rep))])})
+    ordered = pc.sort_indices(union, sort_keys=[('topic', 'ascending'), ('doc', 'ascending')]).to_numpy()
+    union_topic = union['topic'].to_numpy()
+    position = np.empty(len(ordered), dtype=np.int64)
+    position[ordered] = np.arange(len(ordered)) - np.searchsorted(union_topic[ordered], union_topic[ordered])
+    orig_position = position[:len(pair.orig.topic)]
+    rep_position = np.empty(len(pair.rep.topic), dtype=np.int64)
+    rep_position[pair.shared_rep] = orig_position[pair.shared_orig]
+    rep_position[only_rep] = position[len(pair.orig.topic):]
+    equal = (pair.orig.sizes == pair.rep.sizes) & (pair.orig.sizes > 0)
+    rows = equal[pair.orig.topic]  # (lists of equal lengths: row k of one pairs with row k of the other)
+    by_x = np.lexsort((orig_position[rows], pair.orig.topic[rows]))
+    size = np.where(equal, pair.orig.sizes, 0)
+    swaps = _inversions(pair.orig.topic[rows][by_x], rep_position[equal[pair.rep.topic]][by_x], pair.n_topics)
+    zeros = np.zeros(pair.n_topics)
+    return np.where(equal, np.round(_tau_b(swaps, size, zeros, zeros), 14), np.nan)
+
+
+def ktu(original: Sequence[str], reproduced: Sequence[str]) -> float:
+    """Kendall's τ_b over the union of two lists' docs, each ranking a doc it lacks tied below its last."""
+    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced)).loc[0, 'ktu'])
+
+
+def ktu_repro_eval(original: Sequence[str], reproduced: Sequence[str]) -> float:
+    """repro_eval's KTU of two lists (see :func:`ranked_list_agreement`); NaN for lists of different lengths."""
+    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced)).loc[0, 'ktu_repro_eval'])
+
+
+def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
+                   depth: int = RBO_DEPTH) -> float:
+    """repro_eval's RBO of two lists: Σ_{d≤depth} p^(d-1) X_d/d / Σ_{d≤depth} p^(d-1)."""
+    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced), p=p, depth=depth).loc[0,
+                                                                                                      'rbo_repro_eval'])
+
+
+def rbo_ext(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P) -> float:
+    """Webber, Moffat & Zobel's (TOIS 2010) extrapolated RBO_ext of two lists (eq. 32 for unequal lengths);
+    identical lists give 1, an empty list 0."""
+    if not original:
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UnansweredTopicsWarning)
+        return float(ranked_list_agreement(_as_run(original), _as_run(reproduced), p=p).loc[0, 'rbo_ext'])
+
+
+def _as_run(docs: Sequence[str]) -> dict[str, dict[str, float]]:
+    """One topic ranking ``docs`` in their order (a run of one topic, scores descending)."""
+    if len(set(docs)) != len(docs):
+        raise InputError('a doc appears twice in a list')
+    return {'1': {doc: float(len(docs) - i) for i, doc in enumerate(docs)}} if docs else {}

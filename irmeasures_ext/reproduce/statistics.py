@@ -1,0 +1,261 @@
+"""Reproducibility and replicability measures (Breuer et al., SIGIR 2020), equal to repro_eval 0.5.0.
+
+Score-based statistics (RMSE, nRMSE, ER, ΔRI, t-test p-values) are computed from the per-topic scores of our provider
+(trec_eval's tie rule) over the qrels' topics; a topic a run does not answer scores 0 in every measure
+(``measure.DEFAULT``, as ir_measures gives it), said in one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`. The
+rank-based ones (KTU, RBO) are in :mod:`~irmeasures_ext.reproduce.agreement`. See docs/reproducibility.md for the
+formulas and where they depart from the papers.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+from ir_measures.measures import Measure
+
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
+from irmeasures_ext.reproduce.agreement import (
+    RBO_DEPTH,
+    RBO_P,
+    STATISTICS,
+    RankedLists,
+    ranked_list_agreement,
+    warn_unanswered,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from irmeasures_ext.evaluation import Evaluation
+    from irmeasures_ext.readers.forms import QrelsLike, RunLike
+    from irmeasures_ext.readers.inputs import Input
+
+#: The ``run`` of the statistics that compare the advanced run with the baseline (ER, ΔRI).
+BOTH = 'advanced_vs_baseline'
+#: The ``measure`` of the rows of :meth:`Experiment.reproducibility` that compare the ranked lists.
+RANKED_LISTS = 'ranked lists'
+
+
+def _evaluation(measures: list[Measure], qrels: QrelsLike) -> Evaluation:
+    """Our provider's evaluation of ``measures`` on ``qrels``, read once."""
+    from irmeasures_ext.evaluation import Evaluation
+    from irmeasures_ext.plugin import provider
+    evaluation = Evaluation(measures, provider)
+    evaluation.read_qrels(qrels)
+    return evaluation
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """A run read once, its per-topic scores on the qrels' topics (sorted; trec_eval's ties; 0 for a topic it does
+    not answer) and those topics it does not answer."""
+
+    run: Input
+    topics: pa.Array
+    values: dict[Measure, np.ndarray]
+    unanswered: list[str]
+
+    @classmethod
+    def of(cls, evaluation: Evaluation, run: RunLike | Input) -> _Scored:
+        import pyarrow.compute as pc
+
+        from irmeasures_ext.readers.inputs import read_input
+        read = read_input(run, 'run')
+        results = evaluation.results(read)
+        answered = pc.is_in(results.query_ids, value_set=pc.unique(read.table['query_id']))
+        return cls(read, results.query_ids, results.values,
+                   pc.filter(results.query_ids, pc.invert(answered)).to_pylist())
+
+
+def _divide(numerator: float, denominator: float) -> float:
+    """numpy's float division (0/0 -> nan, x/0 -> ±inf), without its RuntimeWarning."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return float(np.float64(numerator) / np.float64(denominator))
+
+
+def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """Root mean square error of the per-topic scores (summed in topic order, as repro_eval)."""
+    return math.sqrt(sum(np.square(original - reproduced)) / len(original))
+
+
+def nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """RMSE divided by the largest RMSE a reproduction of scores in [0, 1] can have."""
+    return _divide(rmse(original, reproduced), rmse(original, np.where(original < 0.5, 1.0, 0.0)))
+
+
+def effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, reproduced_baseline: np.ndarray,
+                 reproduced_advanced: np.ndarray) -> float:
+    """ER: the reproduced mean per-topic improvement of advanced over baseline, divided by the original's."""
+    return _divide(np.mean(reproduced_advanced - reproduced_baseline), np.mean(original_advanced - original_baseline))
+
+
+def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
+    """(mean(advanced) - mean(baseline)) / mean(baseline)."""
+    return _divide(np.mean(advanced) - np.mean(baseline), np.mean(baseline))
+
+
+def delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
+                               reproduced_baseline: np.ndarray, reproduced_advanced: np.ndarray) -> float:
+    """ΔRI: the original's relative improvement of the mean score minus the reproduction's."""
+    with np.errstate(invalid='ignore'):
+        return float(np.float64(_relative_improvement(original_baseline, original_advanced))
+                     - np.float64(_relative_improvement(reproduced_baseline, reproduced_advanced)))
+
+
+def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> float:
+    """Two-sided p-value of the t-test scipy computes: paired (``ttest_rel``: t = mean(d) / √(var(d) / n), n - 1
+    degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
+    degrees); x/0 gives t = ±inf (p 0), 0/0 NaN. Student's t CDF from scipy.special (scipy.stats, which imports
+    every distribution, takes about a second to load)."""
+    from scipy.special import stdtr
+    with np.errstate(divide='ignore', invalid='ignore'), warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)  # (a variance of one value: NaN)
+        if paired:
+            differences = original - reproduced
+            freedom = len(differences) - 1
+            t = np.mean(differences) / np.sqrt(np.var(differences, ddof=1) / len(differences))
+        else:
+            freedom = len(original) + len(reproduced) - 2
+            pooled = ((len(original) - 1) * np.var(original, ddof=1) + (len(reproduced) - 1)
+                      * np.var(reproduced, ddof=1)) / freedom
+            t = (np.mean(original) - np.mean(reproduced)) / np.sqrt(pooled * (1 / len(original) + 1 / len(reproduced)))
+        return float(2 * stdtr(freedom, -np.abs(t))) if freedom > 0 else math.nan
+
+
+def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.ndarray],
+              paired: bool) -> dict[Measure, float]:
+    """:func:`t_test_p` per measure; as repro_eval, all 1.0 when every one is NaN and the scores are equal."""
+    values = {measure: t_test_p(original[measure], reproduced[measure], paired) for measure in original}
+    if all(math.isnan(value) for value in values.values()) and all(
+            np.array_equal(original[m], reproduced[m]) for m in original):
+        values = dict.fromkeys(values, 1.0)
+    return values
+
+
+def _long_frame(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
+    import pandas as pd
+    return pd.DataFrame(rows, columns=['measure', 'statistic', 'run', 'value'])
+
+
+class Experiment:
+    """An original experiment, a baseline and an advanced run on ``qrels`` evaluated with ``measures``, read and
+    evaluated once, to compare any number of reproductions (:meth:`reproducibility`, :meth:`agreement`) and
+    replications (:meth:`replicability`) with. Runs and qrels in any form our provider reads; measures as objects
+    or names."""
+
+    def __init__(self, qrels: QrelsLike, baseline: RunLike, advanced: RunLike,
+                 measures: Iterable[Measure | str]) -> None:
+        self.measures = _measures(measures)
+        self._evaluation = _evaluation(self.measures, qrels)
+        self.original = {'baseline': _Scored.of(self._evaluation, baseline),
+                         'advanced': _Scored.of(self._evaluation, advanced)}
+        self._ranked: dict[tuple[str, str], RankedLists] = {}
+
+    def reproducibility(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike,
+                        ranked_lists: bool = False) -> pd.DataFrame:
+        """A long DataFrame (``measure, statistic, run, value``) with, per measure, ``rmse``, ``nrmse`` and the paired
+        t-test ``p_value`` for each ``run`` (``baseline``, ``advanced``), and ``er``, ``delta_ri`` (``run``
+        :data:`BOTH`); with ``ranked_lists``, also the means over the topics of
+        :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics (``measure``
+        :data:`RANKED_LISTS`), each run read once for both."""
+        reproduced = {'baseline': _Scored.of(self._evaluation, reproduced_baseline),
+                      'advanced': _Scored.of(self._evaluation, reproduced_advanced)}
+        self._warn(reproduced, 'reproduced')
+        rows: list[tuple[str, str, str, float]] = []
+        for run in ('baseline', 'advanced'):
+            orig, rep = self.original[run].values, reproduced[run].values
+            p_values = _p_values(orig, rep, paired=True)
+            for measure in self.measures:
+                rows += [(str(measure), 'rmse', run, rmse(orig[measure], rep[measure])),
+                         (str(measure), 'nrmse', run, nrmse(orig[measure], rep[measure])),
+                         (str(measure), 'p_value', run, p_values[measure])]
+        rows += self._effects(reproduced)
+        if ranked_lists:
+            for run in ('baseline', 'advanced'):
+                with warnings.catch_warnings():  # (said once above)
+                    warnings.simplefilter('ignore', UnansweredTopicsWarning)
+                    means = self.agreement(reproduced[run].run, run).iloc[-1]
+                rows += [(RANKED_LISTS, statistic, run, float(means[statistic])) for statistic in STATISTICS]
+        return _long_frame(rows)
+
+    def replicability(self, qrels_b: QrelsLike, replicated_baseline: RunLike,
+                      replicated_advanced: RunLike) -> pd.DataFrame:
+        """A long DataFrame (``measure, statistic, run, value``) with ``er``, ``delta_ri`` (``run`` :data:`BOTH`)
+        and, per ``run`` (``baseline``, ``advanced``), the unpaired p-value (``p_value``: Student's equal-variance
+        t-test, as repro_eval) of the runs replicated on ``qrels_b``."""
+        evaluation = _evaluation(self.measures, qrels_b)
+        replicated = {'baseline': _Scored.of(evaluation, replicated_baseline),
+                      'advanced': _Scored.of(evaluation, replicated_advanced)}
+        self._warn(replicated, 'replicated')
+        rows: list[tuple[str, str, str, float]] = []
+        for run in ('baseline', 'advanced'):
+            p_values = _p_values(self.original[run].values, replicated[run].values, paired=False)
+            rows += [(str(measure), 'p_value', run, p_values[measure]) for measure in self.measures]
+        return _long_frame(rows + self._effects(replicated))
+
+    def agreement(self, reproduced: RunLike | Input, run: str = 'baseline', topics: str = 'original',
+                  p: float = RBO_P, depth: int = RBO_DEPTH, order: str = 'trec_eval') -> pd.DataFrame:
+        """:func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement` of the original ``run``
+        (``'baseline'`` or ``'advanced'``) with ``reproduced`` (the original's lists made once per ``order``)."""
+        if run not in self.original:
+            raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
+        if (run, order) not in self._ranked:
+            self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
+        return ranked_list_agreement(self._ranked[run, order], reproduced, topics, p, depth, order)
+
+    def _warn(self, other: dict[str, _Scored], kind: str) -> None:
+        """One warning naming the topics each run (the original's and ``other``) does not answer."""
+        warn_unanswered({**{f'original {run}': scored.unanswered for run, scored in self.original.items()},
+                         **{f'{kind} {run}': scored.unanswered for run, scored in other.items()}})
+
+    def _effects(self, other: dict[str, _Scored]) -> list[tuple[str, str, str, float]]:
+        """The ER and ΔRI rows (``run``: :data:`BOTH`, they compare advanced with baseline)."""
+        rows: list[tuple[str, str, str, float]] = []
+        for measure in self.measures:
+            runs = (self.original['baseline'].values[measure], self.original['advanced'].values[measure],
+                    other['baseline'].values[measure], other['advanced'].values[measure])
+            rows += [(str(measure), 'er', BOTH, effect_ratio(*runs)),
+                     (str(measure), 'delta_ri', BOTH, delta_relative_improvement(*runs))]
+        return rows
+
+
+def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
+                    reproduced_baseline: RunLike, reproduced_advanced: RunLike,
+                    measures: Iterable[Measure | str], ranked_lists: bool = False) -> pd.DataFrame:
+    """Reproducibility of a baseline and an advanced run on the same qrels: :meth:`Experiment.reproducibility`."""
+    return Experiment(qrels, original_baseline, original_advanced, measures).reproducibility(
+        reproduced_baseline, reproduced_advanced, ranked_lists)
+
+
+def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
+                  qrels_b: QrelsLike, replicated_baseline: RunLike, replicated_advanced: RunLike,
+                  measures: Iterable[Measure | str]) -> pd.DataFrame:
+    """Replicability of a baseline and an advanced run on other qrels (``qrels_b``):
+    :meth:`Experiment.replicability`."""
+    return Experiment(original_qrels, original_baseline, original_advanced, measures).replicability(
+        qrels_b, replicated_baseline, replicated_advanced)
+
+
+def topic_scores(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Iterable[Measure | str]) -> pd.DataFrame:
+    """Each run's per-topic scores as the statistics use them: a long DataFrame (``run, measure, query_id, value``)
+    over the qrels' topics, sorted; a topic a run does not answer scores 0 (one
+    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
+    import pandas as pd
+    parsed = _measures(measures)
+    evaluation = _evaluation(parsed, qrels)
+    scored = {name: _Scored.of(evaluation, run) for name, run in runs.items()}
+    warn_unanswered({name: run.unanswered for name, run in scored.items()})
+    frames = [pd.DataFrame({'run': name, 'measure': str(measure), 'query_id': run.topics.to_pylist(),
+                            'value': run.values[measure]}) for name, run in scored.items() for measure in parsed]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _measures(measures: Iterable[Measure | str]) -> list[Measure]:
+    """``measures`` (objects or names) as measures, each once."""
+    from irmeasures_ext.plugin import measures_of
+    return list(dict.fromkeys(measures_of(measures)))

@@ -1,0 +1,152 @@
+"""The ranked-list statistics against plain implementations written from their definitions (Kendall's τ_b by
+counting pairs, RBO and RBO_ext by summing the overlaps depth by depth), hand-computed cases, the tie orders and the
+refusals."""
+import math
+import random
+import warnings
+
+import pytest
+
+from irmeasures_ext import reproduce
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
+
+
+def tau_b_by_pairs(x, y):
+    """Kendall's τ_b = (P - Q) / √((P + Q + U)(P + Q + V)), counting every pair: U ties in x only, V in y only."""
+    concordant = discordant = ties_x = ties_y = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                ties_x += 1
+            elif dy == 0:
+                ties_y += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    denominator = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    return (concordant - discordant) / denominator if denominator else math.nan
+
+
+def ktu_by_definition(original, reproduced):
+    """τ_b over the union of the docs, a doc a list lacks ranked at that list's length (tied below its last)."""
+    union = sorted(set(original) | set(reproduced))
+    rank = [{doc: i for i, doc in enumerate(docs)} for docs in (original, reproduced)]
+    return tau_b_by_pairs([rank[0].get(d, len(original)) for d in union],
+                          [rank[1].get(d, len(reproduced)) for d in union])
+
+
+def overlaps(original, reproduced, depth):
+    return [len(set(original[:d]) & set(reproduced[:d])) for d in range(1, depth + 1)]
+
+
+def rbo_repro_eval_by_definition(original, reproduced, p, depth):
+    x = overlaps(original, reproduced, depth)
+    weights = [p ** (d - 1) for d in range(1, depth + 1)]
+    return sum(w * x[d - 1] / d for d, w in enumerate(weights, 1)) / sum(weights)
+
+
+def rbo_ext_by_definition(original, reproduced, p):
+    """Webber et al. eq. 32 (s <= l), summed term by term."""
+    short, long = sorted((len(original), len(reproduced)))
+    x = overlaps(original, reproduced, long)
+    total = sum(x[d - 1] / d * p ** d for d in range(1, long + 1))
+    total += sum(x[short - 1] * (d - short) / (short * d) * p ** d for d in range(short + 1, long + 1))
+    return (1 - p) / p * total + ((x[long - 1] - x[short - 1]) / long + x[short - 1] / short) * p ** long
+
+
+def random_pair(rng):
+    docs = [f'd{i}' for i in range(rng.randint(2, 30))]
+    original = rng.sample(docs, rng.randint(1, len(docs)))
+    reproduced = rng.sample(docs, rng.randint(1, len(docs)))
+    return original, reproduced
+
+
+@pytest.mark.parametrize('seed', range(40))
+def test_each_statistic_equals_its_definition_on_random_lists(seed):
+    rng = random.Random(seed)
+    original, reproduced = random_pair(rng)
+    p = rng.choice([0.5, 0.9, 0.95])
+    expected_ktu = ktu_by_definition(original, reproduced)
+    ours = reproduce.ktu(original, reproduced)
+    assert (math.isnan(ours) and math.isnan(expected_ktu)) or ours == pytest.approx(expected_ktu, abs=1e-12)
+    assert reproduce.rbo_repro_eval(original, reproduced, p, depth=40) == pytest.approx(
+        rbo_repro_eval_by_definition(original, reproduced, p, 40), abs=1e-12)
+    assert reproduce.rbo_ext(original, reproduced, p) == pytest.approx(
+        rbo_ext_by_definition(original, reproduced, p), abs=1e-12)
+
+
+def test_many_topics_at_once_equal_each_topic_alone():
+    rng = random.Random(7)
+    pairs = {f't{i:02d}': random_pair(rng) for i in range(25)}
+    as_run = [{topic: {doc: float(100 - rank) for rank, doc in enumerate(pair[side])} for topic, pair in pairs.items()}
+              for side in (0, 1)]
+    frame = reproduce.ranked_list_agreement(*as_run).set_index('query_id')
+    for topic, (original, reproduced) in pairs.items():
+        expected_ktu = ktu_by_definition(original, reproduced)
+        assert frame.loc[topic, 'ktu'] == pytest.approx(expected_ktu, abs=1e-12, nan_ok=True)
+        expected_rbo_ext = rbo_ext_by_definition(original, reproduced, 0.95)
+        assert frame.loc[topic, 'rbo_ext'] == pytest.approx(expected_rbo_ext, abs=1e-12)
+        assert frame.loc[topic, 'rbo_repro_eval'] == pytest.approx(
+            rbo_repro_eval_by_definition(original, reproduced, 0.95, 1000), abs=1e-12)
+
+
+def test_hand_computed_ktu_one_adjacent_swap():
+    # (pairs of b c a d: 6; only (a, d) swapped: (5 - 1) / 6. repro_eval correlates docid positions instead)
+    assert reproduce.ktu(list('bcad'), list('bcda')) == pytest.approx(2 / 3)
+    assert reproduce.ktu_repro_eval(list('bcad'), list('bcda')) == pytest.approx(-2 / 3)
+    assert reproduce.ktu(list('abc'), list('abc')) == 1.0
+    assert reproduce.ktu(list('abc'), list('cba')) == -1.0
+    # (a b against a c: union a b c; ranks (0, 1, 2) and (0, 2, 1); P = 2, Q = 0, U = 0, V = 1... by pairs:)
+    assert reproduce.ktu(list('ab'), list('ac')) == pytest.approx(tau_b_by_pairs([0, 1, 2], [0, 2, 1]))
+
+
+def test_order_trec_eval_sorts_by_score_then_docid_descending_as_the_provider_ranks():
+    run = {'1': {'a': 1.0, 'b': 3.0, 'c': 3.0, 'd': 2.0, 'e': 1.0 + 1e-9}}  # (1 and 1 + 1e-9: equal as float32)
+    assert reproduce.ranked_lists(run) == {'1': ['c', 'b', 'd', 'e', 'a']}
+
+
+def test_order_file_keeps_the_order_given_and_sorts_adjacent_ties_only(tmp_path):
+    path = tmp_path / 'run.txt'
+    path.write_text('1 Q0 a 1 1.0 r\n1 Q0 b 2 5.0 r\n1 Q0 c 3 5.0 r\n1 Q0 d 4 1.0 r\n2 Q0 x 1 1 r\n')
+    assert reproduce.ranked_lists(path, order='file') == {'1': ['a', 'c', 'b', 'd'], '2': ['x']}
+    assert reproduce.ranked_lists(path) == {'1': ['c', 'b', 'd', 'a'], '2': ['x']}
+
+
+def test_lists_are_cut_at_the_length():
+    run = {'1': {f'd{i:04d}': float(-i) for i in range(1005)}}
+    lists = reproduce.ranked_lists(run)
+    assert len(lists['1']) == 1000 and lists['1'][-1] == 'd0999'
+    assert reproduce.ranked_lists(run, length=3) == {'1': ['d0000', 'd0001', 'd0002']}
+
+
+def test_a_doc_twice_in_a_topic_is_refused_naming_file_and_line(tmp_path):
+    path = tmp_path / 'run.txt'
+    path.write_text('1 Q0 a 1 2.0 r\n1 Q0 b 2 1.5 r\n1 Q0 a 3 1.0 r\n')
+    with pytest.raises(InputError, match=r"run\.txt:3: duplicate doc 'a' in query '1' \(first at line 1\)"):
+        reproduce.ranked_list_agreement(path, path)
+    with pytest.raises(InputError, match='twice'):
+        reproduce.ktu(['a', 'b', 'a'], ['a', 'b'])
+
+
+def test_bad_options_are_refused():
+    run = {'1': {'a': 1.0}}
+    with pytest.raises(InputError, match='order must be one of trec_eval, file'):
+        reproduce.ranked_lists(run, order='score')
+    with pytest.raises(InputError, match='topics must be one of'):
+        reproduce.ranked_list_agreement(run, run, topics='all')
+
+
+def test_an_unanswered_topic_scores_0_in_every_statistic_and_counts_in_the_means():
+    original = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0}}
+    with pytest.warns(UnansweredTopicsWarning, match='reproduced: 2'):
+        frame = reproduce.ranked_list_agreement(original, {'1': {'a': 2.0, 'b': 1.0}}).set_index('query_id')
+    assert frame.loc['2'].tolist() == [0.0] * 4
+    assert frame.loc['all', 'ktu'] == 0.5 and frame.loc['all', 'rbo_ext'] == pytest.approx(0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        repro_eval_topics = reproduce.ranked_list_agreement(original, {'1': {'a': 2.0, 'b': 1.0}}, topics='repro_eval')
+    assert list(repro_eval_topics.query_id) == ['1', 'all']
