@@ -139,7 +139,7 @@ def write_markdown(out: IO[str], table: pd.DataFrame, places: int) -> None:
     out.write('\n' + _caption(table, names, letters) + '\n')
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
     for char, escaped in (('\\', r'\textbackslash{}'), ('_', r'\_'), ('%', r'\%'), ('&', r'\&'), ('#', r'\#'),
                           ('$', r'\$'), ('{', r'\{'), ('}', r'\}'), ('^', r'\^{}'), ('~', r'\~{}')):
         text = text.replace(char, escaped)
@@ -154,11 +154,11 @@ def write_latex(out: IO[str], table: pd.DataFrame, places: int) -> None:
         return r'\textsuperscript{' + ''.join(daggers.get(m, m) for m in marks) + '}'
     measures, names, cells, letters = paper_cells(table, places, mark, lambda text: r'\textbf{' + text + '}')
     out.write('\\begin{table}\n\\centering\n\\begin{tabular}{l' + 'r' * len(measures) + '}\n\\toprule\n')
-    out.write(' & '.join(['Run', *map(_latex_escape, measures)]) + ' \\\\\n\\midrule\n')
+    out.write(' & '.join(['Run', *map(latex_escape, measures)]) + ' \\\\\n\\midrule\n')
     for name in names:
-        label = f'({letters[name]}) {_latex_escape(name)}' if letters else _latex_escape(name)
+        label = f'({letters[name]}) {latex_escape(name)}' if letters else latex_escape(name)
         out.write(' & '.join([label, *cells[name]]) + ' \\\\\n')
-    caption = _latex_escape(_caption(table, names, letters)).replace(BETTER, r'\dag{}').replace(WORSE, r'\ddag{}')
+    caption = latex_escape(_caption(table, names, letters)).replace(BETTER, r'\dag{}').replace(WORSE, r'\ddag{}')
     out.write('\\bottomrule\n\\end{tabular}\n\\caption{' + caption + '}\n\\end{table}\n')
 
 

@@ -29,7 +29,7 @@ ALLOWED = {
     'evaluation': {'engine', 'plugin', 'measures', 'readers', '_arrow'},
     'frames': {'evaluation', 'plugin', 'readers'},
     'per_intent': {'engine', 'evaluation', 'plugin', 'measures', 'readers'},
-    'reproduce': {'engine', 'evaluation', 'plugin', 'readers'},
+    'reproduce': {'comparison', 'engine', 'evaluation', 'plugin', 'readers'},
     'comparison': {'engine', 'evaluation', 'plugin', 'measures', 'readers', '_arrow'},
     'dask': {'engine', 'frames', 'plugin', 'readers'},
     'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},

@@ -68,6 +68,28 @@ assert (holes_table[holes_table.judge == 'llm'].unjudged == 0).all()  # (pooled 
 assert set(nist_filled.judge) == {'nist', 'llm'} and len(umbrela) == 20
 assert png.startswith(b'\\x89PNG')
 ''',
+    '06_reproducibility.ipynb': '''
+perfect = exact.set_index(['measure', 'statistic', 'run'])['value']
+assert len(perfect) == 8 * len(MEASURES)  # (per measure: rmse, nrmse, p_value of each run; er, delta_ri)
+assert (perfect.xs('rmse', level='statistic') == 0).all() and (perfect.xs('nrmse', level='statistic') == 0).all()
+assert (perfect.xs('er', level='statistic') == 1).all() and (perfect.xs('delta_ri', level='statistic') == 0).all()
+assert (perfect.xs('p_value', level='statistic') == 1).all()  # (repro_eval's rule for equal scores)
+assert same.loc['all', ['ktu', 'ktu_repro_eval', 'rbo_ext']].tolist() == [1.0, 1.0, 1.0]
+assert 0.9 < same.loc['all', 'rbo_repro_eval'] < 1  # (identical 50-doc lists: 1000 depths summed)
+assert (table.xs('rmse', level='statistic')[['baseline', 'advanced']] > 0).all().all()
+assert (table.xs('rmse', level='statistic').baseline < table.xs('rmse', level='statistic').advanced).all()
+assert table.loc[('AP', 'p_value'), 'baseline'] < 0.05 and ap_baseline.reproduced.mean() < ap_baseline.original.mean()
+assert (abs(table.xs('er', level='statistic').advanced_vs_baseline - 1) < 0.2).all()
+assert abs(rmse_by_hand - table.loc[('AP', 'rmse'), 'baseline']) < 1e-12
+assert len(scores) == 25 * 2 * len(MEASURES) and set(scores.run) == {'baseline', 'advanced'}
+assert 0 < means.loc['advanced', 'ktu'] < means.loc['baseline', 'ktu'] < 1
+assert means.loc['advanced', 'rbo_ext'] < means.loc['baseline', 'rbo_ext'] < 1
+assert set(replication.statistic) == {'p_value', 'er', 'delta_ri'} and replication.value.notna().all()
+assert [axes.get_title().split(chr(10))[0] for axes in figure.axes] == MEASURES
+assert figure.axes[0].get_xlim() == (0.0, 1.0) and len(figure.axes[0].collections) == 2
+assert png.startswith(b'\\x89PNG') and '| AP | rmse |' in result.stdout
+assert not folder.exists()
+''',
 }
 
 

@@ -1,0 +1,386 @@
+"""``irmeasures-ext reproduce`` against repro_eval 0.5.0's values (tests/data/repro_eval, see its README), its output
+formats, --per-topic, --plot, bad input; and irmeasures_ext.reproduce.plot (the per-topic plot) on a hand-computed
+case."""
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ir_datasets
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA
+
+from irmeasures_ext.cli import main, reproduce
+from irmeasures_ext.errors import InputError
+
+REF = DATA / 'repro_eval'
+RPD = json.loads((REF / 'ref_rpd.json').read_text())
+RPL = json.loads((REF / 'ref_rpl.json').read_text())
+TOPIC_SCORES = json.loads((REF / 'ref_rpd_topic_scores.json').read_text())
+MEASURES = list(RPD['er'])  # (repro_eval's 58 measures, by ir_measures' names)
+QRELS, QRELS_B = str(REF / 'qrels_orig.txt'), str(REF / 'qrels_rpl.txt')
+ORIGINAL = ['--original', str(REF / 'orig_b.txt'), str(REF / 'orig_a.txt')]
+REPRODUCED = ['--reproduced', str(REF / 'rpd_b.txt'), str(REF / 'rpd_a.txt')]
+REPLICATED = ['--reproduced', str(REF / 'rpl_b.txt'), str(REF / 'rpl_a.txt'), '--qrels-b', QRELS_B]
+REPRODUCTION = ['reproduce', QRELS, *ORIGINAL, *REPRODUCED]
+WARNING = 'irmeasures-ext: warning: topics not answered (reproduced advanced: 104)'
+
+
+def close(ours: float | None, theirs: float) -> bool:
+    """Equal to 1e-9, NaN (null in jsonl) to NaN and infinities to themselves."""
+    if math.isnan(theirs):
+        return ours is None or math.isnan(ours)
+    if math.isinf(theirs):
+        return ours == theirs
+    return ours is not None and abs(ours - theirs) <= 1e-9
+
+
+def run_main(capsys, *argv):
+    """Runs main(argv) in-process; returns (exit status, stdout, stderr lines)."""
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err.splitlines()
+
+
+def jsonl(capsys, *argv) -> list[dict]:
+    status, out, err = run_main(capsys, *argv, '-o', 'jsonl')
+    assert status == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def by_key(records: list[dict]) -> dict[tuple, float]:
+    return {(r['measure'], r['statistic'], r['run']): r['value'] for r in records}
+
+
+# --- the values: repro_eval's --------------------------------------------------------------------------------
+
+def test_a_reproduction_gives_repro_eval_s_values(capsys):
+    values = by_key(jsonl(capsys, *REPRODUCTION, *MEASURES, '--order', 'file', '--topics', 'repro_eval'))
+    for statistic, key in (('rmse', 'rmse'), ('nrmse', 'nrmse'), ('p_value', 'ttest_paired_pvalue')):
+        for run in ('baseline', 'advanced'):
+            for measure, value in RPD[key][run].items():
+                assert close(values[measure, statistic, run], value), (measure, statistic, run)
+    for statistic, key in (('er', 'er'), ('delta_ri', 'dri')):
+        for measure, value in RPD[key].items():
+            assert close(values[measure, statistic, 'advanced_vs_baseline'], value), (measure, statistic)
+    for run in ('baseline', 'advanced'):  # (the rankings as repro_eval reads them, on its topics)
+        assert close(values[None, 'ktu_repro_eval', run], RPD['ktu_mean'][run])
+        assert close(values[None, 'rbo_repro_eval', run], RPD['rbo_mean'][run])
+    assert len(values) == 8 * len(MEASURES) + 2 * len({s for m, s, r in values if m is None}) and \
+        {'rbo_ext', 'ktu_repro_eval'} <= {s for m, s, r in values if m is None}
+
+
+def test_by_default_ktu_and_rbo_count_an_unanswered_topic_0_over_the_original_topics(capsys):
+    values = by_key(jsonl(capsys, *REPRODUCTION, 'AP', '--order', 'file'))
+    per_topic = RPD['ktu_per_topic']['advanced']  # (repro_eval: rpd_a's 10 topics; the original has 11, 104 too)
+    assert '104' not in per_topic and len(per_topic) == 10
+    assert close(values[None, 'ktu_repro_eval', 'advanced'], sum(per_topic.values()) / 11)
+    assert close(values[None, 'rbo_repro_eval', 'advanced'], sum(RPD['rbo_per_topic']['advanced'].values()) / 11)
+    assert close(values[None, 'ktu_repro_eval', 'baseline'], RPD['ktu_mean']['baseline'])  # (all answered)
+
+
+def test_a_replication_gives_repro_eval_s_values(capsys):
+    values = by_key(jsonl(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED, *MEASURES))
+    for run in ('baseline', 'advanced'):
+        for measure, value in RPL['ttest_unpaired_pvalue'][run].items():
+            assert close(values[measure, 'p_value', run], value), (measure, run)
+    for statistic, key in (('er', 'er'), ('delta_ri', 'dri')):
+        for measure, value in RPL[key].items():
+            assert close(values[measure, statistic, 'advanced_vs_baseline'], value), (measure, statistic)
+    assert len(values) == 4 * len(MEASURES)  # (no rankings compared: the topics differ)
+
+
+# --- the formats ---------------------------------------------------------------------------------------------
+
+def tsv_rows(out: str) -> tuple[list[str], list[list[str]]]:
+    header, *rows = [line.split('\t') for line in out.splitlines()]
+    return header, rows
+
+
+def test_tsv_in_full_is_the_wide_table_with_repro_eval_s_values(capsys):
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', 'IPrec@0.7', 'IPrec@0.8', '-p', '-1')
+    header, rows = tsv_rows(out)
+    assert status == 0 and header == ['measure', 'statistic', 'baseline', 'advanced', 'advanced_vs_baseline']
+    table = {(row[0], row[1]): row[2:] for row in rows}
+    assert [key for key in table if key[0] == 'AP'] == [('AP', s) for s in ('rmse', 'nrmse', 'p_value', 'er',
+                                                                             'delta_ri')]
+    for measure in ('AP', 'IPrec@0.7', 'IPrec@0.8'):
+        assert float(table[measure, 'rmse'][0]) == RPD['rmse']['baseline'][measure]  # (repr: round trip exact)
+        assert float(table[measure, 'nrmse'][1]) == RPD['nrmse']['advanced'][measure]
+        assert table[measure, 'er'][:2] == ['', '']
+        assert close(float(table[measure, 'delta_ri'][2]), RPD['dri'][measure])
+    assert table['IPrec@0.7', 'delta_ri'][2] == '-inf' and table['IPrec@0.8', 'delta_ri'][2] == 'nan'
+    assert table['IPrec@0.8', 'p_value'][0] == 'nan'  # (NaN written, where a missing value is empty)
+    agreement = [key for key in table if key[0] == '']
+    assert agreement and rows[-len(agreement):] == [['', s, *table['', s]] for _, s in agreement]
+    assert all(table[key][2] == '' and table[key][0] != '' for key in agreement)
+
+
+def test_tsv_places_and_p_values_significant_digits(capsys):
+    status, out, _ = run_main(capsys, *REPRODUCTION, 'AP', '-p', '3')
+    table = {(row[0], row[1]): row[2:] for row in tsv_rows(out)[1]}
+    assert table['AP', 'rmse'][0] == format(RPD['rmse']['baseline']['AP'], '.3f')
+    assert table['AP', 'p_value'][1] == format(RPD['ttest_paired_pvalue']['advanced']['AP'], '.3g')
+    assert table['AP', 'er'][2] == format(RPD['er']['AP'], '.3f')
+
+
+def test_markdown(capsys):
+    status, out, _ = run_main(capsys, *REPRODUCTION, 'AP', '-o', 'markdown')
+    lines = out.splitlines()
+    assert lines[0] == '| measure | statistic | baseline | advanced | advanced_vs_baseline |'
+    assert lines[1] == '|---|---|---|---|---|'
+    rmse = RPD['rmse']
+    assert f"| AP | rmse | {rmse['baseline']['AP']:.4f} | {rmse['advanced']['AP']:.4f} |  |" in lines
+    assert f"| AP | er |  |  | {RPD['er']['AP']:.4f} |" in lines
+
+
+def test_latex(capsys):
+    status, out, _ = run_main(capsys, *REPRODUCTION, 'AP', '-o', 'latex')
+    lines = out.splitlines()
+    assert lines[:4] == ['\\begin{tabular}{llrrr}', '\\toprule',
+                         'measure & statistic & baseline & advanced & advanced\\_vs\\_baseline \\\\', '\\midrule']
+    assert lines[-2:] == ['\\bottomrule', '\\end{tabular}']
+    assert f"AP & delta\\_ri &  &  & {RPD['dri']['AP']:.4f} \\\\" in lines
+    assert any(line.startswith(' & rbo\\_ext & ') for line in lines)
+
+
+def test_per_topic_jsonl_scores_side_by_side_and_agreement_as_repro_eval(capsys):
+    records = jsonl(capsys, *REPRODUCTION, 'AP', 'nDCG@10', '--per-topic', '--order', 'file', '--topics',
+                    'repro_eval')
+    scores = [r for r in records if r['table'] == 'scores']
+    agreement = [r for r in records if r['table'] == 'agreement']
+    assert len(scores) + len(agreement) == len(records)
+    assert list(scores[0]) == ['table', 'measure', 'run', 'query_id', 'original', 'reproduced']
+    assert [r['measure'] for r in scores] == ['AP'] * 20 + ['nDCG@10'] * 20  # (10 qrels topics, 2 runs)
+    for r in scores:
+        short = r['run'][0]  # (b, a)
+        assert close(r['original'], TOPIC_SCORES[f'orig_{short}'][r['query_id']][r['measure']])
+        assert close(r['reproduced'], TOPIC_SCORES[f'rep_{short}'][r['query_id']][r['measure']])
+    assert [r['reproduced'] for r in scores if r['run'] == 'advanced' and r['query_id'] == '104'] == [0.0, 0.0]
+    for r in agreement:
+        key = 'per_topic' if r['query_id'] != 'all' else 'mean'
+        expected = RPD[f'ktu_{key}'][r['run']]
+        assert close(r['ktu_repro_eval'], expected[r['query_id']] if key == 'per_topic' else expected)
+    assert {r['query_id'] for r in agreement if r['run'] == 'advanced'} == set(RPD['ktu_per_topic']['advanced']) | {
+        'all'}
+
+
+def test_per_topic_text_tables_one_after_another(capsys):
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', '--per-topic')
+    assert status == 0
+    scores, agreement = out.split('\n\n')
+    scores_lines, agreement_lines = scores.splitlines(), agreement.splitlines()
+    assert scores_lines[:2] == ['# scores', 'measure\trun\tquery_id\toriginal\treproduced']
+    assert scores_lines[2] == f"AP\tbaseline\t101\t{TOPIC_SCORES['orig_b']['101']['AP']:.4f}\t" \
+                              f"{TOPIC_SCORES['rep_b']['101']['AP']:.4f}"
+    assert len(scores_lines) == 2 + 20
+    assert agreement_lines[0] == '# agreement' and agreement_lines[1].startswith('run\tquery_id\t')
+    assert [line.split('\t')[:2] for line in agreement_lines[2:]] == [
+        [run, topic] for run in ('baseline', 'advanced') for topic in [*map(str, range(101, 112)), 'all']]
+    assert sum(line.startswith(WARNING) for line in err) == 1
+    status, out, _ = run_main(capsys, *REPRODUCTION, 'AP', '--per-topic', '-o', 'latex')
+    assert out.startswith('% scores\n\\begin{tabular}{lllrr}\n') and '\n\n% agreement\n\\begin{tabular}{ll' in out
+
+
+# --- the plot ------------------------------------------------------------------------------------------------
+
+def test_plot_writes_a_png_and_says_so(capsys, tmp_path):
+    path = tmp_path / 'reproduction.png'
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', 'P@10', '--plot', path)
+    assert status == 0 and path.read_bytes().startswith(b'\x89PNG\r\n\x1a\n')
+    assert f'irmeasures-ext: plot written to {path}' in err
+    assert sum(line.startswith(WARNING) for line in err) == 1  # (said once, though the plot scores the runs again)
+    assert out.startswith('measure\tstatistic\t')
+
+
+def test_plot_refuses_an_existing_file_before_evaluating_and_replaces_it_with_overwrite(capsys, tmp_path):
+    path = tmp_path / 'mine.png'
+    path.write_bytes(b'not a plot')
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', '--plot', path)
+    assert (status, out) == (2, '') and path.read_bytes() == b'not a plot'
+    assert err == [f'irmeasures-ext: error: {path}: exists; give another file name, or replace it with --overwrite '
+                   '(overwrite=True in Python)']
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', '--plot', path, '--overwrite')
+    assert status == 0 and path.read_bytes().startswith(b'\x89PNG')
+
+
+def test_a_bad_plot_suffix_is_refused_before_any_input_is_read(capsys, tmp_path):
+    bad_run = tmp_path / 'bad.txt'
+    bad_run.write_text('101 Q0 d1 1 x r\n')
+    status, out, err = run_main(capsys, 'reproduce', QRELS, '--original', bad_run, bad_run, *REPRODUCED, 'AP',
+                                '--plot', tmp_path / 'plot.txt')
+    assert (status, out, len(err)) == (2, '', 1)
+    assert err[0].startswith(f'irmeasures-ext: error: {tmp_path / "plot.txt"}: the plot is written as ')
+    assert list(tmp_path.iterdir()) == [bad_run]
+
+
+def test_without_matplotlib_the_error_names_the_extra(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, 'matplotlib.backends.backend_agg', None)
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', '--plot', tmp_path / 'plot.png')
+    assert (status, out) == (2, '') and len(err) == 1 and "--plot needs matplotlib: pip install '.[plot]'" in err[0]
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    with pytest.raises(ModuleNotFoundError, match=r"plot_topic_scores needs matplotlib: pip install '\.\[plot\]'"):
+        plot_topic_scores(pd.DataFrame([('AP', 'baseline', '1', 0.5, 0.5)], columns=PAIRED_COLUMNS))
+
+
+@pytest.mark.parametrize('option', [['--per-topic'], ['--plot', 'plot.png'], ['--topics', 'original'],
+                                    ['--order', 'file']])
+def test_a_replication_refuses_what_pairs_topics(capsys, option):
+    status, out, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED, 'AP', *option)
+    assert (status, out) == (2, '') and err == [
+        f'irmeasures-ext: error: {option[0]} compares a reproduction topic by topic; in a replication (--qrels-b) '
+        'the reproduced runs answer other topics']
+
+
+# --- bad input -----------------------------------------------------------------------------------------------
+
+def test_a_missing_run_file(capsys, tmp_path):
+    missing = tmp_path / 'missing.txt'
+    status, out, err = run_main(capsys, 'reproduce', QRELS, '--original', REF / 'orig_b.txt', missing, *REPRODUCED,
+                                'AP')
+    assert (status, out) == (2, '') and err == [
+        f'irmeasures-ext: error: {missing}: no such run file (--original and --reproduced take two runs each: '
+        'BASELINE ADVANCED)']
+
+
+def test_a_missing_qrels_file(capsys, tmp_path):
+    status, out, err = run_main(capsys, 'reproduce', tmp_path / 'nothing', *ORIGINAL, *REPRODUCED, 'AP')
+    assert (status, out) == (2, '') and err == [f'irmeasures-ext: error: {tmp_path / "nothing"}: no such file, nor '
+                                                'an ir_datasets id']
+
+
+def test_a_bad_run_line_is_named_by_file_and_line(capsys, tmp_path):
+    run = tmp_path / 'run.txt'
+    lines = (REF / 'rpd_a.txt').read_text().splitlines(keepends=True)
+    lines[6] = '101 Q0 doc1 7 high r\n'
+    run.write_text(''.join(lines))
+    status, out, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, '--reproduced', REF / 'rpd_b.txt', run, 'AP')
+    assert (status, out, len(err)) == (2, '', 1)
+    assert err[0].startswith(f'irmeasures-ext: error: {run}:7: ') and 'high' in err[0]
+
+
+@pytest.mark.parametrize('runs,message', [
+    ([str(REF / 'orig_b.txt')], 'argument --original: expected 2 arguments'),
+    ([str(REF / 'orig_b.txt'), str(REF / 'orig_a.txt'), str(REF / 'rpd_a.txt')],
+     f"{REF / 'rpd_a.txt'}: a run among the measures; --original and --reproduced take two runs each (BASELINE "
+     'ADVANCED)'),
+])
+def test_a_wrong_number_of_runs(capsys, runs, message):
+    status, out, err = run_main(capsys, 'reproduce', QRELS, '--original', *runs, *REPRODUCED, 'AP')
+    assert (status, out) == (2, '') and err[0] == f'irmeasures-ext: error: {message}'
+    assert len(err) == 1 or err[1] == "try 'irmeasures-ext reproduce --help'"  # (argparse's usage error: a hint)
+
+
+def test_no_measure_and_an_unknown_measure(capsys):
+    status, _, err = run_main(capsys, *REPRODUCTION)
+    assert (status, err) == (2, ['irmeasures-ext: error: give at least one MEASURE or --suite NAME'])
+    status, _, err = run_main(capsys, *REPRODUCTION, 'nDGC@10')
+    assert status == 2 and len(err) == 1 and err[0].startswith("irmeasures-ext: error: unknown measure 'nDGC'")
+
+
+def test_trec_eval_names_and_a_suite(capsys):
+    values = by_key(jsonl(capsys, *REPRODUCTION, 'ndcg_cut.10', 'map', '--suite', 'quoter'))
+    assert close(values['nDCG@10', 'rmse', 'baseline'], RPD['rmse']['baseline']['nDCG@10'])
+    assert close(values['AP', 'er', 'advanced_vs_baseline'], RPD['er']['AP'])
+    assert {'nDCG@10', 'AP', 'RR', 'MeanRank'} <= {m for m, _, _ in values}
+
+
+def test_standard_input_for_one_run_only(capsys, monkeypatch):
+    import io
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO((REF / 'rpd_a.txt').read_bytes())))
+    values = by_key(jsonl(capsys, 'reproduce', QRELS, *ORIGINAL, '--reproduced', REF / 'rpd_b.txt', '-', 'AP'))
+    assert close(values['AP', 'rmse', 'advanced'], RPD['rmse']['advanced']['AP'])
+    status, _, err = run_main(capsys, 'reproduce', QRELS, '--original', '-', '-', *REPRODUCED, 'AP')
+    assert (status, err) == (2, ['irmeasures-ext: error: only one run may be "-" (standard input)'])
+
+
+def test_qrels_by_ir_datasets_id_read_once_for_the_table_and_the_plot(capsys, tmp_path):
+    dataset_id = 'irmeasures-ext-test/reproduce'
+    if dataset_id not in ir_datasets.registry:
+        ir_datasets.registry.register(dataset_id, ir_datasets.create_dataset(qrels_trec=QRELS))
+    path = tmp_path / 'plot.png'
+    records = jsonl(capsys, 'reproduce', dataset_id, *ORIGINAL, *REPRODUCED, 'AP', '--plot', path)
+    assert close(by_key(records)['AP', 'rmse', 'advanced'], RPD['rmse']['advanced']['AP'])
+    assert path.read_bytes().startswith(b'\x89PNG')
+
+
+def test_the_console_script_end_to_end(tmp_path):
+    script = shutil.which('irmeasures-ext', path=str(Path(sys.executable).parent))
+    assert script, 'the console script is installed beside the interpreter'
+    result = subprocess.run([script, *REPRODUCTION, 'AP', '--plot', str(tmp_path / 'plot.png')],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1] == f"AP\trmse\t{RPD['rmse']['baseline']['AP']:.4f}\t" \
+                                            f"{RPD['rmse']['advanced']['AP']:.4f}\t"
+    assert sum(line.startswith(WARNING) for line in result.stderr.splitlines()) == 1
+    assert (tmp_path / 'plot.png').read_bytes().startswith(b'\x89PNG')
+
+
+def test_the_parser_s_choices_are_the_library_s():
+    from irmeasures_ext import reproduce as library
+    assert (reproduce.TOPIC_SETS, reproduce.ORDERS) == (library.TOPIC_SETS, library.ORDERS)
+
+
+# --- irmeasures_ext.reproduce.plot ---------------------------------------------------------------------------
+
+PAIRED_COLUMNS = ['measure', 'run', 'query_id', 'original', 'reproduced']
+# P@1 by hand: baseline original 0, 1 and reproduced 0, 0; advanced original 1, 1 and reproduced 1, 0.
+HAND_QRELS = {'1': {'a': 1, 'b': 0}, '2': {'c': 1, 'd': 0}}
+HAND_RUNS = ({'1': {'b': 2.0, 'a': 1.0}, '2': {'c': 2.0, 'd': 1.0}},
+             {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 2.0, 'd': 1.0}},
+             {'1': {'b': 2.0, 'a': 1.0}, '2': {'d': 2.0, 'c': 1.0}},
+             {'1': {'a': 2.0, 'b': 1.0}, '2': {'d': 2.0, 'c': 1.0}})
+
+
+def test_paired_topic_scores_by_hand():
+    from irmeasures_ext.reproduce.plot import paired_topic_scores
+    frame = paired_topic_scores(HAND_QRELS, *HAND_RUNS, ['P@1', 'RR'])
+    assert list(frame.columns) == PAIRED_COLUMNS
+    assert frame.values.tolist() == [
+        ['P@1', 'baseline', '1', 0.0, 0.0], ['P@1', 'baseline', '2', 1.0, 0.0],
+        ['P@1', 'advanced', '1', 1.0, 1.0], ['P@1', 'advanced', '2', 1.0, 0.0],
+        ['RR', 'baseline', '1', 0.5, 0.5], ['RR', 'baseline', '2', 1.0, 0.5],
+        ['RR', 'advanced', '1', 1.0, 1.0], ['RR', 'advanced', '2', 1.0, 0.5]]
+
+
+def test_plot_topic_scores_draws_each_topic_original_against_reproduced(tmp_path):
+    from irmeasures_ext.reproduce.plot import paired_topic_scores, plot_topic_scores
+    figure = plot_topic_scores(paired_topic_scores(HAND_QRELS, *HAND_RUNS, ['P@1', 'RR']))
+    assert len(figure.axes) == 2
+    axes = figure.axes[0]
+    assert axes.get_title() == 'P@1\nRMSE: baseline 0.707, advanced 0.707'  # (√(1/2): one topic of two off by 1)
+    baseline, advanced = axes.collections
+    assert baseline.get_offsets().tolist() == [[0.0, 0.0], [1.0, 0.0]]
+    assert advanced.get_offsets().tolist() == [[1.0, 1.0], [1.0, 0.0]]
+    assert axes.get_xlim() == axes.get_ylim() == (0.0, 1.0)
+    assert axes.get_xlabel() == 'original' and axes.get_ylabel() == 'reproduced'
+    assert [text.get_text() for text in axes.get_legend().get_texts()] == ['baseline', 'advanced', 'y = x']
+    diagonal = axes.lines[0]
+    assert tuple(diagonal.get_xy1()) == (0.0, 0.0) and diagonal.get_slope() == 1
+    assert figure.axes[1].get_title() == 'RR\nRMSE: baseline 0.354, advanced 0.354'  # (√(0.25/2))
+
+
+def test_plot_topic_scores_beyond_0_1_and_into_a_file(tmp_path):
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    scores = pd.DataFrame([('MeanRank', 'baseline', '1', 2.0, 4.0), ('MeanRank', 'advanced', '1', 1.0, 1.0)],
+                          columns=PAIRED_COLUMNS)
+    path = tmp_path / 'plot.svg'
+    figure = plot_topic_scores(scores, path)
+    assert path.read_text().lstrip().startswith('<?xml')
+    low, high = figure.axes[0].get_xlim()
+    assert low < 1 and high > 4 and figure.axes[0].get_ylim() == (low, high)
+    assert np.isclose(low, 1 - 0.15) and np.isclose(high, 4 + 0.15)  # (a margin of 5% of the range 1-4)
+    with pytest.raises(ValueError, match='exists'):
+        plot_topic_scores(scores, path)
+
+
+def test_plot_topic_scores_bad_input():
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    with pytest.raises(InputError, match='no column original, reproduced'):
+        plot_topic_scores(pd.DataFrame({'measure': ['AP'], 'run': ['baseline'], 'query_id': ['1']}))
+    with pytest.raises(InputError, match='no per-topic scores'):
+        plot_topic_scores(pd.DataFrame(columns=PAIRED_COLUMNS))
