@@ -1,0 +1,124 @@
+"""The reproducibility statistics of 10 reproduced runs of 1M lines (5 reproductions of an original baseline and
+advanced run), against evaluating those 10 runs with the same measures.
+
+    python benchmarks/reproduce.py [--repeat 3]
+
+Data (benchmarks/data/reproduce/, written once, seeded): the 1m collection of datagen.py (1,000 queries, 1,000 docs
+each); the original baseline is its run, the original advanced one a noisy copy, and each reproduction a noisier copy
+of both (scores moved by a normal noise, rounded to 3 decimals: ties remain, lists reorder). Every measurement is a
+fresh process, interleaved over ``--repeat`` rounds after a warm-up round:
+
+- ``evaluate``: our provider's per-topic scores of the 10 reproduced runs (``Evaluation.results``, one qrels read);
+- ``statistics``: :class:`irmeasures_ext.reproduce.Experiment` on the original runs, then its ``reproducibility``
+  for each reproduction (RMSE, nRMSE, paired t-test, ER, ΔRI per measure): the originals are evaluated once;
+- ``with_lists``: the same with ``ranked_lists=True`` (also KTU, repro_eval's KTU and RBO, RBO_ext of every run).
+
+Target (issue 50): statistics ≤ 1.5× evaluate. ``with_lists`` is reported beside it. Writes
+benchmarks/results/reproduce-<date>.md/.json.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import interleaved_rounds, rounds_record, target_lines, target_ratios, timing_cells, write_results  # noqa: E402
+
+DATA = HERE / 'data' / 'reproduce'
+REPRODUCTIONS = 5
+MEASURES = ['AP', 'nDCG', 'nDCG@10', 'P@5', 'P@10', 'P@20', 'R@100', 'R@1000', 'RR', 'Rprec', 'Bpref']
+CHILD = '''
+import sys, warnings
+warnings.simplefilter('ignore')
+kind, qrels, measures, *runs = sys.argv[1:]
+measures = measures.split(',')
+if kind == 'evaluate':
+    from irmeasures_ext.evaluation import Evaluation
+    from irmeasures_ext.plugin import measures_of, provider
+    evaluation = Evaluation(list(measures_of(measures)), provider)
+    evaluation.read_qrels(qrels)
+    for run in runs[2:]:
+        evaluation.results(run)
+else:
+    from irmeasures_ext.reproduce import Experiment
+    experiment = Experiment(qrels, runs[0], runs[1], measures)
+    for baseline, advanced in zip(runs[2::2], runs[3::2]):
+        experiment.reproducibility(baseline, advanced, ranked_lists=kind == 'with_lists')
+'''
+
+
+def read_run(path: Path) -> pa.Table:
+    return pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=['query_id', 'q0', 'doc_id', 'rank',
+                                                                             'score', 'tag']),
+                          parse_options=pacsv.ParseOptions(delimiter=' '),
+                          convert_options=pacsv.ConvertOptions(column_types={'query_id': pa.string(),
+                                                                             'doc_id': pa.string()}))
+
+
+def noisy_copy(run: pa.Table, rng: np.random.Generator, noise: float, path: Path) -> None:
+    """``run`` with its scores moved by N(0, noise), rounded to 3 decimals, each query's lines by score descending."""
+    scores = np.round(run['score'].to_numpy() + rng.normal(0, noise, run.num_rows), 3)
+    moved = run.set_column(4, 'score', pa.array(scores))
+    moved = moved.take(pc.sort_indices(moved, [('query_id', 'ascending'), ('score', 'descending')]))
+    moved = moved.set_column(3, 'rank', pa.array(np.arange(moved.num_rows) % 1000 + 1))
+    pacsv.write_csv(moved, path, pacsv.WriteOptions(include_header=False, delimiter=' ', quoting_style='none'))
+
+
+def data() -> tuple[Path, list[Path]]:
+    """(qrels, [original baseline, original advanced, then each reproduction's baseline and advanced])."""
+    from datagen import paths
+    qrels, run_1m = paths('1m')
+    names = ['original_b', 'original_a'] + [f'rep{i}_{kind}' for i in range(REPRODUCTIONS) for kind in 'ba']
+    runs = [DATA / f'{name}.txt' for name in names]
+    if not all(path.exists() for path in runs):
+        DATA.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng(50)
+        baseline = read_run(run_1m)
+        pacsv.write_csv(baseline, runs[0], pacsv.WriteOptions(include_header=False, delimiter=' ',
+                                                              quoting_style='none'))
+        noisy_copy(baseline, rng, 0.3, runs[1])
+        advanced = read_run(runs[1])
+        for i in range(REPRODUCTIONS):
+            noisy_copy(baseline, rng, 0.05 * (i + 1), runs[2 + 2 * i])
+            noisy_copy(advanced, rng, 0.05 * (i + 1), runs[3 + 2 * i])
+    return qrels, runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--repeat', type=int, default=3)
+    args = parser.parse_args()
+    qrels, runs = data()
+    arguments = [str(qrels), ','.join(MEASURES), *map(str, runs)]
+    child = [sys.executable, '-c', CHILD]
+    commands = {kind: ([*child, kind, *arguments], (qrels, *runs)) for kind in ('evaluate', 'statistics',
+                                                                               'with_lists')}
+    load = [os.getloadavg()]
+    seconds, peak_mb = interleaved_rounds(commands, args.repeat)
+    load.append(os.getloadavg())
+    ratios = target_ratios(seconds, [('statistics', 'evaluate', 1.5), ('with_lists', 'evaluate', 1.5)])
+    lines = ['# Reproducibility statistics of 10 reproduced 1M-line runs', '',
+             f'Measures: {", ".join(MEASURES)}. {args.repeat} rounds, each command a fresh process.', '',
+             '| command | median s | min–max s | peak RSS MB |', '| --- | --- | --- | --- |',
+             *(f'| {name} | {timing_cells(seconds, peak_mb, name)} |' for name in commands), '',
+             *target_lines(ratios), '',
+             f'Load average before and after: {load[0][0]:.2f}, {load[1][0]:.2f}; median evaluate '
+             f'{statistics.median(seconds["evaluate"]):.2f} s.']
+    report = '\n'.join(lines) + '\n'
+    print(report)
+    write_results('reproduce', rounds_record({name: command for name, (command, _) in commands.items()}, seconds,
+                                             peak_mb, ratios, load), report)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
