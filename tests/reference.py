@@ -721,7 +721,7 @@ def cwl_nerr(ranking: Sequence[str], judged: Judged, equation: int, min_rel: int
     return cwl_expected_utility(_graded(ranking, judged, min_rel, max_rel), continuation)
 
 
-# gdeval, Judged, Compat and trec_eval 10.0 (README, "gdeval, Judged, Compat and trec_eval 10.0"), from the
+# gdeval, Judged, Compat and trec_eval 10.0 (docs/measures.md, "gdeval, Judged, Compat and trec_eval 10.0"), from the
 # tools' definitions: ir_measures' judged and compat providers, ir_measures' bin/gdeval.pl, trec_eval 10.0's
 # m_rbp.c, m_rbp_resid.c and m_unjudged.c.
 

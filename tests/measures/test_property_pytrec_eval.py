@@ -96,7 +96,7 @@ def test_trec_eval_measures_equal_pytrec_eval(data, path):
 @settings(max_examples=300, deadline=None)
 @given(qrels_and_run(), st.sampled_from([None, 1, 5, 20]))
 def test_q_with_beta_zero_is_ap(data, cutoff):
-    """Q(β=0) is trec_eval's AP to 1e-12 (README, "Measures"); Q(β=0)@k is NTCIREVAL's AP@k, which divides by
+    """Q(β=0) is trec_eval's AP to 1e-12 (docs/measures.md); Q(β=0)@k is NTCIREVAL's AP@k, which divides by
     min(k, R)."""
     qrels, run = data
     q0 = Q(beta=0) if cutoff is None else Q(beta=0) @ cutoff

@@ -212,7 +212,7 @@ def test_command_in_a_subprocess():
 
 
 def test_ranking_options_apply(capsys):
-    """The golden run ranks by scores as doubles; as float32, q068-q070's scores tie (README "Tie rule")."""
+    """The golden run ranks by scores as doubles; as float32, q068-q070's scores tie (docs/ties.md)."""
     as_float32 = tsv_rows(run_main(capsys, QRELS, RUN, '-g', '1:2:3', '-q', '-o', 'tsv', '-p', 12)[1])
     expected = golden_rows('default', '1:2:3', 1.0)
     differ = {qid for (qid, name), value in as_float32.items() if qid != 'all' and
