@@ -117,6 +117,9 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
                  for run in (original, reproduced))
     chosen = orig.topics if topics == 'original' else rep.topics
+    if not len(chosen):
+        raise InputError(f'the {"original" if topics == "original" else "reproduced"} run answers no topic: there '
+                         'are no ranked lists to compare')
     missing = pc.filter(chosen, pc.invert(pc.is_in(chosen, value_set=(rep if topics == 'original' else orig).topics)))
     if topics == 'original':
         warn_unanswered({'reproduced': missing.to_pylist()})

@@ -150,3 +150,11 @@ def test_an_unanswered_topic_scores_0_in_every_statistic_and_counts_in_the_means
         warnings.simplefilter('error')
         repro_eval_topics = reproduce.ranked_list_agreement(original, {'1': {'a': 2.0, 'b': 1.0}}, topics='repro_eval')
     assert list(repro_eval_topics.query_id) == ['1', 'all']
+
+
+def test_a_run_answering_no_topic_is_refused():
+    run = {'1': {'a': 1.0}}
+    with pytest.raises(InputError, match='the original run answers no topic'):
+        reproduce.ranked_list_agreement([], run)
+    with pytest.raises(InputError, match='the reproduced run answers no topic'):
+        reproduce.ranked_list_agreement(run, [], topics='repro_eval')

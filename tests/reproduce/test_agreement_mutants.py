@@ -1,0 +1,197 @@
+"""Tests found by mutation testing of the reproducibility kernels (`reproduce/agreement.py`, `reproduce/statistics.py`;
+tests/MUTANTS.md, "Issue 50's reproducibility kernels"): each expected value is computed by hand (or counted from the
+definitions in the comments), never by our code."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from irmeasures_ext import reproduce
+from irmeasures_ext.errors import InputError, ReversedScoresWarning, UnansweredTopicsWarning
+from irmeasures_ext.reproduce.agreement import RankedLists
+
+
+def run_of(lists):
+    """A run ranking each topic's docs in the order given (scores descending)."""
+    return {topic: {doc: float(len(docs) - i) for i, doc in enumerate(docs)} for topic, docs in lists.items()}
+
+
+# --- the ranked lists ---
+
+def test_ranked_lists_default_to_the_provider_s_order():
+    run = {'1': {'a': 1.0, 'b': 3.0, 'c': 2.0}}
+    assert RankedLists.of(run).as_dict() == {'1': ['b', 'c', 'a']}
+
+
+def test_scores_equal_as_float32_are_tied_and_ordered_by_docid_descending():
+    # (1 + 1e-9 and 1 are one float32: a tie, so e before a, though a's float64 score is the higher)
+    assert reproduce.ranked_lists({'1': {'a': 1.0 + 1e-9, 'e': 1.0}}) == {'1': ['e', 'a']}
+
+
+def test_file_order_keeps_each_topic_s_rows_in_file_order_when_topics_interleave(tmp_path):
+    rng = np.random.default_rng(5)
+    scores = {topic: rng.permutation(60).tolist() for topic in ('1', '2')}
+    lines = [f'{topic} Q0 {topic}-{i:02d} {i + 1} {scores[topic][i]} r' for i in range(60) for topic in ('1', '2')]
+    path = tmp_path / 'run.txt'
+    path.write_text('\n'.join(lines) + '\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReversedScoresWarning)
+        lists = reproduce.ranked_lists(path, order='file')
+    assert lists == {topic: [f'{topic}-{i:02d}' for i in range(60)] for topic in ('1', '2')}
+
+
+def test_file_order_sorts_adjacent_ties_by_docid_descending_in_every_topic(tmp_path):
+    path = tmp_path / 'run.txt'
+    path.write_text('1 Q0 x 1 9 r\n2 Q0 a 1 3 r\n2 Q0 b 2 3 r\n2 Q0 c 3 1 r\n2 Q0 d 4 1 r\n')
+    assert reproduce.ranked_lists(path, order='file') == {'1': ['x'], '2': ['b', 'a', 'd', 'c']}
+
+
+def test_lists_of_several_topics_are_cut_at_the_length():
+    run = run_of({'1': ['a', 'b', 'c'], '2': ['d', 'e', 'f']})
+    assert reproduce.ranked_lists(run, length=2) == {'1': ['a', 'b'], '2': ['d', 'e']}
+
+
+def test_a_run_listed_by_ascending_score_is_warned_of_as_a_run(tmp_path):
+    path = tmp_path / 'run.txt'
+    path.write_text('1 Q0 a 1 1.0 r\n1 Q0 b 2 2.0 r\n')
+    with pytest.warns(ReversedScoresWarning, match='scores increase down the listed docs'):
+        assert reproduce.ranked_lists(path) == {'1': ['b', 'a']}
+    with pytest.warns(ReversedScoresWarning, match='scores increase down the listed docs'):
+        reproduce.Experiment({'1': {'a': 1}}, path, {'1': {'a': 1.0}}, ['P@1'])
+
+
+# --- refusals and warnings, whole ---
+
+def test_the_refusals_whole():
+    run = {'1': {'a': 1.0}}
+    with pytest.raises(InputError, match=r"^topics must be one of original, repro_eval, got 'all'$"):
+        reproduce.ranked_list_agreement(run, run, topics='all')
+    with pytest.raises(InputError, match=r'^the original run does not answer topics 2 3 of the reproduced run$'):
+        reproduce.ranked_list_agreement(run, run_of({'1': ['a'], '2': ['b'], '3': ['c']}), topics='repro_eval')
+    with pytest.raises(InputError, match=r'^a doc appears twice in a list$'):
+        reproduce.ktu(['a', 'a'], ['a'])
+
+
+def test_the_unanswered_topics_warning_names_each_topic():
+    original = run_of({'1': ['a'], '2': ['b'], '3': ['c']})
+    with pytest.warns(UnansweredTopicsWarning, match=r'\(reproduced: 2 3\)'):
+        reproduce.ranked_list_agreement(original, run_of({'1': ['a']}))
+
+
+def test_two_doc_ids_with_one_hash_are_refused(monkeypatch):
+    import irmeasures_ext.engine.doc_ids as doc_ids
+    monkeypatch.setattr(doc_ids, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
+    with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
+        reproduce.ranked_list_agreement(run_of({'1': ['a']}), run_of({'1': ['b']}))
+
+
+# --- the statistics ---
+
+def test_rbo_repro_eval_to_a_depth_above_a_shared_doc():
+    # (a b c against c b a, depth 2: X_1 = 0, X_2 = 1 (b); c, shared at depth 3, is beyond:
+    # (0/1 + p 1/2) / (1 + p) with p = 0.5: 1/6)
+    assert reproduce.rbo_repro_eval(list('abc'), list('cba'), 0.5, depth=2) == pytest.approx(1 / 6, abs=1e-15)
+    frame = reproduce.ranked_list_agreement(run_of({'1': list('abc'), '2': list('abc')}),
+                                            run_of({'1': list('cba'), '2': list('abc')}), p=0.5, depth=2)
+    # (topic 2: X_1 = 1, X_2 = 2: (1 + 0.5 2/2) / 1.5 = 1)
+    assert frame.rbo_repro_eval.tolist()[:2] == pytest.approx([1 / 6, 1.0], abs=1e-15)
+
+
+def test_every_statistic_column_is_float64():
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = reproduce.ranked_list_agreement(run_of({'1': list('ab'), '2': ['c']}), run_of({'1': list('ba')}))
+    assert [str(frame[name].dtype) for name in reproduce.STATISTICS] == ['float64'] * 4
+
+
+def test_ktu_of_a_topic_after_a_topic_ending_in_a_shared_doc():
+    # (topic 2: x and y, each in one list, each list ranking the other's doc below its own: one discordant pair)
+    frame = reproduce.ranked_list_agreement(run_of({'1': ['a'], '2': ['x']}), run_of({'1': ['a'], '2': ['y']}))
+    assert frame.ktu.tolist()[1] == -1.0
+    # (the reproduction has one row in all: topic 2 unanswered, 0; topic 1 a list of one doc, tau NaN)
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = reproduce.ranked_list_agreement(run_of({'1': ['a'], '2': ['c']}), run_of({'1': ['a']}))
+    assert math.isnan(frame.ktu[0]) and frame.ktu[1] == 0.0 and frame.rbo_ext.tolist()[:2] == [1.0, 0.0]
+
+
+@pytest.mark.parametrize('n', [12000, 16384])
+def test_ktu_of_long_lists_near_the_int16_bound_of_the_merge_keys(n):
+    # (the reproduction's n docs in order; the original lacks its 6th (rank 5): the union is the reproduction's docs,
+    # the original ranks the missing one last, after the n - 6 docs the reproduction ranks below it: those are the
+    # discordant pairs, no pair is tied: tau = (P - 2 D) / P, P = n (n - 1) / 2. The merge sort's values reach
+    # n - 1: 11999, within int16 keys (2 (n + 1) <= 2^15), and 16383, one past)
+    docs = [f'd{i:05d}' for i in range(n)]
+    original = RankedLists.of(run_of({'1': docs[:5] + docs[6:]}), length=n)
+    reproduced = RankedLists.of(run_of({'1': docs}), length=n)
+    pairs = n * (n - 1) // 2
+    expected = (pairs - 2 * (n - 6)) / pairs
+    assert reproduce.ranked_list_agreement(original, reproduced).ktu[0] == pytest.approx(expected, rel=1e-14)
+
+
+def test_ktu_repro_eval_is_rounded_to_14_decimals():
+    # (docid positions a 0, b 1, c 2: x = 0 1 2, y = 0 2 1: 2 concordant pairs, 1 discordant: 1/3)
+    assert reproduce.ktu_repro_eval(list('abc'), list('acb')) == round(1 / 3, 14)
+
+
+def test_delta_ri_keeps_an_improvement_below_the_spacing_of_2():
+    # (RI = (0.5 + 2^-53 - 0.5) / 0.5 = 2^-52, exact; the reproduction's 0)
+    base, improved = np.array([0.5]), np.array([0.5 + 2.0 ** -53])
+    assert reproduce.delta_relative_improvement(base, improved, base, base) == 2.0 ** -52
+
+
+QRELS = {'1': {'a': 1, 'b': 0}, '2': {'c': 1, 'd': 0}}
+BASELINE = {'1': {'a': 2.0, 'b': 1.0}, '2': {'d': 2.0, 'c': 1.0}}  # (P@1: 1, 0)
+ADVANCED = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 2.0, 'd': 1.0}}  # (P@1: 1, 1)
+
+
+def test_a_reproduction_equal_to_the_original_has_p_values_1_and_rows_named_by_measure():
+    frame = reproduce.reproducibility(QRELS, BASELINE, ADVANCED, BASELINE, ADVANCED, ['P@1', 'AP'])
+    rows = {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+    expected = {(m, s, r) for m in ('P@1', 'AP') for s in ('rmse', 'nrmse', 'p_value')
+                for r in ('baseline', 'advanced')}
+    expected |= {(m, s, reproduce.BOTH) for m in ('P@1', 'AP') for s in ('er', 'delta_ri')}
+    assert set(rows) == expected and len(frame) == len(expected)  # (no ranked-list rows unless asked)
+    assert all(rows[m, 'p_value', r] == 1.0 for m in ('P@1', 'AP') for r in ('baseline', 'advanced'))
+    # (P@1 by topic: baseline 1 0, advanced 1 1. ER of equal improvements: 1; both RIs (1 - 1/2) / (1/2): ΔRI 0)
+    assert rows['P@1', 'er', reproduce.BOTH] == 1.0 and rows['P@1', 'delta_ri', reproduce.BOTH] == 0.0
+    experiment = reproduce.Experiment(QRELS, BASELINE, ADVANCED, ['P@1'])
+    assert reproduce.RANKED_LISTS not in set(experiment.reproducibility(BASELINE, ADVANCED).measure)
+
+
+def test_one_topic_scored_differently_has_an_undefined_paired_p_value():
+    # (one difference: no variance, 0 degrees of freedom; the scores differ, so not repro_eval's 1.0 either)
+    qrels, original = {'1': {'a': 1}}, {'1': {'a': 1.0}}
+    frame = reproduce.reproducibility(qrels, original, original, {'1': {'b': 1.0}}, original, ['P@1'])
+    p = frame.set_index(['statistic', 'run']).value
+    assert math.isnan(p['p_value', 'baseline']) and p['p_value', 'advanced'] == 1.0
+
+
+def test_replicability_rows_of_both_runs_named_by_measure():
+    frame = reproduce.replicability(QRELS, BASELINE, ADVANCED, QRELS, BASELINE, ADVANCED, ['P@1'])
+    assert [(row.measure, row.statistic, row.run) for row in frame.itertuples()] == [
+        ('P@1', 'p_value', 'baseline'), ('P@1', 'p_value', 'advanced'), ('P@1', 'er', reproduce.BOTH),
+        ('P@1', 'delta_ri', reproduce.BOTH)]
+    # (the same scores: t = 0, p = 1)
+    assert frame.value.tolist()[:2] == [1.0, 1.0]
+
+
+def test_experiment_agreement_defaults_to_the_baseline_and_reads_both_runs_in_the_order_asked(tmp_path):
+    # (in file order a b c against a c b: (b, c) the one discordant pair of 3: tau 1/3; by score both lists are
+    # reversed: c b a against b c a, tau 1/3 too, but each read in the other order gives -1/3)
+    original, reproduced = tmp_path / 'original.txt', tmp_path / 'reproduced.txt'
+    original.write_text('1 Q0 a 1 1 r\n1 Q0 b 2 2 r\n1 Q0 c 3 3 r\n')
+    reproduced.write_text('1 Q0 a 1 1 r\n1 Q0 c 2 2 r\n1 Q0 b 3 3 r\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReversedScoresWarning)
+        experiment = reproduce.Experiment({'1': {'a': 1}}, original, {'1': {'x': 1.0}}, ['P@1'])
+        assert experiment.agreement(reproduced, order='file').ktu[0] == pytest.approx(1 / 3, abs=1e-15)
+        assert experiment.agreement(reproduced).ktu[0] == pytest.approx(1 / 3, abs=1e-15)
+
+
+def test_topic_scores_frame_whole():
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = reproduce.topic_scores(QRELS, {'b': BASELINE, 'x': {'1': {'a': 1.0}}}, ['P@1'])
+    assert list(frame.columns) == ['run', 'measure', 'query_id', 'value']
+    assert list(frame.index) == [0, 1, 2, 3]
+    assert frame.values.tolist() == [['b', 'P@1', '1', 1.0], ['b', 'P@1', '2', 0.0], ['x', 'P@1', '1', 1.0],
+                                     ['x', 'P@1', '2', 0.0]]
