@@ -6,7 +6,8 @@ compares our provider with pytrec_eval; ``irmeasures-ext compare`` compares runs
 tests; ``irmeasures-ext ties`` shows how much score ties move each measure; ``irmeasures-ext
 ntcireval`` is NTCIREVAL's ad hoc evaluation, its names and output; ``irmeasures-ext judges`` compares
 judgement sets and ``irmeasures-ext holes`` shows what their unjudged docs could do; ``irmeasures-ext reproduce``
-measures how far a reproduction or replication gives an experiment's results; ``irmeasures-ext datasets`` is
+measures how far a reproduction or replication gives an experiment's results; ``irmeasures-ext fuse`` fuses runs
+(ranx's methods); ``irmeasures-ext datasets`` is
 ir_datasets' command line with this package's datasets registered. Bad input ends
 with one line on stderr naming the file, line and problem, and exit status 2.
 
@@ -27,7 +28,7 @@ from irmeasures_ext.cli.common import EXIT_ERROR, ON_EXIT, PROG, exit_on_signals
 from irmeasures_ext.errors import IrMeasuresExtWarning
 
 #: Subcommands by name: the module under ``irmeasures_ext.cli`` whose ``run(argv)`` they call.
-COMMANDS = {'compare': 'compare', 'crosscheck': 'crosscheck', 'datasets': 'datasets', 'holes': 'holes',
+COMMANDS = {'compare': 'compare', 'crosscheck': 'crosscheck', 'datasets': 'datasets', 'fuse': 'fuse', 'holes': 'holes',
             'judges': 'judges', 'ntcireval': 'ntcireval', 'reproduce': 'reproduce', 'ties': 'ties'}
 
 
