@@ -25,7 +25,7 @@ SEGFUSE_STARTS = 5 * (2 ** np.arange(11) - 1)
 BAYESFUSE_CUTOFFS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000])
 
 
-class _Training:
+class Training:
     """Training runs (normalised) with each row's relevance, and the number of training queries."""
 
     def __init__(self, qrels: Any, runs: list[Any], norm: str | None) -> None:
@@ -63,7 +63,7 @@ class _Training:
         return per_run.reshape(rows.n_runs, n_segments) / self.n_queries
 
 
-def _posfuse(training: _Training) -> dict[str, Any]:
+def posfuse_params(training: Training) -> dict[str, Any]:
     """pᵢ[k]: of the training queries where run i has a doc at rank k + 1, the share where it is relevant."""
     rows = training.pool.rows
     width = int(rows.list_sizes.max(initial=0))
@@ -74,7 +74,7 @@ def _posfuse(training: _Training) -> dict[str, Any]:
     return {'probs': [(hits[i, :n] / docs[i, :n]).tolist() for i, n in enumerate(lengths)]}
 
 
-def _probfuse(training: _Training, n_segments: int) -> dict[str, Any]:
+def probfuse_params(training: Training, n_segments: int) -> dict[str, Any]:
     """pᵢ[k]: the mean over training queries of run i's share of relevant docs in its list's k-th of
     ``n_segments`` segments (⌈length/n_segments⌉ docs each)."""
     rows = training.pool.rows
@@ -82,14 +82,14 @@ def _probfuse(training: _Training, n_segments: int) -> dict[str, Any]:
     return {'probs': training.shares(segment, n_segments).tolist()}
 
 
-def _segfuse(training: _Training) -> dict[str, Any]:
+def segfuse_params(training: Training) -> dict[str, Any]:
     """pᵢ[k]: the mean over training queries of the relevant docs in SegFuse's k-th segment over its size."""
     segment = np.searchsorted(SEGFUSE_STARTS, training.pool.rows.rank - 1, side='right') - 1
     shares = training.shares(segment, len(SEGFUSE_STARTS) - 1, np.diff(SEGFUSE_STARTS))
     return {'probs': shares.tolist()}
 
 
-def _bayesfuse(training: _Training) -> dict[str, Any]:
+def bayesfuse_params(training: Training) -> dict[str, Any]:
     """Lᵢ[r − 1] = ln(p/(1 − p)), p the mean over training queries of run i's precision in the cut-off segment of
     rank r (p = 0 read as 0.001, 1 − p = 0 as 0.001), one value a rank up to 1,000."""
     widths = np.diff(BAYESFUSE_CUTOFFS)
@@ -100,7 +100,7 @@ def _bayesfuse(training: _Training) -> dict[str, Any]:
     return {'log_odds': [np.repeat(row, widths).tolist() for row in log_odds]}
 
 
-def _mapfuse(training: _Training) -> dict[str, Any]:
+def mapfuse_params(training: Training) -> dict[str, Any]:
     """MAPᵢ: run i's mean average precision over the training queries (0 for a query without a relevant doc)."""
     rows = training.pool.rows
     relevant = training.relevant.astype(np.float64)
@@ -126,9 +126,9 @@ def train(qrels: Any, runs: list[Any] | Mapping[str, Any], method: str, norm: st
         raise FusionError(f'training {method} takes the parameters {sorted(expected) or "none"}, got {sorted(params)}')
     if method == 'probfuse' and not (isinstance(params['n_segments'], int) and params['n_segments'] >= 1):
         raise FusionError(f'probfuse: n_segments must be a whole number ≥ 1, got {params["n_segments"]!r}')
-    training = _Training(qrels, list(runs.values()) if isinstance(runs, Mapping) else list(runs), norm)
+    training = Training(qrels, list(runs.values()) if isinstance(runs, Mapping) else list(runs), norm)
     if method in {'posfuse', 'slidefuse'}:
-        return _posfuse(training) | params
+        return posfuse_params(training) | params
     if method == 'probfuse':
-        return _probfuse(training, params['n_segments'])
-    return {'segfuse': _segfuse, 'mapfuse': _mapfuse, 'bayesfuse': _bayesfuse}[method](training)
+        return probfuse_params(training, params['n_segments'])
+    return {'segfuse': segfuse_params, 'mapfuse': mapfuse_params, 'bayesfuse': bayesfuse_params}[method](training)
