@@ -34,6 +34,7 @@ Semantics (issue 51; tests/fusion, against tests/data/ranx_fusion):
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,7 +55,7 @@ from irmeasures_ext.fusion.tuning import (
 )
 
 __all__ = ['METHODS', 'NORMS', 'SUPERVISED', 'CrossValidated', 'FusionError', 'Optimized', 'cross_validate',
-           'default_grid', 'fuse', 'normalized', 'optimize', 'train', 'weight_grid']
+           'default_grid', 'fuse', 'fusion_transformer', 'normalized', 'optimize', 'train', 'weight_grid']
 
 def fuse(runs: list[Any] | Mapping[str, Any], method: str = 'rrf', norm: str | None = 'min-max',
          params: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -72,6 +73,15 @@ def fuse(runs: list[Any] | Mapping[str, Any], method: str = 'rrf', norm: str | N
     arguments = checked_params(function, method, dict(params or {}), len(runs))
     pool = normalize(Pool.read(runs), norm)
     return as_frame(pool.rows, pool.rows.candidate_query, pool.rows.candidate_doc, function(pool, **arguments))
+
+
+def fusion_transformer(*pipelines: Any, method: str = 'rrf', norm: str | None = 'min-max',
+                       params: Mapping[str, Any] | None = None) -> Any:
+    """A PyTerrier transformer (:class:`~irmeasures_ext.fusion.pyterrier.FusionTransformer`) whose results are
+    :func:`fuse` of the results of ``pipelines`` by ``method``, ``norm`` and ``params``; needs PyTerrier, imported
+    now (the settings are checked when it first fuses)."""
+    from irmeasures_ext.fusion.pyterrier import FusionTransformer
+    return FusionTransformer(pipelines, functools.partial(fuse, method=method, norm=norm, params=params))
 
 
 def normalized(runs: list[Any] | Mapping[str, Any], norm: str | None = 'min-max') -> list[pd.DataFrame]:
