@@ -7,6 +7,7 @@ overlaps of every topic are counted at once: a doc both lists hold is shared fro
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
 from irmeasures_ext.errors import InputError, UnansweredTopicsWarning, warn_at_caller
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ class RankedLists:
         """The first ``length`` docs of each topic of ``run`` (any form our provider reads, or one read already) in
         ``order`` (:data:`ORDERS`). A doc twice in a topic: :class:`~irmeasures_ext.errors.DuplicateDocError` naming
         it (and its file and line)."""
-        from irmeasures_ext.engine.doc_ids import DocIds, has_repeats, pair_keys, sorted_distinct
+        from irmeasures_ext.engine.doc_ids import has_repeats, sorted_distinct
         from irmeasures_ext.engine.ranking import check_run
         from irmeasures_ext.readers.inputs import read_input
         if order not in ORDERS:
@@ -82,6 +84,11 @@ class RankedLists:
         kept = rank < length
         sizes = np.minimum(np.bincount(topic, minlength=len(topics)), length)
         return cls(topics, topic[kept], pc.take(table['doc_id'], ordered[kept]).combine_chunks(), rank[kept], sizes)
+
+    @functools.cached_property
+    def side(self) -> _Side:
+        """These lists as the side of a comparison on their own topics (made once)."""
+        return _Side(self.topic, self.rank, self.doc, self.sizes)
 
     def as_dict(self) -> dict[str, list[str]]:
         """Each topic's docids in rank order."""
@@ -138,35 +145,60 @@ def warn_unanswered(unanswered: dict[str, list[str]]) -> None:
                        UnansweredTopicsWarning)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Side:
-    """One run's lists on the chosen topics: each kept row's topic (index into the chosen), rank and doc id
-    (with their hashes); the length of each topic's list (0 for a topic the run does not answer)."""
+    """One run's lists on the chosen topics: each kept row's topic (index into the chosen, ascending), rank and doc
+    id; the length of each topic's list (0 for a topic the run does not answer). What the statistics derive from
+    it is made once (a side is kept with its :class:`RankedLists` when the chosen topics are the run's own)."""
 
     topic: np.ndarray
     rank: np.ndarray
     doc: pa.Array
-    key: np.ndarray  # (a hash of each row's (topic, doc))
     sizes: np.ndarray
 
     @classmethod
     def of(cls, lists: RankedLists, chosen: pa.Array) -> _Side:
-        from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
+        if chosen is lists.topics:
+            return lists.side
         position = pc.index_in(lists.topics, value_set=chosen)
         to_chosen = pc.fill_null(position, -1).to_numpy().astype(np.int64)
         row_topic = to_chosen[lists.topic]
         kept = row_topic >= 0
-        doc = lists.doc.filter(pa.array(kept))
         sizes = np.zeros(len(chosen), dtype=np.int64)
         sizes[to_chosen[to_chosen >= 0]] = lists.sizes[to_chosen >= 0]
-        return cls(row_topic[kept], lists.rank[kept], doc,
-                   pair_keys(row_topic[kept], DocIds.of(pa.chunked_array([doc])).hash), sizes)
+        return cls(row_topic[kept], lists.rank[kept], lists.doc.filter(pa.array(kept)), sizes)
+
+    @functools.cached_property
+    def doc_ids(self) -> DocIds:
+        """The rows' doc ids with their hashes and heads."""
+        return DocIds.of(pa.chunked_array([self.doc], pa.string()))
+
+    @functools.cached_property
+    def by_key(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' (topic, doc) hashes in ascending order, and the row of each."""
+        keys = pair_keys(self.topic, self.doc_ids.hash)
+        order = np.argsort(keys)
+        return keys[order], order
+
+    @functools.cached_property
+    def doc_order(self) -> np.ndarray:
+        """Each row's place (from 0) among its list's docs in ascending doc id order (byte-wise)."""
+        ordered = pc.sort_indices(pa.table({'topic': self.topic, 'doc': self.doc}),
+                                  sort_keys=[('topic', 'ascending'), ('doc', 'ascending')]).to_numpy()
+        place = np.empty(len(ordered), dtype=np.int64)
+        place[ordered] = np.arange(len(ordered)) - self.starts[self.topic]  # (ordered keeps the topics' order)
+        return place
+
+    @functools.cached_property
+    def starts(self) -> np.ndarray:
+        """The first row of each topic's list."""
+        return np.cumsum(self.sizes) - self.sizes
 
 
 @dataclass(frozen=True)
 class _Pair:
     """The original's and the reproduction's lists on the chosen topics, and the docs both hold: per shared doc,
-    its row in each side."""
+    its row in each side, in the reproduction's row order (by topic, then rank)."""
 
     orig: _Side
     rep: _Side
@@ -176,11 +208,17 @@ class _Pair:
     @classmethod
     def of(cls, orig: RankedLists, rep: RankedLists, chosen: pa.Array) -> _Pair:
         sides = _Side.of(orig, chosen), _Side.of(rep, chosen)
-        _, in_orig, in_rep = np.intersect1d(sides[0].key, sides[1].key, assume_unique=True, return_indices=True)
-        same = pc.equal(sides[0].doc.take(pa.array(in_orig)), sides[1].doc.take(pa.array(in_rep)))
-        if not pc.all(same, min_count=0).as_py():  # (two docs of a topic with one 64-bit hash: never seen)
-            raise RuntimeError('two doc ids share a 64-bit hash; please report them')
-        return cls(sides[0], sides[1], in_orig, in_rep)
+        orig_keys, orig_rows = sides[0].by_key
+        rep_keys, rep_rows = sides[1].by_key
+        at = np.minimum(np.searchsorted(orig_keys, rep_keys), max(len(orig_keys) - 1, 0))
+        found = orig_keys[at] == rep_keys if len(orig_keys) else np.zeros(len(rep_keys), dtype=bool)
+        orig_row_of = np.full(len(rep_keys), -1, dtype=np.int64)
+        orig_row_of[rep_rows[found]] = orig_rows[at[found]]
+        shared_rep = np.flatnonzero(orig_row_of >= 0)
+        shared_orig = orig_row_of[shared_rep]
+        if not sides[0].doc_ids.equal(shared_orig, sides[1].doc_ids, shared_rep).all():
+            raise RuntimeError('two doc ids share a 64-bit hash; please report them')  # (never seen)
+        return cls(sides[0], sides[1], shared_orig, shared_rep)
 
     @property
     def n_topics(self) -> int:
@@ -253,21 +291,26 @@ def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.
 
 
 def _inversions_of_width(segment: np.ndarray, values: np.ndarray, n_segments: int, width: int) -> np.ndarray:
-    """:func:`_inversions` of segments of at most ``width`` rows (a power of two), by a merge sort of all at once:
-    each segment's values in a row of ``width`` (padded at the end with a value above all); at each level every
-    pair of adjacent sorted blocks of b values is merged by one sort of the keys 2 value + (1 in the right block),
-    and the right block's values have b² + b(b - 1)/2 - Σ(their positions in the merge) values of the left above
-    them (equal values are no inversion: the left's key is lower)."""
-    counts = np.zeros(n_segments, dtype=np.int64)
+    """:func:`_inversions` of segments of at most ``width`` rows (a power of two, 2 or more), by a merge sort of all
+    at once: each segment's values in a row of ``width`` (padded at the end with a value above all). Adjacent
+    values are first compared and ordered pairwise; then at each level every pair of adjacent sorted blocks of b
+    values is merged by one sort of the keys 2 value + (1 in the right block) (a radix sort once blocks are long,
+    for 16-bit keys), and the right block's values have b² + b(b - 1)/2 - Σ(their positions in the merge) values of
+    the left above them (equal values are no inversion: the left's key is lower)."""
     position = np.arange(len(values)) - np.searchsorted(segment, np.arange(n_segments))[segment]
     top = int(values.max()) + 1
     dtype = np.int16 if 2 * top + 1 < 2 ** 15 else np.int64
     keys = np.full((n_segments, width), 2 * top, dtype=dtype)
     keys[segment, position] = 2 * values
-    block = 1
+    left, right = keys[:, 0::2], keys[:, 1::2]
+    counts = (left > right).sum(axis=1, dtype=np.int64)
+    keys = np.stack([np.minimum(left, right), np.maximum(left, right)], axis=-1).reshape(n_segments, width)
+    block = 2
     while block < width:
         half = ((np.arange(width) // block) & 1).astype(dtype)
-        keys = np.sort(((keys & ~dtype(1)) | half).reshape(-1, 2 * block), axis=-1).reshape(n_segments, width)
+        merged = ((keys & ~dtype(1)) | half).reshape(-1, 2 * block)
+        keys = np.sort(merged, axis=-1, kind='stable' if block >= 32 and dtype is np.int16 else 'quicksort')
+        keys = keys.reshape(n_segments, width)
         right_positions = (keys & 1).reshape(n_segments, -1, 2 * block).astype(np.int64) @ np.arange(2 * block)
         counts += width // (2 * block) * (block * block + block * (block - 1) // 2) - right_positions.sum(axis=1)
         block *= 2
@@ -299,12 +342,12 @@ def _below_shared(side: _Side, shared_rows: np.ndarray, n_topics: int) -> np.nda
 def _ktu_union(pair: _Pair) -> np.ndarray:
     """Kendall's τ_b per topic over the union of both lists' docs, each list ranking a doc it lacks tied below its
     last (Breuer et al., SIGIR 2020, §3.1: τ = (P - Q) / √((P + Q + U)(P + Q + V)) with U, V the ties of each).
-    Q counts the shared docs' swaps, each doc one list lacks above a shared doc in the other, and every pair of a
-    doc only the original holds with one only the reproduction holds."""
+    Q counts the shared docs' swaps (the original's ranks out of order in the reproduction's order), each doc one
+    list lacks above a shared doc in the other, and every pair of a doc only the original holds with one only the
+    reproduction holds."""
     n = pair.n_topics
-    topic = pair.orig.topic[pair.shared_orig]
-    by_orig_rank = np.lexsort((pair.orig.rank[pair.shared_orig], topic))
-    swaps = _inversions(topic[by_orig_rank], pair.rep.rank[pair.shared_rep][by_orig_rank], n)
+    topic = pair.rep.topic[pair.shared_rep]
+    swaps = _inversions(topic, pair.orig.rank[pair.shared_orig], n)
     shared = np.bincount(topic, minlength=n)
     only_orig, only_rep = pair.orig.sizes - shared, pair.rep.sizes - shared
     discordant = (swaps + _below_shared(pair.orig, pair.shared_orig, n) + _below_shared(pair.rep, pair.shared_rep, n)
@@ -315,24 +358,16 @@ def _ktu_union(pair: _Pair) -> np.ndarray:
 
 def _ktu_repro_eval(pair: _Pair) -> np.ndarray:
     """repro_eval's KTU per topic: Kendall's τ_b between the positions, in the docid-sorted union of both lists,
-    of the docs at each rank, rounded to 14 decimals; NaN for lists of different lengths (repro_eval raises)."""
-    only_rep = np.ones(len(pair.rep.topic), dtype=bool)
-    only_rep[pair.shared_rep] = False
-    union = pa.table({'topic': np.r_[pair.orig.topic, pair.rep.topic[only_rep]],
-                      'doc': pa.chunked_array([pair.orig.doc, pair.rep.doc.filter(pa.array(only_rep))])})
-    ordered = pc.sort_indices(union, sort_keys=[('topic', 'ascending'), ('doc', 'ascending')]).to_numpy()
-    union_topic = union['topic'].to_numpy()
-    position = np.empty(len(ordered), dtype=np.int64)
-    position[ordered] = np.arange(len(ordered)) - np.searchsorted(union_topic[ordered], union_topic[ordered])
-    orig_position = position[:len(pair.orig.topic)]
-    rep_position = np.empty(len(pair.rep.topic), dtype=np.int64)
-    rep_position[pair.shared_rep] = orig_position[pair.shared_orig]
-    rep_position[only_rep] = position[len(pair.orig.topic):]
+    of the docs at each rank, rounded to 14 decimals; NaN for lists of different lengths (repro_eval raises).
+    Only the order of the positions counts, and the union orders each list's docs as the list's own doc ids do: so
+    the swaps are those of the reproduction's docs' doc id places, rank by rank, in the order of the original's."""
     equal = (pair.orig.sizes == pair.rep.sizes) & (pair.orig.sizes > 0)
-    rows = equal[pair.orig.topic]  # (lists of equal lengths: row k of one pairs with row k of the other)
-    by_x = np.lexsort((orig_position[rows], pair.orig.topic[rows]))
+    in_orig, in_rep = equal[pair.orig.topic], equal[pair.rep.topic]  # (row k of one pairs with row k of the other)
+    topic = pair.orig.topic[in_orig]
     size = np.where(equal, pair.orig.sizes, 0)
-    swaps = _inversions(pair.orig.topic[rows][by_x], rep_position[equal[pair.rep.topic]][by_x], pair.n_topics)
+    by_orig_doc = np.empty(len(topic), dtype=np.int64)
+    by_orig_doc[(np.cumsum(size) - size)[topic] + pair.orig.doc_order[in_orig]] = pair.rep.doc_order[in_rep]
+    swaps = _inversions(topic, by_orig_doc, pair.n_topics)
     zeros = np.zeros(pair.n_topics)
     return np.where(equal, np.round(_tau_b(swaps, size, zeros, zeros), 14), np.nan)
 

@@ -80,8 +80,8 @@ def test_the_unanswered_topics_warning_names_each_topic():
 
 
 def test_two_doc_ids_with_one_hash_are_refused(monkeypatch):
-    import irmeasures_ext.engine.doc_ids as doc_ids
-    monkeypatch.setattr(doc_ids, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
+    import irmeasures_ext.reproduce.agreement as agreement
+    monkeypatch.setattr(agreement, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
     with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
         reproduce.ranked_list_agreement(run_of({'1': ['a']}), run_of({'1': ['b']}))
 

@@ -94,6 +94,41 @@ def test_many_topics_at_once_equal_each_topic_alone():
             rbo_repro_eval_by_definition(original, reproduced, 0.95, 1000), abs=1e-12)
 
 
+def ktu_repro_eval_by_definition(original, reproduced):
+    """repro_eval's KTU: τ_b between the positions, in the docid-sorted union, of the docs at each rank."""
+    position = {doc: i for i, doc in enumerate(sorted(set(original) | set(reproduced)))}
+    return round(tau_b_by_pairs([position[d] for d in original], [position[d] for d in reproduced]), 14)
+
+
+@pytest.mark.parametrize('topics', ['original', 'repro_eval'])
+def test_long_lists_of_many_topics_equal_their_definitions(topics):
+    # (lists of 40 to 300 docs: the merge levels past 32 values; equal lengths in some topics for repro_eval's KTU,
+    # ids of several lengths so that doc id order is not numeric order; a topic the reproduction lacks, and with
+    # topics='original' one the original lacks)
+    rng = random.Random(11)
+    pairs = {}
+    for i in range(12):
+        docs = [f'd{rng.randint(0, 10 ** rng.randint(1, 6))}-{j}' for j in range(rng.randint(40, 300))]
+        original = rng.sample(docs, rng.randint(20, len(docs)))
+        reproduced = rng.sample(docs, len(original) if i % 2 else rng.randint(20, len(docs)))
+        pairs[f't{i:02d}'] = original, reproduced
+    lacking = ('t00' if topics == 'original' else None, 't01')
+    as_run = [{topic: {doc: float(1000 - rank) for rank, doc in enumerate(pair[side])}
+               for topic, pair in pairs.items() if topic != lacking[side]} for side in (0, 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UnansweredTopicsWarning)
+        frame = reproduce.ranked_list_agreement(*as_run, topics=topics).set_index('query_id')
+    shown = set(pairs) - {'t00' if topics == 'original' else 't01'}
+    assert set(frame.index) == shown | {'all'}
+    for topic in shown - {'t01'}:
+        original, reproduced = pairs[topic]
+        assert frame.loc[topic, 'ktu'] == pytest.approx(ktu_by_definition(original, reproduced), abs=1e-12)
+        expected = ktu_repro_eval_by_definition(original, reproduced) if len(original) == len(reproduced) else math.nan
+        assert frame.loc[topic, 'ktu_repro_eval'] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        assert frame.loc[topic, 'rbo_ext'] == pytest.approx(rbo_ext_by_definition(original, reproduced, 0.95),
+                                                            abs=1e-12)
+
+
 def test_hand_computed_ktu_one_adjacent_swap():
     # (pairs of b c a d: 6; only (a, d) swapped: (5 - 1) / 6. repro_eval correlates docid positions instead)
     assert reproduce.ktu(list('bcad'), list('bcda')) == pytest.approx(2 / 3)
