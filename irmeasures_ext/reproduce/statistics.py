@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 #: The ``run`` of the statistics that compare the advanced run with the baseline (ER, ΔRI).
 BOTH = 'advanced_vs_baseline'
+#: The original runs of an experiment (and of each reproduction or replication).
+RUNS = ('baseline', 'advanced')
 #: The ``measure`` of the rows of :meth:`Experiment.reproducibility` that compare the ranked lists.
 RANKED_LISTS = 'ranked lists'
 
@@ -167,7 +170,7 @@ class Experiment:
                       'advanced': _Scored.of(self._evaluation, reproduced_advanced)}
         self._warn(reproduced, 'reproduced')
         rows: list[tuple[str, str, str, float]] = []
-        for run in ('baseline', 'advanced'):
+        for run in RUNS:
             orig, rep = self.original[run].values, reproduced[run].values
             p_values = _p_values(orig, rep, paired=True)
             for measure in self.measures:
@@ -175,12 +178,13 @@ class Experiment:
                          (str(measure), 'nrmse', run, nrmse(orig[measure], rep[measure])),
                          (str(measure), 'p_value', run, p_values[measure])]
         rows += self._effects(reproduced)
-        if ranked_lists:
-            for run in ('baseline', 'advanced'):
-                with warnings.catch_warnings():  # (said once above)
-                    warnings.simplefilter('ignore', UnansweredTopicsWarning)
-                    means = self.agreement(reproduced[run].run, run).iloc[-1]
-                rows += [(RANKED_LISTS, statistic, run, float(means[statistic])) for statistic in STATISTICS]
+        if ranked_lists:  # (both runs' lists at once, on two threads: numpy and Arrow release the GIL)
+            with warnings.catch_warnings(), ThreadPoolExecutor(2) as threads:  # (unanswered topics said once above)
+                warnings.simplefilter('ignore', UnansweredTopicsWarning)
+                frames = threads.map(lambda run: self.agreement(reproduced[run].run, run), RUNS)
+                for run, frame in zip(RUNS, frames, strict=True):
+                    means = frame.iloc[-1]
+                    rows += [(RANKED_LISTS, statistic, run, float(means[statistic])) for statistic in STATISTICS]
         return _long_frame(rows)
 
     def replicability(self, qrels_b: QrelsLike, replicated_baseline: RunLike,
@@ -193,7 +197,7 @@ class Experiment:
                       'advanced': _Scored.of(evaluation, replicated_advanced)}
         self._warn(replicated, 'replicated')
         rows: list[tuple[str, str, str, float]] = []
-        for run in ('baseline', 'advanced'):
+        for run in RUNS:
             p_values = _p_values(self.original[run].values, replicated[run].values, paired=False)
             rows += [(str(measure), 'p_value', run, p_values[measure]) for measure in self.measures]
         return _long_frame(rows + self._effects(replicated))
