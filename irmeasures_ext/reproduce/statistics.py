@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
+from irmeasures_ext.errors import DeferredWarnings, InputError, UnansweredTopicsWarning
 from irmeasures_ext.reproduce.agreement import (
     RBO_DEPTH,
     RBO_P,
@@ -179,12 +179,15 @@ class Experiment:
                          (str(measure), 'p_value', run, p_values[measure])]
         rows += self._effects(reproduced)
         if ranked_lists:  # (both runs' lists at once, on two threads: numpy and Arrow release the GIL)
-            with warnings.catch_warnings(), ThreadPoolExecutor(2) as threads:  # (unanswered topics said once above)
+            deferred = DeferredWarnings()
+            with ThreadPoolExecutor(2) as threads:
+                frames = list(threads.map(deferred.running(lambda run: self.agreement(reproduced[run].run, run)),
+                                          RUNS))
+            with warnings.catch_warnings():  # (the unanswered topics: said once above)
                 warnings.simplefilter('ignore', UnansweredTopicsWarning)
-                frames = threads.map(lambda run: self.agreement(reproduced[run].run, run), RUNS)
-                for run, frame in zip(RUNS, frames, strict=True):
-                    means = frame.iloc[-1]
-                    rows += [(RANKED_LISTS, statistic, run, float(means[statistic])) for statistic in STATISTICS]
+                deferred.reissue()
+            for run, frame in zip(RUNS, frames, strict=True):
+                rows += [(RANKED_LISTS, statistic, run, float(frame.iloc[-1][statistic])) for statistic in STATISTICS]
         return _long_frame(rows)
 
     def replicability(self, qrels_b: QrelsLike, replicated_baseline: RunLike,

@@ -1,4 +1,5 @@
 """irmeasures_ext.reproduce against repro_eval 0.5.0's outputs (tests/data/repro_eval, see its README), abs 1e-9."""
+import inspect
 import json
 import math
 import warnings
@@ -239,3 +240,18 @@ def test_t_test_p_values_equal_scipy_stats(paired):
             warnings.simplefilter('ignore', RuntimeWarning)
             expected = float(scipy_test(original, reproduced).pvalue)
         assert close(reproduce.t_test_p(original, reproduced, paired), expected), (original, reproduced)
+
+
+def test_ranked_lists_on_threads_warn_of_unanswered_topics_once_from_the_call():
+    qrels = {'1': {'a': 1, 'b': 0}, '2': {'c': 1}}
+    original = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0}}
+    experiment = quietly(reproduce.Experiment, qrels, original, original, ['P@1'])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        line = inspect.currentframe().f_lineno + 1
+        frame = experiment.reproducibility({'1': {'a': 2.0}}, original, ranked_lists=True)
+    assert [(w.category, w.filename, w.lineno) for w in caught] == [(UnansweredTopicsWarning, __file__, line)]
+    assert 'reproduced baseline: 2' in str(caught[0].message)
+    rows = frame[frame.measure == reproduce.RANKED_LISTS].set_index(['statistic', 'run']).value
+    assert rows['rbo_ext', 'advanced'] == 1.0  # (topic 2, unanswered by the baseline, is 0 in its mean:)
+    assert rows['rbo_ext', 'baseline'] == pytest.approx(reproduce.rbo_ext(['a', 'b'], ['a']) / 2, abs=1e-15)
