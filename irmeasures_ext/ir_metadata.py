@@ -17,7 +17,7 @@ import contextlib
 import os
 import re
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
@@ -102,8 +102,17 @@ def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike
     line); an id a TREC file cannot hold (empty, holding a blank, a query id starting with ``#``) is a RunWriteError.
     An existing file is replaced only with ``overwrite``, and only by a complete one: the run is written to a new
     file beside ``path``, then renamed onto it; on any failure ``path`` is as it was."""
-    from irmeasures_ext.engine.ranking import check_run
-    from irmeasures_ext.readers.inputs import read_input
+    with run_writer(path, metadata, tag=tag, overwrite=overwrite) as write:
+        write(run)
+
+
+@contextlib.contextmanager
+def run_writer(path: str | os.PathLike[str], metadata: MetadataLike | None = None, *, tag: str | None = None,
+               overwrite: bool = False) -> Iterator[Callable[[RunLike], None]]:
+    """:func:`write_run` part by part: gives a function that appends a run's queries to the file (each part checked
+    and ranked as :func:`write_run` does it; parts written in turn give the file :func:`write_run` writes of them
+    together when no query is in two of them: a RunWriteError otherwise). The file at ``path`` is replaced (or made)
+    when the ``with`` block ends without an error, and only then."""
     from irmeasures_ext.readers.source import format_of
     path = Path(path)
     _check_target(path, overwrite)
@@ -111,17 +120,11 @@ def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike
     given = None if metadata is None else load_metadata(metadata)
     text = None if given is None else _yaml_of(given)
     tag = _tag(tag, given, path) if file_format == 'trec' else None
-    read = read_input(run, 'run')
-    with read.located():
-        check_run(read.table)
-    table = _ranked(read.table)
     temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
     try:
         with open(temporary, 'xb') as file:
-            if tag is not None:  # (a TREC file)
-                _write_trec(file, table, path, text, tag)
-            else:
-                _write_columnar(file, table, file_format, text)
+            with _appender(file, path, file_format, text, tag) as append:
+                yield _checked_parts(append, path)
             file.flush()
             os.fsync(file.fileno())
         _check_target(path, overwrite)
@@ -129,6 +132,28 @@ def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[RunLike], None]:
+    """A function reading a part of a run, checking it (and that none of its queries was in an earlier part),
+    ranking it and appending it with ``append``."""
+    from irmeasures_ext.engine.ranking import check_run
+    from irmeasures_ext.readers.inputs import read_input
+    written: set[str] = set()
+
+    def write(run: RunLike) -> None:
+        import pyarrow.compute as pc
+        read = read_input(run, 'run')
+        with read.located():
+            check_run(read.table)
+        queries = set(pc.unique(read.table['query_id']).to_pylist())
+        if again := sorted(queries & written):
+            raise RunWriteError(f'{path}: query {again[0]!r} is in two parts of the run written; give each query '
+                                'in one part')
+        written.update(queries)
+        append(_ranked(read.table))
+
+    return write
 
 
 def _check_target(path: Path, overwrite: bool) -> None:
@@ -170,21 +195,52 @@ def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
     return tag
 
 
-def _write_trec(file: IO[bytes], table: pa.Table, path: Path, text: str | None, tag: str) -> None:
-    """The TREC lines of ``table`` (ranked), after the block of the YAML ``text`` (if any), compressed as ``path``'s
-    suffix says."""
+@contextlib.contextmanager
+def _appender(file: IO[bytes], path: Path, file_format: str, text: str | None, tag: str | None) \
+        -> Iterator[Callable[[pa.Table], None]]:
+    """A function appending ranked tables to ``file`` in ``path``'s format: TREC lines (``tag`` given; after the
+    block of the YAML ``text``, if any; compressed as ``path``'s suffix says), else a Parquet file (in row groups of
+    :data:`_ROWS` rows, however the tables come) or an Arrow IPC file, the YAML ``text`` (if any) under the schema
+    metadata key ``ir_metadata``."""
+    import pyarrow as pa
+    if tag is not None:
+        with _compressed(file, path) as out:
+            if text is not None:
+                out.write(_block(text, '#').encode('utf-8'))
+            yield lambda table: _write_lines(out, table, path, tag)
+        return
+    schema = pa.schema([('query_id', pa.string()), ('doc_id', pa.string()), ('rank', pa.int64()),
+                        ('score', pa.float64())], metadata=None if text is None else {SCHEMA_KEY: text})
+    if file_format != 'parquet':
+        with pa.ipc.new_file(file, schema) as writer:
+            yield lambda table: writer.write_table(table.cast(schema))
+        return
+    import pyarrow.parquet as pq
+    pending = schema.empty_table()
+    full_groups = 0
+    with pq.ParquetWriter(file, schema) as writer:
+        def append(table: pa.Table) -> None:
+            nonlocal pending, full_groups
+            pending = pa.concat_tables([pending, table.cast(schema)])
+            while pending.num_rows >= _ROWS:  # (a row group written whole once it is full)
+                writer.write_table(pending.slice(0, _ROWS).combine_chunks())
+                pending, full_groups = pending.slice(_ROWS), full_groups + 1
+        yield append
+        if pending.num_rows or not full_groups:  # (the rest; an empty run: one empty row group, as pq.write_table)
+            writer.write_table(pending.combine_chunks())
+
+
+def _write_lines(out: IO[bytes], table: pa.Table, path: Path, tag: str) -> None:
+    """The TREC lines of ``table`` (ranked), :data:`_ROWS` at a time."""
     import pyarrow as pa
     import pyarrow.compute as pc
     _check_ids(table, path)
-    with _compressed(file, path) as out:
-        if text is not None:
-            out.write(_block(text, '#').encode('utf-8'))
-        for start in range(0, table.num_rows, _ROWS):
-            rows = table.slice(start, _ROWS)
-            for piece in _texts(pc.binary_join_element_wise(
-                    rows['query_id'], 'Q0', rows['doc_id'], pc.cast(rows['rank'], pa.string()),
-                    pc.cast(rows['score'], pa.string()), f'{tag}\n', ' ')):
-                out.write(piece)
+    for start in range(0, table.num_rows, _ROWS):
+        rows = table.slice(start, _ROWS)
+        for piece in _texts(pc.binary_join_element_wise(
+                rows['query_id'], 'Q0', rows['doc_id'], pc.cast(rows['rank'], pa.string()),
+                pc.cast(rows['score'], pa.string()), f'{tag}\n', ' ')):
+            out.write(piece)
 
 
 def _compressed(file: IO[bytes], path: Path) -> contextlib.AbstractContextManager[Any]:
@@ -224,20 +280,6 @@ def _check_ids(table: pa.Table, path: Path) -> None:
             raise RunWriteError(f'{path}: {what} {table[column][row].as_py()!r} cannot be a field of a TREC line '
                                 '(empty, holding a blank, or a query id starting with "#"): write a Parquet file '
                                 '(a name ending .parquet) instead')
-
-
-def _write_columnar(file: IO[bytes], table: pa.Table, file_format: str, text: str | None) -> None:
-    """``table`` as a Parquet or Arrow IPC file, the YAML ``text`` (if any) under the schema metadata key
-    ``ir_metadata``."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    if text is not None:
-        table = table.replace_schema_metadata({SCHEMA_KEY: text})
-    if file_format == 'parquet':
-        pq.write_table(table, file)
-        return
-    with pa.ipc.new_file(file, table.schema) as writer:
-        writer.write_table(table)
 
 
 def _yaml_of(metadata: dict[str, Any]) -> str:

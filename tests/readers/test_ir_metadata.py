@@ -15,7 +15,7 @@ import yaml
 
 import irmeasures_ext
 from irmeasures_ext.errors import InputError, MetadataError, RunWriteError
-from irmeasures_ext.ir_metadata import load_metadata, metadata_block, read_metadata, write_run
+from irmeasures_ext.ir_metadata import load_metadata, metadata_block, read_metadata, run_writer, write_run
 from irmeasures_ext.readers import pieces
 from irmeasures_ext.readers.inputs import read_input
 from irmeasures_ext.readers.schemas import RUN as RUN_LAYOUT
@@ -361,3 +361,28 @@ def test_metadata_block_round_trips_dates_and_multiline_text(tmp_path):
     assert block.startswith('# ir_metadata.start\n# date: 2022-07-11\n') and block.endswith('# ir_metadata.end\n')
     assert read_metadata(write(tmp_path / 'run', block + RUN)) == metadata
     assert metadata_block(metadata, '%').splitlines() == ['%' + line[1:] for line in block.splitlines()]
+
+
+@pytest.mark.parametrize('name', ['run.txt', 'run.txt.gz', 'run.parquet'])
+def test_run_writer_writes_parts_as_write_run_writes_them_together(tmp_path, name):
+    first, second = {'q2': {'a': 1.0, 'b': 3.0}}, {'q1': {'c': 0.5}, 'q3': {'d': 2.0, 'e': 2.0}}
+    with run_writer(tmp_path / name, {'tag': 'parts'}) as write:
+        write(first)
+        write(second)
+    write_run({**first, **second}, tmp_path / ('whole-' + name), {'tag': 'parts'})
+    if name.endswith('.gz'):  # (gzip's header holds the file's name)
+        assert gzip.open(tmp_path / name).read() == gzip.open(tmp_path / ('whole-' + name)).read()
+    else:
+        assert (tmp_path / name).read_bytes() == (tmp_path / ('whole-' + name)).read_bytes()
+    if name == 'run.txt':  # (queries in the order given, each ranked: score, then doc id, descending)
+        assert (tmp_path / name).read_text().splitlines() == [
+            '# ir_metadata.start', '# tag: parts', '# ir_metadata.end', 'q2 Q0 b 1 3 parts', 'q2 Q0 a 2 1 parts',
+            'q1 Q0 c 1 0.5 parts', 'q3 Q0 e 1 2 parts', 'q3 Q0 d 2 2 parts']
+
+
+def test_run_writer_refuses_a_query_in_two_parts_and_leaves_nothing(tmp_path):
+    with pytest.raises(RunWriteError, match=r"run\.txt: query 'q1' is in two parts of the run written"):
+        with run_writer(tmp_path / 'run.txt') as write:
+            write({'q1': {'a': 1.0}})
+            write({'q2': {'b': 1.0}, 'q1': {'c': 2.0}})
+    assert os.listdir(tmp_path) == []
