@@ -69,5 +69,5 @@ nitpick_ignore_regex = [
     (r'py:class', r'(irmeasures_ext\.[\w.]+\.)?(T|DeclaredMeasure|DaskRunLike)'),
     # References from the public docstrings into the internal modules, which the API reference does not document:
     (r'py:.*', r'irmeasures_ext\.(engine|readers|interop|autoload|per_intent|cli|_arrow|frames|evaluation|reports|'
-               r'names|comparison\.(holes|table|stats|report|output|plot)|fusion\.(pool|training|pyterrier))(\..+)?'),
+               r'names|comparison\.(holes|table|stats|report|output|plot)|fusion\.(pool|training|pyterrier|stream))(\..+)?'),
 ]

@@ -42,7 +42,8 @@ import pandas as pd
 
 from irmeasures_ext.fusion.normalize import NORMS, normalize
 from irmeasures_ext.fusion.pool import FusionError, Pool
-from irmeasures_ext.fusion.registry import EVERY_METHOD, METHODS, as_frame, checked_params
+from irmeasures_ext.fusion.registry import METHODS, as_frame, checked_fusion
+from irmeasures_ext.fusion.stream import fuse_to_file
 from irmeasures_ext.fusion.trained import SUPERVISED
 from irmeasures_ext.fusion.training import train
 from irmeasures_ext.fusion.tuning import (
@@ -55,7 +56,8 @@ from irmeasures_ext.fusion.tuning import (
 )
 
 __all__ = ['METHODS', 'NORMS', 'SUPERVISED', 'CrossValidated', 'FusionError', 'Optimized', 'cross_validate',
-           'default_grid', 'fuse', 'fusion_transformer', 'normalized', 'optimize', 'train', 'weight_grid']
+           'default_grid', 'fuse', 'fuse_to_file', 'fusion_transformer', 'normalized', 'optimize', 'train',
+           'weight_grid']
 
 def fuse(runs: list[Any] | Mapping[str, Any], method: str = 'rrf', norm: str | None = 'min-max',
          params: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -65,12 +67,7 @@ def fuse(runs: list[Any] | Mapping[str, Any], method: str = 'rrf', norm: str | N
     ``params`` (``weights``: one a run; ``gamma``, ``phi``, ``k``, ``sigma``; the supervised methods' trained
     ``probs``, ``log_odds``, ``map_scores`` and ``w``): see the package's docstring."""
     runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-    if len(runs) < 2:
-        raise FusionError(f'fuse needs at least two runs, got {len(runs)}')
-    if method not in EVERY_METHOD:
-        raise FusionError(f'unknown fusion method {method!r}: use one of {sorted(EVERY_METHOD)}')
-    function = EVERY_METHOD[method]
-    arguments = checked_params(function, method, dict(params or {}), len(runs))
+    function, arguments = checked_fusion(method, params, len(runs))
     pool = normalize(Pool.read(runs), norm)
     return as_frame(pool.rows, pool.rows.candidate_query, pool.rows.candidate_doc, function(pool, **arguments))
 

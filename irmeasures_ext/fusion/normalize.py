@@ -91,8 +91,12 @@ NORMS: dict[str, Callable[[Pool], Pool]] = {
 
 def normalize(pool: Pool, norm: str | None) -> Pool:
     """``pool`` normalised by ``norm`` (a key of :data:`NORMS`, or None)."""
-    if norm is None:
-        return pool
-    if not isinstance(norm, str) or norm not in NORMS:
+    name = checked_norm(norm)
+    return pool if name is None else NORMS[name](pool)
+
+
+def checked_norm(norm: str | None) -> str | None:
+    """``norm``, a key of :data:`NORMS` or None; FusionError otherwise."""
+    if norm is not None and (not isinstance(norm, str) or norm not in NORMS):
         raise FusionError(f'unknown normalisation {norm!r}: use one of {sorted(NORMS)} or None')
-    return NORMS[norm](pool)
+    return norm

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.engine.ranking import check_run
 from irmeasures_ext.errors import DuplicateDocError, InputError
-from irmeasures_ext.readers.inputs import read_input
+from irmeasures_ext.readers.inputs import Input, read_input
 
 
 class FusionError(InputError):
@@ -185,19 +185,21 @@ class Pool:
     def read(cls, runs: Sequence[object]) -> Pool:
         """The pool of ``runs``, each in any form :func:`~irmeasures_ext.readers.inputs.read_input` reads;
         a non-finite score or a doc twice in a query of a run is an InputError."""
-        tables = []
-        for run in runs:
-            read = read_input(run, 'run')
+        reads = [read_input(run, 'run') for run in runs]
+        for read in reads:
             with read.located():
                 check_run(read.table, duplicates=False)
-            tables.append(read.table.select(['query_id', 'doc_id', 'score']))
+        tables = [read.table.select(['query_id', 'doc_id', 'score']) for read in reads]
         table = pa.concat_tables(tables)
         query_ids, query = _codes(table['query_id'])
         doc_ids, doc = _codes(table['doc_id'])
         run = np.repeat(np.arange(len(tables)), [t.num_rows for t in tables])
         pool = cls.ranked(run, query, doc, to_numpy(table['score']).astype(np.float64), len(tables), query_ids,
                           doc_ids)
-        _ = pool.rows.candidate  # (finds a doc twice in a list now, whatever is asked next)
+        try:
+            _ = pool.rows.candidate  # (finds a doc twice in a list now, whatever is asked next)
+        except DuplicateDocError as error:
+            raise located_duplicate(error, reads) from None
         return pool
 
     @classmethod
@@ -226,6 +228,17 @@ class Pool:
         # (a tie group's place mirrored in its list, the rows of the group in their order)
         destination = list_start + (list_end - tie_end) + (np.arange(n) - tie_start)
         return Pool(rows.moved(destination), _placed(score, destination))
+
+
+def located_duplicate(error: DuplicateDocError, reads: Sequence[Input]) -> InputError:
+    """``error`` named by the source (a file and its lines) of the first of ``reads`` that holds its doc twice in its
+    query (as it is if that run has no source)."""
+    for read in reads:
+        table = read.table
+        same = pc.and_(pc.equal(table['query_id'], error.query_id), pc.equal(table['doc_id'], error.doc_id))
+        if (pc.sum(same).as_py() or 0) > 1:
+            return error if read.source is None else read.source.locate(error)
+    return error
 
 
 def _codes(ids: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:

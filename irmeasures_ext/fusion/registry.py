@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,18 @@ _RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
 }
 #: Parameters of one number a run, and of one table of numbers a run.
 _PER_RUN, _TABLES = {'weights', 'map_scores'}, {'probs', 'log_odds'}
+
+
+def checked_fusion(method: str, params: Mapping[str, Any] | None, n_runs: int) \
+        -> tuple[Callable[..., np.ndarray], dict[str, Any]]:
+    """The function of ``method`` (a key of :data:`EVERY_METHOD`) and its ``params`` checked for ``n_runs`` runs
+    (two or more): FusionError otherwise."""
+    if n_runs < 2:
+        raise FusionError(f'fuse needs at least two runs, got {n_runs}')
+    if method not in EVERY_METHOD:
+        raise FusionError(f'unknown fusion method {method!r}: use one of {sorted(EVERY_METHOD)}')
+    function = EVERY_METHOD[method]
+    return function, checked_params(function, method, dict(params or {}), n_runs)
 
 
 def checked_params(function: Callable[..., np.ndarray], method: str, params: dict[str, Any], n_runs: int) \

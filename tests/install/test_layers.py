@@ -34,7 +34,7 @@ ALLOWED = {
     'dask': {'engine', 'frames', 'plugin', 'readers'},
     'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
     'ir_metadata': {'engine', 'readers'},
-    'fusion': {'comparison', 'engine', 'evaluation', 'measures', 'plugin', 'readers', '_arrow'},
+    'fusion': {'comparison', 'engine', 'evaluation', 'ir_metadata', 'measures', 'plugin', 'readers', '_arrow'},
 }
 ALLOWED['cli'] = set(ALLOWED)
 #: The package's face (its ``__init__``: what ``import irmeasures_ext`` gives) and ``python -m``: not layers.
