@@ -210,8 +210,8 @@ class _Pair:
         sides = _Side.of(orig, chosen), _Side.of(rep, chosen)
         orig_keys, orig_rows = sides[0].by_key
         rep_keys, rep_rows = sides[1].by_key
-        at = np.minimum(np.searchsorted(orig_keys, rep_keys), max(len(orig_keys) - 1, 0))
-        found = orig_keys[at] == rep_keys if len(orig_keys) else np.zeros(len(rep_keys), dtype=bool)
+        at = np.minimum(np.searchsorted(orig_keys, rep_keys), len(orig_keys) - 1)  # (the original answers every topic)
+        found = orig_keys[at] == rep_keys
         orig_row_of = np.full(len(rep_keys), -1, dtype=np.int64)
         orig_row_of[rep_rows[found]] = orig_rows[at[found]]
         shared_rep = np.flatnonzero(orig_row_of >= 0)

@@ -114,15 +114,17 @@ def test_ktu_of_a_topic_after_a_topic_ending_in_a_shared_doc():
     assert math.isnan(frame.ktu[0]) and frame.ktu[1] == 0.0 and frame.rbo_ext.tolist()[:2] == [1.0, 0.0]
 
 
+@pytest.mark.parametrize('lacking', ['original', 'reproduced'])
 @pytest.mark.parametrize('n', [12000, 16384])
-def test_ktu_of_long_lists_near_the_int16_bound_of_the_merge_keys(n):
-    # (the reproduction's n docs in order; the original lacks its 6th (rank 5): the union is the reproduction's docs,
-    # the original ranks the missing one last, after the n - 6 docs the reproduction ranks below it: those are the
-    # discordant pairs, no pair is tied: tau = (P - 2 D) / P, P = n (n - 1) / 2. The merge sort's values reach
-    # n - 1: 11999, within int16 keys (2 (n + 1) <= 2^15), and 16383, one past)
+def test_ktu_of_long_lists_near_the_int16_bound_of_the_merge_keys(n, lacking):
+    # (one list holds n docs in order, the other lacks the 6th (rank 5): the union is the n docs, the shorter list
+    # ranks the missing one last, after the n - 6 docs the other ranks below it: those are the discordant pairs, no
+    # pair is tied: tau = (P - 2 D) / P, P = n (n - 1) / 2. The merge sort's values are the original's ranks of the
+    # n - 1 shared docs, in a row of the next power of two: with the original whole they reach n - 1: 11999, within
+    # int16 keys (2 (n + 1) <= 2^15), and 16383, one past, the row padded by one key above all, 2 n)
     docs = [f'd{i:05d}' for i in range(n)]
-    original = RankedLists.of(run_of({'1': docs[:5] + docs[6:]}), length=n)
-    reproduced = RankedLists.of(run_of({'1': docs}), length=n)
+    short, whole = (RankedLists.of(run_of({'1': listed}), length=n) for listed in (docs[:5] + docs[6:], docs))
+    original, reproduced = (short, whole) if lacking == 'original' else (whole, short)
     pairs = n * (n - 1) // 2
     expected = (pairs - 2 * (n - 6)) / pairs
     assert reproduce.ranked_list_agreement(original, reproduced).ktu[0] == pytest.approx(expected, rel=1e-14)
