@@ -71,17 +71,18 @@ def run(argv: list[str]) -> int:
     prepare_process()
     from irmeasures_ext.ir_metadata import write_run
     from irmeasures_ext.readers.inputs import read_input
-    runs = [read_input(load_run(path, args.format), 'run') for path in args.runs]
+    runs = [load_run(path, args.format) for path in args.runs]
     if args.optimize is not None:
-        fused = _tuned(args, runs, grid)
-    elif args.method in SUPERVISED:
-        fused = _trained(args, runs, params)
-    else:
-        from irmeasures_ext.fusion import fuse
-        fused = fuse(runs, args.method, _norm(args), params)
-    write_run(fused, args.output, args.metadata, tag=args.tag, overwrite=args.overwrite)
-    print(f'{PROG}: {len(fused)} lines of {fused["query_id"].nunique()} queries written to {args.output}',
-          file=sys.stderr)
+        fused = _tuned(args, [read_input(run, 'run') for run in runs], grid)
+        write_run(fused, args.output, args.metadata, tag=args.tag, overwrite=args.overwrite)
+        lines, queries = len(fused), fused['query_id'].nunique()
+    else:  # (streamed: fused and written a range of queries at a time)
+        from irmeasures_ext.fusion import fuse_to_file
+        if args.method in SUPERVISED:
+            params = _trained(args, runs, params)
+        lines, queries = fuse_to_file(runs, args.output, args.method, _norm(args), params, metadata=args.metadata,
+                                      tag=args.tag, overwrite=args.overwrite)
+    print(f'{PROG}: {lines} lines of {queries} queries written to {args.output}', file=sys.stderr)
     return 0
 
 
@@ -150,20 +151,20 @@ def _query_ids(*read: Input) -> set[str]:
     return {query for data in read for query in pc.unique(data.table['query_id']).to_pylist()}
 
 
-def _trained(args: argparse.Namespace, runs: list[Input], params: dict[str, Any]) -> pd.DataFrame:
-    """The runs fused by the supervised method trained on --train-runs and --train-qrels, its training parameters
-    ``params``; CliError when a query to fuse is a training query, unless --allow-train-test-overlap."""
+def _trained(args: argparse.Namespace, runs: list[Any], params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of the supervised method trained on --train-runs and --train-qrels with the training parameters
+    ``params``; CliError when a query of ``runs`` is a training query, unless --allow-train-test-overlap."""
     from irmeasures_ext.evaluation import listed
-    from irmeasures_ext.fusion import fuse, train
+    from irmeasures_ext.fusion import train
     from irmeasures_ext.readers.inputs import read_input
     labels = read_input(load_qrels(args.train_qrels, args.qrels_format or args.format), 'qrels')
-    if (overlap := sorted(_query_ids(labels) & _query_ids(*runs))) and not args.allow_train_test_overlap:
+    fused_queries = _query_ids(*(read_input(run, 'run') for run in runs))
+    if (overlap := sorted(_query_ids(labels) & fused_queries)) and not args.allow_train_test_overlap:
         raise CliError(f'{len(overlap)} of the queries to fuse are training queries of --train-qrels '
                        f'{args.train_qrels} ({listed(overlap)}), so their fusion would be trained on their own '
                        'judgments: fuse other queries, or give --allow-train-test-overlap')
     training_runs = [read_input(load_run(path, args.format), 'run') for path in args.train_runs]
-    trained = train(labels, training_runs, args.method, _norm(args), params)
-    return fuse(runs, args.method, _norm(args), trained)
+    return train(labels, training_runs, args.method, _norm(args), params)
 
 
 def _tuned(args: argparse.Namespace, runs: list[Input], grid: dict[str, list[Any]] | None) -> pd.DataFrame:

@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from irmeasures_ext.fusion.normalize import NORMS, normalize
-from irmeasures_ext.fusion.pool import FusionError, Pool
+from irmeasures_ext.fusion.pool import FusionError, Pool, pools
 from irmeasures_ext.fusion.registry import METHODS, as_frame, checked_fusion
 from irmeasures_ext.fusion.stream import fuse_to_file
 from irmeasures_ext.fusion.trained import SUPERVISED
@@ -68,8 +68,9 @@ def fuse(runs: list[Any] | Mapping[str, Any], method: str = 'rrf', norm: str | N
     ``probs``, ``log_odds``, ``map_scores`` and ``w``): see the package's docstring."""
     runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
     function, arguments = checked_fusion(method, params, len(runs))
-    pool = normalize(Pool.read(runs), norm)
-    return as_frame(pool.rows, pool.rows.candidate_query, pool.rows.candidate_doc, function(pool, **arguments))
+    frames = [as_frame(pool.rows, pool.rows.candidate_query, pool.rows.candidate_doc, function(pool, **arguments))
+              for pool in (normalize(part, norm) for part in pools(runs))]
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def fusion_transformer(*pipelines: Any, method: str = 'rrf', norm: str | None = 'min-max',

@@ -11,7 +11,7 @@ query, then ascending doc id.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +22,11 @@ from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
 from irmeasures_ext.engine.ranking import check_run
 from irmeasures_ext.errors import DuplicateDocError, InputError
 from irmeasures_ext.readers.inputs import Input, read_input
+
+#: Rows (of all runs together) pooled at once by :func:`pools`: a pool's ids are coded through hash tables, faster
+#: in parts that stay in the CPU caches (10 runs of 1M lines read and fused by RRF in 4.7 s in parts of 2^18 rows,
+#: 5.0 s of 2^19, 6.2 s of 2^20, 10.1 s at once).
+PART_ROWS = 1 << 18
 
 
 class FusionError(InputError):
@@ -185,29 +190,31 @@ class Pool:
     def read(cls, runs: Sequence[object]) -> Pool:
         """The pool of ``runs``, each in any form :func:`~irmeasures_ext.readers.inputs.read_input` reads;
         a non-finite score or a doc twice in a query of a run is an InputError."""
-        reads = [read_input(run, 'run') for run in runs]
-        for read in reads:
-            with read.located():
-                check_run(read.table, duplicates=False)
-        tables = [read.table.select(['query_id', 'doc_id', 'score']) for read in reads]
-        table = pa.concat_tables(tables)
+        reads = _checked_reads(runs)
+        try:
+            return cls.of_tables([read.table for read in reads])
+        except DuplicateDocError as error:
+            raise located_duplicate(error, reads) from None
+
+    @classmethod
+    def of_tables(cls, tables: Sequence[pa.Table]) -> Pool:
+        """The pool of runs read and checked (tables of query_id, doc_id and score); a doc twice in a query of a run
+        is a DuplicateDocError."""
+        table = pa.concat_tables([table.select(['query_id', 'doc_id', 'score']) for table in tables])
         query_ids, query = _codes(table['query_id'])
         doc_ids, doc = _codes(table['doc_id'])
         run = np.repeat(np.arange(len(tables)), [t.num_rows for t in tables])
         pool = cls.ranked(run, query, doc, to_numpy(table['score']).astype(np.float64), len(tables), query_ids,
                           doc_ids)
-        try:
-            _ = pool.rows.candidate  # (finds a doc twice in a list now, whatever is asked next)
-        except DuplicateDocError as error:
-            raise located_duplicate(error, reads) from None
+        _ = pool.rows.candidate  # (finds a doc twice in a list now, whatever is asked next)
         return pool
 
     @classmethod
     def ranked(cls, run: np.ndarray, query: np.ndarray, doc: np.ndarray, score: np.ndarray, n_runs: int,
                query_ids: pa.Array, doc_ids: pa.Array) -> Pool:
         """The pool of these rows (run after run), put in rank order unless they are."""
-        if not _in_rank_order(run, query, doc, score):
-            order = np.lexsort((-doc, -score, run * len(query_ids) + query))
+        order = _rank_order(run * len(query_ids) + query, doc, score, len(doc_ids))
+        if order is not None:
             run, query, doc, score = run[order], query[order], doc[order], score[order]
         return cls(Rows(run, query, doc, n_runs, query_ids, doc_ids), score)
 
@@ -228,6 +235,59 @@ class Pool:
         # (a tie group's place mirrored in its list, the rows of the group in their order)
         destination = list_start + (list_end - tie_end) + (np.arange(n) - tie_start)
         return Pool(rows.moved(destination), _placed(score, destination))
+
+
+def pools(runs: Sequence[object], part_rows: int | None = None) -> Iterator[Pool]:
+    """The pools of ``runs`` (read and checked as :meth:`Pool.read` does), each of a range of query ids, in
+    ascending order, of at most ``part_rows`` (default :data:`PART_ROWS`) rows of all runs together (or one
+    query)."""
+    reads = _checked_reads(runs)
+    tables = [read.table for read in reads]
+    for part in _query_parts(tables, PART_ROWS if part_rows is None else part_rows):
+        try:
+            yield Pool.of_tables(part)
+        except DuplicateDocError as error:
+            raise located_duplicate(error, reads) from None
+
+
+def range_starts(rows: np.ndarray, max_rows: int) -> np.ndarray:
+    """Consecutive ranges of items of ``rows`` rows each, as many items as fit in ``max_rows`` rows (or one): the
+    first item of each range."""
+    through = np.cumsum(rows)
+    starts = [0]
+    while (end := max(int(np.searchsorted(through, through[starts[-1]] - rows[starts[-1]] + max_rows, side='right')),
+                      starts[-1] + 1)) < len(rows):
+        starts.append(end)
+    return np.array(starts, dtype=np.int64)
+
+
+def _checked_reads(runs: Sequence[object]) -> list[Input]:
+    """``runs`` read, each checked as an evaluation checks a run but for a doc twice in a query (the pool finds
+    those): a non-finite score is an InputError naming its line."""
+    reads = [read_input(run, 'run') for run in runs]
+    for read in reads:
+        with read.located():
+            check_run(read.table, duplicates=False)
+    return reads
+
+
+def _query_parts(tables: list[pa.Table], part_rows: int) -> Iterator[list[pa.Table]]:
+    """The rows of ``tables`` by ranges of query ids (:func:`range_starts` of the queries in ascending order), each
+    range's rows of each table in their order."""
+    if sum(table.num_rows for table in tables) <= part_rows:
+        yield tables
+        return
+    query_ids, codes = _codes(pa.concat_tables([table.select(['query_id']) for table in tables])['query_id'])
+    starts = range_starts(np.bincount(codes, minlength=len(query_ids)), part_rows)
+    range_of = np.repeat(np.arange(len(starts)), np.diff(starts, append=len(query_ids)))[codes]
+    split = []
+    for table, offset in zip(tables, np.cumsum([0] + [table.num_rows for table in tables]).tolist(), strict=False):
+        ranges = range_of[offset:offset + table.num_rows]
+        order = np.argsort(ranges, kind='stable')
+        bounds = np.searchsorted(ranges[order], np.arange(len(starts) + 1))
+        ordered = table.take(from_numpy(order))
+        split.append([ordered.slice(start, end - start) for start, end in zip(bounds[:-1], bounds[1:], strict=True)])
+    yield from (list(part) for part in zip(*split, strict=True))
 
 
 def located_duplicate(error: DuplicateDocError, reads: Sequence[Input]) -> InputError:
@@ -260,13 +320,25 @@ def _changes(*keys: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.flatnonzero(changed) + 1))
 
 
-def _in_rank_order(run: np.ndarray, query: np.ndarray, doc: np.ndarray, score: np.ndarray) -> bool:
-    """Whether the rows are run after run, each list contiguous, in rank order."""
-    starts = _changes(run, query)
-    list_keys = run[starts] * (query.max(initial=0) + 1) + query[starts]
-    if np.any(np.diff(run) < 0) or len(np.unique(list_keys)) < len(starts):
-        return False
-    same_list = np.ones(max(len(run) - 1, 0), dtype=bool)
-    same_list[starts[1:] - 1] = False
-    before, after = score[:-1], score[1:]
-    return bool(np.all(~same_list | (before > after) | ((before == after) & (doc[:-1] > doc[1:]))))
+def _rank_order(list_key: np.ndarray, doc: np.ndarray, score: np.ndarray, n_docs: int) -> np.ndarray | None:
+    """The order of the rows that puts them in rank order (by ``list_key``, then descending score, then descending
+    doc), or None if they are. Rows whose lists are each contiguous with non-increasing scores (as a run file has
+    them) are sorted on one integer key, a tie group's place and the doc, which is in order but within tie groups
+    (a stable sort finds the ordered stretches); others by the three keys."""
+    n = len(list_key)
+    starts = _changes(list_key)
+    in_lists = np.ones(max(n - 1, 0), dtype=bool)
+    in_lists[starts[1:] - 1] = False
+    if len(np.unique(list_key[starts])) < len(starts) or np.any(in_lists & (score[:-1] < score[1:])) \
+            or n * max(n_docs, 1) >= 1 << 62:
+        return np.lexsort((-doc, -score, list_key))
+    sizes = np.diff(starts, append=n)
+    by_key = np.argsort(list_key[starts], kind='stable')
+    placed = np.empty(len(starts), dtype=np.int64)
+    placed[by_key] = np.cumsum(sizes[by_key]) - sizes[by_key]  # (each list's first row in rank order)
+    destination = np.arange(n) - np.repeat(starts - placed, sizes)
+    ties = _changes(list_key, score)
+    key = np.repeat(destination[ties], np.diff(ties, append=n)) * n_docs + (n_docs - 1 - doc)
+    if n < 2 or np.all(key[1:] > key[:-1]):
+        return None
+    return np.argsort(key, kind='stable')

@@ -42,7 +42,7 @@ from irmeasures_ext.engine.ranking import check_run
 from irmeasures_ext.engine.stream import in_whole_queries, temporary_directory
 from irmeasures_ext.errors import DuplicateDocError
 from irmeasures_ext.fusion.normalize import checked_norm, normalize
-from irmeasures_ext.fusion.pool import FusionError, Pool, located_duplicate
+from irmeasures_ext.fusion.pool import FusionError, Pool, located_duplicate, range_starts
 from irmeasures_ext.fusion.registry import as_frame, checked_fusion
 from irmeasures_ext.ir_metadata import MetadataLike, run_writer
 from irmeasures_ext.readers.inputs import Input, InputDict, TableSource, as_source, read_input
@@ -58,20 +58,24 @@ DEFAULT_MAX_ROWS = 1 << 19
 def fuse_to_file(runs: Sequence[Any] | Mapping[str, Any], output: str | os.PathLike[str], method: str = 'rrf',
                  norm: str | None = 'min-max', params: Mapping[str, Any] | None = None, *,
                  metadata: MetadataLike | None = None, tag: str | None = None,
-                 overwrite: bool = False, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+                 overwrite: bool = False, max_rows: int = DEFAULT_MAX_ROWS) -> tuple[int, int]:
     """Writes to ``output`` the fusion of ``runs`` by ``method``, ``norm`` and ``params`` (as
     :func:`~irmeasures_ext.fusion.fuse`), as ``write_run(fuse(runs, method, norm, params), output, metadata,
     tag=tag, overwrite=overwrite)`` writes it, byte for byte, in memory bounded by ``max_rows``: the most rows (of all
-    runs together) fused at once; the rows of one query are never split (see the module's docstring)."""
+    runs together) fused at once; the rows of one query are never split (see the module's docstring). Returns the
+    number of lines (docs) and of queries written."""
     runs = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
     function, arguments = checked_fusion(method, params, len(runs))
     checked_norm(norm)  # (before reading the runs)
     if not (isinstance(max_rows, int) and max_rows >= 1):
         raise FusionError(f'max_rows must be a whole number ≥ 1, got {max_rows!r}')
+    lines = queries = 0
     with run_writer(output, metadata, tag=tag, overwrite=overwrite) as write:
         with contextlib.closing(_fused_ranges(runs, norm, function, arguments, max_rows)) as ranges:
             for fused in ranges:
                 write(fused)
+                lines, queries = lines + len(fused), queries + fused['query_id'].nunique()
+    return lines, queries
 
 
 # -- the runs, spilled by query and fused range by range ---------------------------------------------------------
@@ -156,11 +160,7 @@ def _ranges(spills: list[_Spill], max_rows: int) -> list[list[list[tuple[int, in
     entry_id = to_numpy(encoded.indices).astype(np.int64)
     ascending = to_numpy(pc.sort_indices(encoded.dictionary)).astype(np.int64)
     rows = np.bincount(entry_id, weights=counts, minlength=len(ascending))[ascending]
-    rows_through = np.cumsum(rows)
-    firsts = [0]  # the first query (its place in ascending order) of each range: as many as fit in max_rows, or one
-    while (end := max(int(np.searchsorted(rows_through, rows_through[firsts[-1]] - rows[firsts[-1]] + max_rows,
-                                          side='right')), firsts[-1] + 1)) < len(ascending):
-        firsts.append(end)
+    firsts = range_starts(rows, max_rows)  # (the first query, its place in ascending order, of each range)
     range_of_place = np.repeat(np.arange(len(firsts)), np.diff(firsts, append=len(ascending)))
     place = np.empty(len(ascending), dtype=np.int64)
     place[ascending] = np.arange(len(ascending))

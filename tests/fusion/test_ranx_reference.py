@@ -13,7 +13,7 @@ from collections import defaultdict
 import pytest
 from conftest import DATA
 
-from irmeasures_ext.fusion import METHODS, SUPERVISED, fuse, normalized, train
+from irmeasures_ext.fusion import METHODS, SUPERVISED, fuse, normalized, pool, train
 
 FOLDER = DATA / 'ranx_fusion'
 REFERENCE = json.loads(gzip.decompress((FOLDER / 'reference.json.gz').read_bytes()))
@@ -29,6 +29,13 @@ EMPTY_LIST_QUERIES = set().union(*EMPTY_LISTS.values())
 EMPTY_LIST_SENSITIVE = {'bordafuse', 'w_bordafuse', 'condorcet', 'w_condorcet', 'bayesfuse'}
 RANK_BASED = {'isr', 'log_isr', 'logn_isr', 'rrf', 'rbc', 'bordafuse', 'w_bordafuse', 'condorcet', 'w_condorcet',
               'posfuse', 'probfuse', 'segfuse', 'slidefuse', 'mapfuse', 'bayesfuse'}
+
+
+@pytest.fixture(autouse=True, params=['whole', 'in parts'])
+def pooled(request, monkeypatch):
+    """Every case fused in one pool, and in pools of a few queries each (as large runs are: pool.PART_ROWS)."""
+    if request.param == 'in parts':
+        monkeypatch.setattr(pool, 'PART_ROWS', 60)
 
 
 def ranx_fused(case_id: str) -> dict[str, dict[str, float]]:
