@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import DATA
 
+import irmeasures_ext.fusion.pool as pool
 import irmeasures_ext.fusion.stream as stream
 from irmeasures_ext.errors import InputError, ReversedScoresWarning, RunWriteError
 from irmeasures_ext.fusion import METHODS, NORMS, SUPERVISED, FusionError, fuse, fuse_to_file, train
@@ -223,3 +224,16 @@ def test_a_run_listed_by_ascending_score_is_warned_about_as_in_memory(tmp_path):
         fuse_to_file([tmp_path / 'ascending.txt', MAIN[1]], tmp_path / 'fused.txt', max_rows=BUDGET)
     assert [str(warning.message) for warning in got] == [str(warning.message) for warning in expected]
     assert 'ascending.txt: in all 11 queries with two or more docs the scores increase' in str(got[0].message)
+
+
+@pytest.mark.parametrize('stretches', [1, 64])
+@pytest.mark.parametrize('method', ['rrf', 'wsum', 'condorcet', 'bordafuse'])
+def test_fuse_in_pools_of_a_few_queries_as_in_one(runs, monkeypatch, method, stretches):
+    # (fuse pools large runs a range of queries at a time, each run's rows of a range its slices, or, when its queries
+    # are interleaved (the shuffled run; every run with stretches=1), taken in range order; whole runs in one pool are
+    # ranx's values: test_ranx_reference.py)
+    whole = fuse(runs, method, 'min-max', parameters(method))
+    monkeypatch.setattr(pool, 'PART_ROWS', BUDGET)
+    monkeypatch.setattr(pool, '_STRETCHES_PER_RANGE', stretches)
+    assert len(list(pool.pools(runs))) > 5
+    pd.testing.assert_frame_equal(fuse(runs, method, 'min-max', parameters(method)), whole)
