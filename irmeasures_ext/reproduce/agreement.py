@@ -86,7 +86,7 @@ class RankedLists:
         return cls(topics, topic[kept], pc.take(table['doc_id'], ordered[kept]).combine_chunks(), rank[kept], sizes)
 
     @functools.cached_property
-    def side(self) -> _Side:
+    def _side(self) -> _Side:
         """These lists as the side of a comparison on their own topics (made once)."""
         return _Side(self.topic, self.rank, self.doc, self.sizes)
 
@@ -159,7 +159,7 @@ class _Side:
     @classmethod
     def of(cls, lists: RankedLists, chosen: pa.Array) -> _Side:
         if chosen is lists.topics:
-            return lists.side
+            return lists._side
         position = pc.index_in(lists.topics, value_set=chosen)
         to_chosen = pc.fill_null(position, -1).to_numpy().astype(np.int64)
         row_topic = to_chosen[lists.topic]
