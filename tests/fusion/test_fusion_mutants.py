@@ -1,9 +1,11 @@
 """Tests found by mutation testing of the fusion kernels (`fusion/normalize.py`, `fusion/methods.py`,
-`fusion/trained.py`; tests/MUTANTS.md, "Issue 51's fusion kernels"): Condorcet's Copeland scores, SegFuse's segments
-past the third, BayesFuse past the end of a table. Each expected value is worked out by hand from the definitions
-(:func:`irmeasures_ext.fusion.methods._condorcet`, docs/fusion.md; comments), never by our code."""
+`fusion/trained.py`, `fusion/pool.py`; tests/MUTANTS.md, "Issue 51's fusion kernels"): Condorcet's Copeland scores,
+SegFuse's segments past the third, BayesFuse past the end of a table, the pools' ranges of queries. Each expected
+value is worked out by hand from the definitions (:func:`irmeasures_ext.fusion.methods._condorcet`, docs/fusion.md;
+comments), never by our code."""
 import math
 
+import numpy as np
 import pytest
 
 from irmeasures_ext.fusion import fuse
@@ -74,3 +76,11 @@ def test_bayesfuse_past_the_end_of_a_table_takes_the_unranked_log_odds():
     unranked = math.log(0.001 / 0.999)
     got = fused([{'a': 2.0, 'b': 1.0}, {'b': 2.0, 'c': 1.0}], 'bayesfuse', log_odds=[[1.0], [2.0, 3.0]])
     assert got == pytest.approx({'a': 1 + unranked, 'b': unranked + 2, 'c': unranked + 3}, rel=1e-15)
+
+
+def test_range_starts_cuts_as_many_items_as_fit():
+    # (rows 2 2 2 3, at most 4 a range: [2 2] [2] [3]; at most 6: [2 2 2] [3]; an item above the most: alone)
+    from irmeasures_ext.fusion.pool import range_starts
+    assert range_starts(np.array([2, 2, 2, 3]), 4).tolist() == [0, 2, 3]
+    assert range_starts(np.array([2, 2, 2, 3]), 6).tolist() == [0, 3]
+    assert range_starts(np.array([5, 1, 1]), 4).tolist() == [0, 1]

@@ -7,7 +7,9 @@ rank-based methods on the long runs (ranx ranks ties by quicksort), the queries 
 ``make_comparable``'s empty lists (:data:`EMPTY_LIST_QUERIES`) and CombMAX's −1e9 for a missing doc
 (:func:`test_comb_max_of_the_present_scores`)."""
 import gzip
+import itertools
 import json
+import random
 from collections import defaultdict
 
 import pytest
@@ -31,11 +33,47 @@ RANK_BASED = {'isr', 'log_isr', 'logn_isr', 'rrf', 'rbc', 'bordafuse', 'w_bordaf
               'posfuse', 'probfuse', 'segfuse', 'slidefuse', 'mapfuse', 'bayesfuse'}
 
 
-@pytest.fixture(autouse=True, params=['whole', 'in parts'])
-def pooled(request, monkeypatch):
-    """Every case fused in one pool, and in pools of a few queries each (as large runs are: pool.PART_ROWS)."""
+def rewritten(path, folder, order: str):
+    """The run file ``path`` with the same lines in another order: ``'lists reordered'``, its queries' lists in the
+    reverse order and each tie group's lines reversed (still by descending score); ``'lines shuffled'``, each query's
+    lines in a random order (seeded)."""
+    lists = defaultdict(list)
+    for line in path.read_text().splitlines(keepends=True):
+        lists[line.split()[0]].append(line)
+    rng = random.Random(51)
+    lines = []
+    for query in reversed(lists) if order == 'lists reordered' else lists:
+        if order == 'lines shuffled':
+            rng.shuffle(lists[query])
+            lines += lists[query]
+        else:
+            for _, group in itertools.groupby(lists[query], key=lambda line: float(line.split()[4])):
+                lines += reversed(list(group))
+    target = folder / path.name
+    target.write_text(''.join(lines))
+    return target
+
+
+@pytest.fixture(scope='module')
+def reordered_runs(tmp_path_factory):
+    """The input sets' run files rewritten in each order of :func:`rewritten`."""
+    runs = {}
+    for order in ('lists reordered', 'lines shuffled'):
+        folder = tmp_path_factory.mktemp(order.replace(' ', '-'))
+        runs[order] = {name: [rewritten(path, folder, order) for path in paths] for name, paths in RUN_FILES.items()}
+    return runs
+
+
+@pytest.fixture(autouse=True, params=['whole', 'in parts', 'lists reordered', 'lines shuffled'])
+def pooled(request, monkeypatch, reordered_runs):
+    """Every case fused in one pool, in pools of a few queries each (as large runs are: pool.PART_ROWS), and from its
+    runs' lines in other orders: lists in another order and ties not by descending doc id (ranked on one key), lines
+    in no order (ranked by three)."""
     if request.param == 'in parts':
         monkeypatch.setattr(pool, 'PART_ROWS', 60)
+    elif request.param != 'whole':
+        for name, paths in reordered_runs[request.param].items():
+            monkeypatch.setitem(RUN_FILES, name, paths)
 
 
 def ranx_fused(case_id: str) -> dict[str, dict[str, float]]:
