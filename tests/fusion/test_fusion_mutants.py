@@ -84,3 +84,14 @@ def test_range_starts_cuts_as_many_items_as_fit():
     assert range_starts(np.array([2, 2, 2, 3]), 4).tolist() == [0, 2, 3]
     assert range_starts(np.array([2, 2, 2, 3]), 6).tolist() == [0, 3]
     assert range_starts(np.array([5, 1, 1]), 4).tolist() == [0, 1]
+
+
+def test_a_list_out_of_score_order_after_the_highest_score_is_ranked_by_score():
+    # (run 1 lists q2's docs by ascending score after q1's higher score; each run ranks c above b in q2. RRF, k = 60:
+    # c 1/61 + 1/61, b 1/62 + 1/62; q1's a 1/61)
+    import pandas as pd
+    first = pd.DataFrame({'query_id': ['q1', 'q2', 'q2'], 'doc_id': ['a', 'b', 'c'], 'score': [10.0, 1.0, 2.0]})
+    second = pd.DataFrame({'query_id': ['q2', 'q2'], 'doc_id': ['c', 'b'], 'score': [5.0, 4.0]})
+    fused = fuse([first, second], 'rrf', None, {'k': 60})
+    assert list(fused.itertuples(index=False, name=None)) == [('q1', 'a', 1 / 61), ('q2', 'c', 2 / 61),
+                                                             ('q2', 'b', 2 / 62)]
