@@ -331,10 +331,11 @@ def _changes(*keys: np.ndarray) -> np.ndarray:
 
 
 def _rank_order(list_key: np.ndarray, doc: np.ndarray, score: np.ndarray, n_docs: int) -> np.ndarray | None:
-    """The order of the rows that puts them in rank order (by ``list_key``, then descending score, then descending
-    doc), or None if they are. Rows whose lists are each contiguous with non-increasing scores (as a run file has
-    them) are sorted on one integer key, a tie group's place and the doc, which is in order but within tie groups
-    (a stable sort finds the ordered stretches); others by the three keys."""
+    """An order of the rows that makes each list (of one ``list_key``) contiguous, run after run, and puts its rows
+    in rank order (descending score, then descending doc), or None if they are so. Rows whose lists are each
+    contiguous with non-increasing scores (as a run file has them) keep their lists where they are and are sorted
+    on one integer key, a tie group's first row and the doc, which is in order but within tie groups (a stable sort
+    finds the ordered stretches); others by the three keys."""
     n = len(list_key)
     starts = _changes(list_key)
     in_lists = np.ones(max(n - 1, 0), dtype=bool)
@@ -342,13 +343,8 @@ def _rank_order(list_key: np.ndarray, doc: np.ndarray, score: np.ndarray, n_docs
     if len(np.unique(list_key[starts])) < len(starts) or np.any(in_lists & (score[:-1] < score[1:])) \
             or n * max(n_docs, 1) >= 1 << 62:
         return np.lexsort((-doc, -score, list_key))
-    sizes = np.diff(starts, append=n)
-    by_key = np.argsort(list_key[starts], kind='stable')
-    placed = np.empty(len(starts), dtype=np.int64)
-    placed[by_key] = np.cumsum(sizes[by_key]) - sizes[by_key]  # (each list's first row in rank order)
-    destination = np.arange(n) - np.repeat(starts - placed, sizes)
     ties = _changes(list_key, score)
-    key = np.repeat(destination[ties], np.diff(ties, append=n)) * n_docs + (n_docs - 1 - doc)
+    key = np.repeat(ties, np.diff(ties, append=n)) * n_docs + (n_docs - 1 - doc)
     if n < 2 or np.all(key[1:] > key[:-1]):
         return None
     return np.argsort(key, kind='stable')

@@ -95,3 +95,26 @@ def test_a_list_out_of_score_order_after_the_highest_score_is_ranked_by_score():
     fused = fuse([first, second], 'rrf', None, {'k': 60})
     assert list(fused.itertuples(index=False, name=None)) == [('q1', 'a', 1 / 61), ('q2', 'c', 2 / 61),
                                                              ('q2', 'b', 2 / 62)]
+
+
+def test_ties_are_ordered_by_doc_within_their_own_list_only():
+    # (q1's a c and q2's b d all score 1 and q1's list ends where q2's begins: each list's tie ordered by descending
+    # doc id, c a and d b, never the four together (d c b a would mix the lists); RRF, k = 60, the run twice:
+    # the first of a list 2/61, the second 2/62)
+    import pandas as pd
+    run = pd.DataFrame({'query_id': ['q1', 'q1', 'q2', 'q2'], 'doc_id': ['a', 'c', 'b', 'd'], 'score': [1.0] * 4})
+    fused = fuse([run, run.copy()], 'rrf', None, {'k': 60})
+    assert list(fused.itertuples(index=False, name=None)) == [('q1', 'c', 2 / 61), ('q1', 'a', 2 / 62),
+                                                             ('q2', 'd', 2 / 61), ('q2', 'b', 2 / 62)]
+
+
+def test_a_tie_after_the_first_row_and_a_pool_of_two_rows_are_ordered():
+    # (x above a tie of a and b listed a first: b ranks 2, a 3 (RRF 1/62, 1/63); two tied rows and a run with none:
+    # b 1/61, a 1/62)
+    import pandas as pd
+    run = pd.DataFrame({'query_id': ['q1'] * 3, 'doc_id': ['x', 'a', 'b'], 'score': [3.0, 1.0, 1.0]})
+    fused = fuse([run, run.iloc[:0]], 'rrf', None, {'k': 60})
+    assert list(fused.itertuples(index=False, name=None)) == [('q1', 'x', 1 / 61), ('q1', 'b', 1 / 62),
+                                                             ('q1', 'a', 1 / 63)]
+    fused = fuse([run.iloc[1:], run.iloc[:0]], 'rrf', None, {'k': 60})
+    assert list(fused.itertuples(index=False, name=None)) == [('q1', 'b', 1 / 61), ('q1', 'a', 1 / 62)]
