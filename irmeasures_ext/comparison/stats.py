@@ -7,6 +7,8 @@ not differ on any query, which is no evidence of a difference).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from irmeasures_ext.engine.aggregates import MEAN, MEDIAN, Aggregate
@@ -16,6 +18,9 @@ from irmeasures_ext.engine.aggregates import MEAN, MEDIAN, Aggregate
 RELATIVE_TOLERANCE = 1e-12
 #: Elements of the largest temporary array (resamples × queries [× runs]) built at once.
 BLOCK = 4_000_000
+#: The incomplete beta function's continued fraction stops where a step changes it by at most a float's epsilon, or
+#: fails after this many steps (Student's t took under 100 at every t, from 1 to 10^8 degrees of freedom).
+FRACTION_STEPS = 1_000
 
 
 def _chunk(width: int) -> int:
@@ -26,7 +31,6 @@ def _chunk(width: int) -> int:
 def paired_t(differences: np.ndarray) -> np.ndarray:
     """Two-sided p-values of the paired Student's t-test (``scipy.stats.ttest_rel``) for each row of
     per-query differences. A constant non-zero difference gives 0, too few queries NaN."""
-    from scipy.special import stdtr  # Student's t CDF (scipy.stats would import every distribution it has)
     n = differences.shape[-1]
     if n < 2:
         return np.full(differences.shape[:-1], np.nan)
@@ -34,8 +38,68 @@ def paired_t(differences: np.ndarray) -> np.ndarray:
     sd = differences.std(axis=-1, ddof=1)
     with np.errstate(divide='ignore', invalid='ignore'):
         statistic = mean / (sd / np.sqrt(n))
-    p = 2 * stdtr(n - 1, -np.abs(statistic))
+    p = t_two_sided(statistic, n - 1)
     return np.where(sd == 0, np.where(mean == 0, 1.0, 0.0), p)
+
+
+def t_two_sided(statistic: np.ndarray | float, freedom: np.ndarray | float) -> np.ndarray:
+    """P(|T| ≥ |t|) for Student's t with ``freedom`` (> 0) degrees: the regularised incomplete beta function
+    I_x(ν/2, 1/2) at x = ν / (ν + t²) (Abramowitz & Stegun 26.7.1), from its continued fraction where that converges
+    fast, else as 1 - I_{1-x}(1/2, ν/2) (26.5.2), both logs of x and 1 - x from log1p. NaN for a NaN t, 0 for an
+    infinite one. Equal to ``2 * scipy.special.stdtr(ν, -|t|)`` to a relative 1e-12 up to 10^5 degrees (its error
+    grows as ν times a float's epsilon), without importing scipy (0.3 s)."""
+    squared, freedom = np.broadcast_arrays(np.square(np.asarray(statistic, dtype=np.float64)),
+                                           np.asarray(freedom, dtype=np.float64))
+    a = freedom / 2
+    half = np.full_like(a, 0.5)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        x, y = 1 / (1 + squared / freedom), 1 / (1 + freedom / squared)
+        log_x, log_y = -np.log1p(squared / freedom), -np.log1p(freedom / squared)
+        direct = x < (a + 1) / (a + 2.5)  # (else the swapped fraction converges fast)
+        first, second = np.where(direct, a, half), np.where(direct, half, a)
+        log_front = (first * np.where(direct, log_x, log_y) + second * np.where(direct, log_y, log_x)
+                     - math.lgamma(0.5) - _log_gamma_ratio(a, 0.5))
+        value = np.exp(log_front) * _beta_fraction(first, second, np.where(direct, x, y)) / first
+    return np.where(direct, value, 1 - value)
+
+
+def _log_gamma_ratio(a: np.ndarray, b: float) -> np.ndarray:
+    """log Γ(a) - log Γ(a + b) (b ≤ 1), from Stirling's series where a ≥ 50 (the difference of two large
+    ``lgamma`` loses digits), else from ``math.lgamma``."""
+    large = a >= 50
+    s = np.where(large, a, 50.0)
+
+    def stirling_rest(z: np.ndarray) -> np.ndarray:  # (log Γ(z) - (z - ½) log z + z - ½ log 2π)
+        z2 = z * z
+        return (1 / 12 - (1 / 360 - (1 / 1260 - (1 / 1680 - 1 / (1188 * z2)) / z2) / z2) / z2) / z
+
+    stirling = -(s - 0.5) * np.log1p(b / s) - b * np.log(s + b) + b + stirling_rest(s) - stirling_rest(s + b)
+    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    small = np.where(large, 1.0, a)
+    return np.where(large, stirling, lgamma(small) - lgamma(small + b))
+
+
+def _beta_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The continued fraction of a I_x(a, b) / (x^a (1 - x)^b / B(a, b)) (Abramowitz & Stegun 26.5.8), by the
+    modified Lentz method, every element at once (each kept once a step changes it by at most epsilon)."""
+    tiny, epsilon = 1e-300, np.finfo(np.float64).eps
+    c = np.ones_like(x)
+    d = 1 - (a + b) * x / (a + 1)
+    fraction = d = 1 / np.where(np.abs(d) < tiny, tiny, d)
+    active = np.ones(x.shape, dtype=bool)
+    for m in range(1, FRACTION_STEPS):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / np.where(np.abs(d) < tiny, tiny, d)
+            c = 1 + numerator / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            step = c * d
+            fraction = np.where(active, fraction * step, fraction)
+        active &= np.abs(step - 1) > epsilon  # (NaN: done)
+        if not active.any():
+            return fraction
+    raise ArithmeticError(f'the incomplete beta function did not converge in {FRACTION_STEPS} steps')
 
 
 def wilcoxon(differences: np.ndarray) -> np.ndarray:

@@ -113,9 +113,8 @@ def delta_relative_improvement(original_baseline: np.ndarray, original_advanced:
 def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> float:
     """Two-sided p-value of the t-test scipy computes: paired (``ttest_rel``: t = mean(d) / √(var(d) / n), n - 1
     degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
-    degrees); x/0 gives t = ±inf (p 0), 0/0 NaN. Student's t CDF from scipy.special (scipy.stats, which imports
-    every distribution, takes about a second to load)."""
-    from scipy.special import stdtr
+    degrees); x/0 gives t = ±inf (p 0), 0/0 NaN (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
+    from irmeasures_ext.comparison.stats import t_two_sided
     with np.errstate(divide='ignore', invalid='ignore'), warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)  # (a variance of one value: NaN)
         if paired:
@@ -127,7 +126,7 @@ def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> floa
             pooled = ((len(original) - 1) * np.var(original, ddof=1) + (len(reproduced) - 1)
                       * np.var(reproduced, ddof=1)) / freedom
             t = (np.mean(original) - np.mean(reproduced)) / np.sqrt(pooled * (1 / len(original) + 1 / len(reproduced)))
-        return float(2 * stdtr(freedom, -np.abs(t))) if freedom > 0 else math.nan
+        return float(t_two_sided(t, freedom)) if freedom > 0 else math.nan
 
 
 def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.ndarray],
