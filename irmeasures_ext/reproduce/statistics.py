@@ -113,26 +113,40 @@ def delta_relative_improvement(original_baseline: np.ndarray, original_advanced:
 def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> float:
     """Two-sided p-value of the t-test scipy computes: paired (``ttest_rel``: t = mean(d) / √(var(d) / n), n - 1
     degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
-    degrees); x/0 gives t = ±inf (p 0), 0/0 NaN (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
+    degrees; a side of one value adds no variance, as in scipy); x/0 gives t = ±inf (p 0), 0/0 NaN
+    (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
+    return float(_t_test_ps(np.atleast_2d(original), np.atleast_2d(reproduced), paired)[0])
+
+
+def _t_test_ps(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> np.ndarray:
+    """:func:`t_test_p` of each row of ``original`` with the same row of ``reproduced``."""
     from irmeasures_ext.comparison.stats import t_two_sided
-    with np.errstate(divide='ignore', invalid='ignore'), warnings.catch_warnings():
-        warnings.simplefilter('ignore', RuntimeWarning)  # (a variance of one value: NaN)
+    n, m = original.shape[-1], reproduced.shape[-1]
+    freedom = n - 1 if paired else n + m - 2
+    if freedom <= 0 or not n * m:
+        return np.full(len(original), math.nan)
+    with np.errstate(divide='ignore', invalid='ignore'):
         if paired:
             differences = original - reproduced
-            freedom = len(differences) - 1
-            t = np.mean(differences) / np.sqrt(np.var(differences, ddof=1) / len(differences))
+            t = np.mean(differences, axis=-1) / np.sqrt(np.var(differences, axis=-1, ddof=1) / n)
         else:
-            freedom = len(original) + len(reproduced) - 2
-            pooled = ((len(original) - 1) * np.var(original, ddof=1) + (len(reproduced) - 1)
-                      * np.var(reproduced, ddof=1)) / freedom
-            t = (np.mean(original) - np.mean(reproduced)) / np.sqrt(pooled * (1 / len(original) + 1 / len(reproduced)))
-        return float(t_two_sided(t, freedom)) if freedom > 0 else math.nan
+            pooled = (_squared_deviations(original) + _squared_deviations(reproduced)) / freedom  # (one value: 0)
+            t = (np.mean(original, axis=-1) - np.mean(reproduced, axis=-1)) / np.sqrt(pooled * (1 / n + 1 / m))
+        return t_two_sided(t, freedom)
+
+
+def _squared_deviations(values: np.ndarray) -> np.ndarray:
+    """Σ (x - mean)² of each row (as (n - 1) var(x) with ddof 1, but 0 for one value, as scipy's pooled variance)."""
+    return np.sum(np.square(values - np.mean(values, axis=-1, keepdims=True)), axis=-1)
 
 
 def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.ndarray],
               paired: bool) -> dict[Measure, float]:
-    """:func:`t_test_p` per measure; as repro_eval, all 1.0 when every one is NaN and the scores are equal."""
-    values = {measure: t_test_p(original[measure], reproduced[measure], paired) for measure in original}
+    """:func:`t_test_p` per measure (all at once); as repro_eval, all 1.0 when every one is NaN and the scores are
+    equal."""
+    values = dict(zip(original, _t_test_ps(np.array(list(original.values())),
+                                           np.array([reproduced[measure] for measure in original]), paired).tolist(),
+                      strict=True))
     if all(math.isnan(value) for value in values.values()) and all(
             np.array_equal(original[m], reproduced[m]) for m in original):
         values = dict.fromkeys(values, 1.0)

@@ -234,12 +234,17 @@ def test_t_test_p_values_equal_scipy_stats(paired):
     cases = [(rng.random(n), rng.random(n)) for n in (2, 3, 10, 50)]
     cases += [(np.array([0.5, 0.5]), np.array([0.5, 0.5])), (np.array([0.5, 0.7]), np.array([0.4, 0.6])),
               (np.array([0.5]), np.array([0.2])), (np.array([0.1, 0.9, 0.4]), np.array([0.1, 0.9, 0.4]))]
+    if not paired:  # (replicability: other qrels, other topics)
+        cases += [(rng.random(3), rng.random(5)), (rng.random(40), rng.random(7)),
+                  (np.array([0.5]), np.array([0.2, 0.4])), (np.array([]), np.array([0.2, 0.4]))]
     scipy_test = stats.ttest_rel if paired else stats.ttest_ind
     for original, reproduced in cases:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', RuntimeWarning)
             expected = float(scipy_test(original, reproduced).pvalue)
-        assert close(reproduce.t_test_p(original, reproduced, paired), expected), (original, reproduced)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')  # (none)
+            assert close(reproduce.t_test_p(original, reproduced, paired), expected), (original, reproduced)
 
 
 def test_ranked_lists_on_threads_warn_of_unanswered_topics_once_from_the_call():
