@@ -67,10 +67,13 @@ class _Scored:
     def of(cls, evaluation: Evaluation, run: RunLike | Input) -> _Scored:
         import pyarrow.compute as pc
 
+        from irmeasures_ext.engine.doc_ids import run_changes
         from irmeasures_ext.readers.inputs import read_input
         read = read_input(run, 'run')
         results = evaluation.results(read)
-        answered = pc.is_in(results.query_ids, value_set=pc.unique(read.table['query_id']))
+        query_ids = read.table['query_id']
+        heads = query_ids.take(np.r_[0, run_changes(query_ids)]) if len(query_ids) else query_ids  # (each run of
+        answered = pc.is_in(results.query_ids, value_set=pc.unique(heads))  # equal ids: half the cost of all rows)
         return cls(read, results.query_ids, results.values,
                    pc.filter(results.query_ids, pc.invert(answered)).to_pylist())
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA
 
 from irmeasures_ext import reproduce
-from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
+from irmeasures_ext.errors import InputError, NoOverlapWarning, UnansweredTopicsWarning
 
 REF = DATA / 'repro_eval'
 RPD = json.loads((REF / 'ref_rpd.json').read_text())
@@ -115,6 +115,18 @@ def test_the_missing_topic_warning_names_the_run_and_topics_once_at_the_caller()
     with pytest.warns(UnansweredTopicsWarning, match=r'\(original baseline: 104; replicated baseline: 205\)'):
         reproduce.replicability(REF / 'qrels_orig.txt', REF / 'rpd_a.txt', RUNS['orig_a'], REF / 'qrels_rpl.txt',
                                 RUNS['rpl_b'], RUNS['rpl_a'], ['AP'])
+
+
+def test_unanswered_topics_of_an_empty_run_and_of_interleaved_lines(tmp_path):
+    qrels = {'1': {'a': 1, 'b': 0}, '2': {'c': 1}, '3': {'d': 1}}
+    original = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0}, '3': {'d': 1.0}}
+    interleaved = tmp_path / 'interleaved.txt'  # (topics 3 and 1 alternate; 2 is missing)
+    interleaved.write_text('3 Q0 d 1 3.0 r\n1 Q0 a 1 2.0 r\n3 Q0 x 2 1.0 r\n1 Q0 b 2 1.0 r\n')
+    with pytest.warns(NoOverlapWarning, match='the run is empty'), pytest.warns(
+            UnansweredTopicsWarning, match=r'\(reproduced baseline: 1 2 3; reproduced advanced: 2\)'):
+        frame = reproduce.reproducibility(qrels, original, original, {}, interleaved, ['P@1'])
+    values = frame.set_index(['statistic', 'run']).value
+    assert values['rmse', 'baseline'] == 1.0 and values['rmse', 'advanced'] == pytest.approx(math.sqrt(1 / 3))
 
 
 def test_edge_unsorted_file_order_as_repro_eval():
