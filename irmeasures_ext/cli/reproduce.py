@@ -79,23 +79,24 @@ def run(argv: list[str]) -> int:
         long = replicability(qrels, original_b, original_a, qrels_b, reproduced_b, reproduced_a, measures)
         _write_summary(sys.stdout, long, args.output_format, args.places)
         return 0
-    from irmeasures_ext.reproduce import reproducibility
-    from irmeasures_ext.reproduce.plot import paired_topic_scores, plot_topic_scores
-    runs = (original_b, original_a, reproduced_b, reproduced_a)
+    from irmeasures_ext.reproduce import Experiment
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    experiment = Experiment(qrels, original_b, original_a, measures)
     pairs = {'baseline': (original_b, reproduced_b), 'advanced': (original_a, reproduced_a)}
     scores = None
     if args.per_topic:
-        scores = paired_topic_scores(qrels, *runs, measures)
+        scores = experiment.paired_topic_scores(reproduced_b, reproduced_a)
         tables = {'scores': scores, 'agreement': _per_topic_agreement(_agreement(pairs, args.topics, args.order))}
         _write_tables(sys.stdout, tables, args.output_format, args.places)
     else:
-        long = _with_agreement(reproducibility(qrels, *runs, measures), _agreement(pairs, args.topics, args.order))
+        long = _with_agreement(experiment.reproducibility(reproduced_b, reproduced_a),
+                               _agreement(pairs, args.topics, args.order))
         _write_summary(sys.stdout, long, args.output_format, args.places)
     if args.plot:
         if scores is None:
             with warnings.catch_warnings():  # (the same runs' unanswered topics: said above)
                 warnings.simplefilter('ignore', UnansweredTopicsWarning)
-                scores = paired_topic_scores(qrels, *runs, measures)
+                scores = experiment.paired_topic_scores(reproduced_b, reproduced_a)  # (scored above: not again)
         plot_topic_scores(scores, args.plot, args.overwrite)
         print(f'{PROG}: plot written to {args.plot}', file=sys.stderr)
     return 0

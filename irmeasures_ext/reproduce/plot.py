@@ -14,7 +14,7 @@ import numpy as np
 from ir_measures.measures import Measure
 
 from irmeasures_ext.errors import InputError, extra_install
-from irmeasures_ext.reproduce.statistics import rmse, topic_scores
+from irmeasures_ext.reproduce.statistics import Experiment, rmse
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,19 +33,10 @@ def paired_topic_scores(qrels: QrelsLike, original_baseline: RunLike, original_a
                         measures: Iterable[Measure | str]) -> pd.DataFrame:
     """The per-topic scores of a reproduction side by side: a DataFrame ``measure, run, query_id, original,
     reproduced`` (``run``: ``baseline`` or ``advanced``), over the qrels' topics (sorted), by measure in the order
-    given; the scores are :func:`~irmeasures_ext.reproduce.statistics.topic_scores`' (0 for an unanswered topic, with an
-    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
-    runs = {'original baseline': original_baseline, 'original advanced': original_advanced,
-            'reproduced baseline': reproduced_baseline, 'reproduced advanced': reproduced_advanced}
-    scores = topic_scores(qrels, runs, measures)
-    kind_run = scores['run'].str.split(' ', n=1, expand=True)
-    scores = scores.assign(kind=kind_run[0], run=kind_run[1])
-    keys = ['measure', 'run', 'query_id']
-    paired = scores[scores['kind'] == 'original'][[*keys, 'value']].merge(
-        scores[scores['kind'] == 'reproduced'][[*keys, 'value']], on=keys, suffixes=('_original', '_reproduced'))
-    paired.columns = COLUMNS
-    order = {measure: i for i, measure in enumerate(dict.fromkeys(scores['measure']))}
-    return paired.sort_values('measure', key=lambda column: column.map(order), kind='stable', ignore_index=True)
+    given (:meth:`~irmeasures_ext.reproduce.statistics.Experiment.paired_topic_scores`: 0 for an unanswered topic,
+    with an :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
+    return Experiment(qrels, original_baseline, original_advanced, measures).paired_topic_scores(
+        reproduced_baseline, reproduced_advanced)
 
 
 def plot_topic_scores(scores: pd.DataFrame, path: str | Path | None = None, overwrite: bool = False) -> Figure:

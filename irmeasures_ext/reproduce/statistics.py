@@ -174,6 +174,7 @@ class Experiment:
         self.original = {'baseline': _Scored.of(self._evaluation, baseline),
                          'advanced': _Scored.of(self._evaluation, advanced)}
         self._ranked: dict[tuple[str, str], RankedLists] = {}
+        self._last_reproduction: tuple[tuple[Input, Input], dict[str, _Scored]] | None = None
 
     def reproducibility(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike,
                         ranked_lists: bool = False) -> pd.DataFrame:
@@ -182,9 +183,7 @@ class Experiment:
         :data:`BOTH`); with ``ranked_lists``, also the means over the topics of
         :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics (``measure``
         :data:`RANKED_LISTS`), each run read once for both."""
-        reproduced = {'baseline': _Scored.of(self._evaluation, reproduced_baseline),
-                      'advanced': _Scored.of(self._evaluation, reproduced_advanced)}
-        self._warn(reproduced, 'reproduced')
+        reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
             orig, rep = self.original[run].values, reproduced[run].values
@@ -205,6 +204,25 @@ class Experiment:
             for run, frame in zip(RUNS, frames, strict=True):
                 rows += [(RANKED_LISTS, statistic, run, float(frame.iloc[-1][statistic])) for statistic in STATISTICS]
         return _long_frame(rows)
+
+    def paired_topic_scores(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike) -> pd.DataFrame:
+        """The per-topic scores of a reproduction beside the original's: a DataFrame ``measure, run, query_id,
+        original, reproduced`` (``run``: ``baseline``, ``advanced``) over the qrels' topics (sorted), by measure in
+        the experiment's order; 0 for a topic a run does not answer (one
+        :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`). Runs read already (as :meth:`reproducibility` was
+        just given them) are not evaluated again."""
+        import pandas as pd
+        reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
+        columns: dict[str, list] = {'measure': [], 'run': [], 'query_id': [], 'original': [], 'reproduced': []}
+        for measure in self.measures:
+            for run in RUNS:
+                topics = self.original[run].topics.to_pylist()
+                columns['measure'] += [str(measure)] * len(topics)
+                columns['run'] += [run] * len(topics)
+                columns['query_id'] += topics
+                columns['original'] += self.original[run].values[measure].tolist()
+                columns['reproduced'] += reproduced[run].values[measure].tolist()
+        return pd.DataFrame(columns)
 
     def replicability(self, qrels_b: QrelsLike, replicated_baseline: RunLike,
                       replicated_advanced: RunLike) -> pd.DataFrame:
@@ -230,6 +248,21 @@ class Experiment:
         if (run, order) not in self._ranked:
             self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
         return ranked_list_agreement(self._ranked[run, order], reproduced, topics, p, depth, order)
+
+    def _reproduced(self, baseline: RunLike | Input, advanced: RunLike | Input) -> dict[str, _Scored]:
+        """The reproduced runs scored, after the warning naming the topics they do not answer; the last pair given
+        as runs read (:class:`~irmeasures_ext.readers.inputs.Input`) is kept and not scored again."""
+        from irmeasures_ext.readers.inputs import Input
+        last = self._last_reproduction
+        if last is not None and last[0][0] is baseline and last[0][1] is advanced:
+            reproduced = last[1]
+        else:
+            reproduced = {'baseline': _Scored.of(self._evaluation, baseline),
+                          'advanced': _Scored.of(self._evaluation, advanced)}
+            if isinstance(baseline, Input) and isinstance(advanced, Input):
+                self._last_reproduction = (baseline, advanced), reproduced
+        self._warn(reproduced, 'reproduced')
+        return reproduced
 
     def _warn(self, other: dict[str, _Scored], kind: str) -> None:
         """One warning naming the topics each run (the original's and ``other``) does not answer."""

@@ -193,8 +193,19 @@ def test_plot_writes_a_png_and_says_so(capsys, tmp_path):
     status, out, err = run_main(capsys, *REPRODUCTION, 'AP', 'P@10', '--plot', path)
     assert status == 0 and path.read_bytes().startswith(b'\x89PNG\r\n\x1a\n')
     assert f'irmeasures-ext: plot written to {path}' in err
-    assert sum(line.startswith(WARNING) for line in err) == 1  # (said once, though the plot scores the runs again)
+    assert sum(line.startswith(WARNING) for line in err) == 1
     assert out.startswith('measure\tstatistic\t')
+
+
+@pytest.mark.parametrize('per_topic', [[], ['--per-topic']])
+def test_the_table_and_the_plot_evaluate_each_run_once(capsys, tmp_path, monkeypatch, per_topic):
+    from irmeasures_ext.evaluation import Evaluation
+    evaluated = []
+    results = Evaluation.results
+    monkeypatch.setattr(Evaluation, 'results', lambda self, run: evaluated.append(run) or results(self, run))
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', *per_topic, '--plot', tmp_path / 'plot.png')
+    assert status == 0 and (tmp_path / 'plot.png').exists()
+    assert len(evaluated) == 4 and len({id(run) for run in evaluated}) == 4
 
 
 def test_plot_refuses_an_existing_file_before_evaluating_and_replaces_it_with_overwrite(capsys, tmp_path):

@@ -272,3 +272,22 @@ def test_ranked_lists_on_threads_warn_of_unanswered_topics_once_from_the_call():
     rows = frame[frame.measure == reproduce.RANKED_LISTS].set_index(['statistic', 'run']).value
     assert rows['rbo_ext', 'advanced'] == 1.0  # (topic 2, unanswered by the baseline, is 0 in its mean:)
     assert rows['rbo_ext', 'baseline'] == pytest.approx(reproduce.rbo_ext(['a', 'b'], ['a']) / 2, abs=1e-15)
+
+
+def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch):
+    from irmeasures_ext.evaluation import Evaluation
+    from irmeasures_ext.readers.inputs import read_input
+    experiment = quietly(reproduce.Experiment, REF / 'qrels_orig.txt', RUNS['orig_b'], RUNS['orig_a'], ['AP'])
+    evaluated = []
+    results = Evaluation.results
+    monkeypatch.setattr(Evaluation, 'results', lambda self, run: evaluated.append(run) or results(self, run))
+    read = [read_input(RUNS[name], 'run') for name in ('rpd_b', 'rpd_a')]
+    table = quietly(experiment.reproducibility, *read)
+    scores = quietly(experiment.paired_topic_scores, *read)
+    assert len(evaluated) == 2
+    assert quietly(experiment.paired_topic_scores, RUNS['rpd_b'], RUNS['rpd_a']).equals(scores)
+    assert len(evaluated) == 4
+    rmse = table.set_index(['statistic', 'run']).value['rmse', 'advanced']
+    advanced = scores[scores.run == 'advanced']
+    assert close(rmse, reproduce.rmse(advanced.original.to_numpy(), advanced.reproduced.to_numpy()))
+    assert close(rmse, RPD['rmse']['advanced']['AP'])
