@@ -38,6 +38,7 @@ TOPIC_SETS = ('original', 'repro_eval')
 ORDERS = ('trec_eval', 'file')
 #: The statistics of :func:`ranked_list_agreement`, in its columns' order.
 STATISTICS = ('ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext')
+_COLLISION = 'two doc ids share a 64-bit hash; please report them'
 
 
 @dataclass(frozen=True)
@@ -174,11 +175,13 @@ class _Side:
         return DocIds.of(pa.chunked_array([self.doc], pa.string()))
 
     @functools.cached_property
-    def by_key(self) -> tuple[np.ndarray, np.ndarray]:
-        """The rows' (topic, doc) hashes in ascending order, and the row of each."""
-        keys = pair_keys(self.topic, self.doc_ids.hash)
-        order = np.argsort(keys)
-        return keys[order], order
+    def keys(self) -> pd.Index:
+        """The rows' (topic, doc) hashes, as an index (its hash table made once, to find the other side's rows in)."""
+        import pandas as pd
+        keys = pd.Index(pair_keys(self.topic, self.doc_ids.hash))
+        if not keys.is_unique:  # (the run's docs are distinct in each topic: checked)
+            raise RuntimeError(_COLLISION)
+        return keys
 
     @functools.cached_property
     def doc_order(self) -> np.ndarray:
@@ -208,16 +211,11 @@ class _Pair:
     @classmethod
     def of(cls, orig: RankedLists, rep: RankedLists, chosen: pa.Array) -> _Pair:
         sides = _Side.of(orig, chosen), _Side.of(rep, chosen)
-        orig_keys, orig_rows = sides[0].by_key
-        rep_keys, rep_rows = sides[1].by_key
-        at = np.minimum(np.searchsorted(orig_keys, rep_keys), len(orig_keys) - 1)  # (the original answers every topic)
-        found = orig_keys[at] == rep_keys
-        orig_row_of = np.full(len(rep_keys), -1, dtype=np.int64)
-        orig_row_of[rep_rows[found]] = orig_rows[at[found]]
+        orig_row_of = sides[0].keys.get_indexer(pair_keys(sides[1].topic, sides[1].doc_ids.hash))  # (-1: none)
         shared_rep = np.flatnonzero(orig_row_of >= 0)
-        shared_orig = orig_row_of[shared_rep]
+        shared_orig = orig_row_of[shared_rep].astype(np.int64)
         if not sides[0].doc_ids.equal(shared_orig, sides[1].doc_ids, shared_rep).all():
-            raise RuntimeError('two doc ids share a 64-bit hash; please report them')  # (never seen)
+            raise RuntimeError(_COLLISION)  # (never seen)
         return cls(sides[0], sides[1], shared_orig, shared_rep)
 
     @property

@@ -84,6 +84,8 @@ def test_two_doc_ids_with_one_hash_are_refused(monkeypatch):
     monkeypatch.setattr(agreement, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
     with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
         reproduce.ranked_list_agreement(run_of({'1': ['a']}), run_of({'1': ['b']}))
+    with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
+        reproduce.ranked_list_agreement(run_of({'1': ['a', 'b']}), run_of({'1': ['a']}))  # (within a side)
 
 
 # --- the statistics ---
