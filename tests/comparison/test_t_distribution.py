@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -43,8 +44,24 @@ def test_equals_scipy(freedom):
     t = np.r_[T_VALUES, rng.standard_normal(40) * 3, rng.standard_normal(10) * 30]
     expected = 2 * stdtr(freedom, -np.abs(t))
     tolerance = 1e-12 if freedom <= 10 ** 4 else 1e-11
-    # (abs: scipy's own error, 2.8e-11 at ν = 1, t = 1e-6, where the Cauchy test above holds ours to 1e-16)
-    assert stats.t_two_sided(t, freedom) == pytest.approx(expected, rel=tolerance, abs=5e-11)
+    # (abs at ν = 1: scipy's own error, 2.8e-11 at t = 1e-6, where the Cauchy test above holds ours to 1e-16)
+    assert stats.t_two_sided(t, freedom) == pytest.approx(expected, rel=tolerance, abs=5e-11 if freedom == 1 else 0)
+
+
+def test_integers_are_squared_as_floats():
+    # (10^10 squared overflows int64; ν = 1: P(|T| ≥ t) = 2 atan(1 / t) / π)
+    assert stats.t_two_sided(np.array([10 ** 10]), np.array([1])) == pytest.approx([2 * math.atan(1e-10) / math.pi],
+                                                                                    rel=1e-14)
+
+
+@pytest.mark.parametrize('a', [1, 2, 3, 10, 49, 50, 51, 64, 100, 1000, 10 ** 4])
+def test_log_gamma_ratio_against_factorials(a):
+    """log Γ(a) - log Γ(a + ½) for whole a, from Γ(a + ½) = (2a)! √π / (4^a a!) in exact integers: the series
+    (a ≥ 50) and math.lgamma (below) to 5e-15 (lgamma's difference is off by 2.6e-14 at 50)."""
+    exact = math.log(Fraction(math.factorial(a - 1) * 4 ** a * math.factorial(a), math.factorial(2 * a))) \
+        - math.log(math.pi) / 2
+    ratio = stats._log_gamma_ratio(np.array([[float(a)]]), 0.5)
+    assert ratio.shape == (1, 1) and ratio[0, 0] == pytest.approx(exact, rel=0, abs=5e-15)
 
 
 def test_arrays_of_both_and_edges():

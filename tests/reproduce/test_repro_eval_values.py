@@ -248,7 +248,8 @@ def test_t_test_p_values_equal_scipy_stats(paired):
               (np.array([0.5]), np.array([0.2])), (np.array([0.1, 0.9, 0.4]), np.array([0.1, 0.9, 0.4]))]
     if not paired:  # (replicability: other qrels, other topics)
         cases += [(rng.random(3), rng.random(5)), (rng.random(40), rng.random(7)),
-                  (np.array([0.5]), np.array([0.2, 0.4])), (np.array([]), np.array([0.2, 0.4]))]
+                  (np.array([0.5]), np.array([0.2, 0.4])), (np.array([]), np.array([0.2, 0.4])),
+                  (rng.random(3), np.array([]))]
     scipy_test = stats.ttest_rel if paired else stats.ttest_ind
     for original, reproduced in cases:
         with warnings.catch_warnings():
@@ -287,6 +288,9 @@ def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch
     assert len(evaluated) == 2
     assert quietly(experiment.paired_topic_scores, RUNS['rpd_b'], RUNS['rpd_a']).equals(scores)
     assert len(evaluated) == 4
+    for _ in range(2):  # (a pair but half read: both scored each time)
+        quietly(experiment.reproducibility, read[0], RUNS['rpd_a'])
+    assert len(evaluated) == 8
     rmse = table.set_index(['statistic', 'run']).value['rmse', 'advanced']
     advanced = scores[scores.run == 'advanced']
     assert close(rmse, reproduce.rmse(advanced.original.to_numpy(), advanced.reproduced.to_numpy()))
