@@ -48,8 +48,7 @@ def t_two_sided(statistic: np.ndarray | float, freedom: np.ndarray | float) -> n
     fast, else as 1 - I_{1-x}(1/2, ν/2) (26.5.2), both logs of x and 1 - x from log1p. NaN for a NaN t, 0 for an
     infinite one. Equal to ``2 * scipy.special.stdtr(ν, -|t|)`` to a relative 1e-12 up to 10^5 degrees (its error
     grows as ν times a float's epsilon), without importing scipy (0.3 s)."""
-    squared, freedom = np.broadcast_arrays(np.square(np.asarray(statistic, dtype=np.float64)),
-                                           np.asarray(freedom, dtype=np.float64))
+    squared, freedom = np.broadcast_arrays(np.square(np.asarray(statistic, dtype=np.float64)), freedom)
     a = freedom / 2
     half = np.full_like(a, 0.5)
     with np.errstate(divide='ignore'):  # (t = 0: ν / t² = inf)
@@ -67,7 +66,7 @@ def _log_gamma_ratio(a: np.ndarray, b: float) -> np.ndarray:
     """log Γ(a) - log Γ(a + b) (b ≤ 1), from Stirling's series where a ≥ 50 (the difference of two large
     ``lgamma`` loses digits; the series' next term, -1/(1680 z⁷), moves it by under 1e-16 there), else from
     ``math.lgamma``."""
-    flat = a.reshape(-1)
+    flat = a.ravel()
     ratio = np.empty(len(flat))
     large = flat >= 50
     z = flat[large]

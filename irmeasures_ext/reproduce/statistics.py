@@ -122,25 +122,25 @@ def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> floa
 
 
 def _t_test_ps(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> np.ndarray:
-    """:func:`t_test_p` of each row of ``original`` with the same row of ``reproduced``."""
+    """:func:`t_test_p` of each row of ``original`` with the same row of ``reproduced`` (2-d arrays)."""
     from irmeasures_ext.comparison.stats import t_two_sided
-    n, m = original.shape[-1], reproduced.shape[-1]
+    n, m = original.shape[1], reproduced.shape[1]
     freedom = n - 1 if paired else n + m - 2
     if freedom <= 0 or not n * m:
         return np.full(len(original), math.nan)
     with np.errstate(divide='ignore', invalid='ignore'):
         if paired:
             differences = original - reproduced
-            t = np.mean(differences, axis=-1) / np.sqrt(np.var(differences, axis=-1, ddof=1) / n)
+            t = np.mean(differences, axis=1) / np.sqrt(np.var(differences, axis=1, ddof=1) / n)
         else:
             pooled = (_squared_deviations(original) + _squared_deviations(reproduced)) / freedom  # (one value: 0)
-            t = (np.mean(original, axis=-1) - np.mean(reproduced, axis=-1)) / np.sqrt(pooled * (1 / n + 1 / m))
+            t = (np.mean(original, axis=1) - np.mean(reproduced, axis=1)) / np.sqrt(pooled * (1 / n + 1 / m))
         return t_two_sided(t, freedom)
 
 
 def _squared_deviations(values: np.ndarray) -> np.ndarray:
     """Σ (x - mean)² of each row (as (n - 1) var(x) with ddof 1, but 0 for one value, as scipy's pooled variance)."""
-    return np.sum(np.square(values - np.mean(values, axis=-1, keepdims=True)), axis=-1)
+    return np.sum(np.square(values - np.mean(values, axis=1, keepdims=True)), axis=1)
 
 
 def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.ndarray],

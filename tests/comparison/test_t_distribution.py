@@ -88,3 +88,20 @@ def test_paired_t_and_reproducibility_do_not_import_scipy():
             "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))")
     assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           check=True).stdout.strip() == '[]'
+
+
+@pytest.mark.parametrize('queries', [2, 3, 25])
+def test_paired_t_of_every_row_of_a_3d_array_equals_scipy(queries):
+    from scipy.stats import ttest_1samp
+    differences = np.random.default_rng(queries).normal(0.05, 0.2, size=(2, 3, queries))
+    differences[1, 2] = 0.25  # (constant: p 0)
+    differences[0, 1] = 0.0  # (no difference: p 1, where scipy answers NaN)
+    p = stats.paired_t(differences)
+    assert p.shape == (2, 3) and p[1, 2] == 0.0 and p[0, 1] == 1.0
+    for row in [(0, 0), (0, 2), (1, 0), (1, 1)]:
+        assert p[row] == pytest.approx(ttest_1samp(differences[row], 0.0).pvalue, rel=1e-12), row
+
+
+def test_paired_t_of_one_query_is_nan_in_the_rows_shape():
+    p = stats.paired_t(np.ones((2, 3, 1)))
+    assert p.shape == (2, 3) and np.isnan(p).all()
