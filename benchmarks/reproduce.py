@@ -13,8 +13,9 @@ fresh process, interleaved over ``--repeat`` rounds after a warm-up round:
   for each reproduction (RMSE, nRMSE, paired t-test, ER, ΔRI per measure): the originals are evaluated once;
 - ``with_lists``: the same with ``ranked_lists=True`` (also KTU, repro_eval's KTU and RBO, RBO_ext of every run);
 - ``pairing_floor``: ``evaluate``, and for each run the least any ranked-list statistic adds to it: pairing its
-  (topic, doc) keys (hashed as the engine hashes them) with the original's (sorted once), by one argsort and one
-  search; a lower bound of ``with_lists`` beside ``evaluate``, were the statistics and the lists free.
+  (topic, doc) keys (hashed as the engine hashes them) with the original's, looked up in a hash table of those made
+  once (pandas' index, as ``ranked_list_agreement`` pairs them); a lower bound of ``with_lists`` beside ``evaluate``,
+  were the statistics and the lists free.
 
 Target (issue 50): statistics ≤ 1.5× evaluate. ``with_lists`` is reported beside it. Writes
 benchmarks/results/reproduce-<date>.md/.json.
@@ -51,18 +52,16 @@ if kind in ('evaluate', 'pairing_floor'):
     evaluation = Evaluation(list(measures_of(measures)), provider)
     evaluation.read_qrels(qrels)
     if kind == 'pairing_floor':
-        import numpy as np
+        import pandas as pd
         from irmeasures_ext.engine.doc_ids import DocIds, pair_keys, sorted_distinct
         def keys(table):
             return pair_keys(sorted_distinct(table['query_id'])[1], DocIds.of(table['doc_id']).hash)
-        originals = [np.sort(keys(read_input(path, 'run').table)) for path in runs[:2]]
+        originals = [pd.Index(keys(read_input(path, 'run').table)) for path in runs[:2]]
     for i, run in enumerate(runs[2:]):
         read = read_input(run, 'run')
         evaluation.results(read)
         if kind == 'pairing_floor':
-            mine = keys(read.table)
-            order = np.argsort(mine)
-            np.searchsorted(originals[i % 2], mine[order])
+            originals[i % 2].get_indexer(keys(read.table))
 else:
     from irmeasures_ext.reproduce import Experiment
     experiment = Experiment(qrels, runs[0], runs[1], measures)
