@@ -14,7 +14,7 @@ import numpy as np
 from ir_measures.measures import Measure
 
 from irmeasures_ext.errors import InputError, extra_install
-from irmeasures_ext.reproduce.statistics import Experiment, rmse
+from irmeasures_ext.reproduce.statistics import PAIRED_COLUMNS, Experiment, rmse
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: The runs of a reproduction, in the order the tables and the plot give them, with the plot's markers.
 MARKERS = {'baseline': 'o', 'advanced': '^'}
 #: The columns of :func:`paired_topic_scores`.
-COLUMNS = ['measure', 'run', 'query_id', 'original', 'reproduced']
+COLUMNS = list(PAIRED_COLUMNS)
 
 
 def paired_topic_scores(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,

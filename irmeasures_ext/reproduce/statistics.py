@@ -42,6 +42,8 @@ BOTH = 'advanced_vs_baseline'
 RUNS = ('baseline', 'advanced')
 #: The ``measure`` of the rows of :meth:`Experiment.reproducibility` that compare the ranked lists.
 RANKED_LISTS = 'ranked lists'
+#: The columns of :meth:`Experiment.paired_topic_scores`.
+PAIRED_COLUMNS = ('measure', 'run', 'query_id', 'original', 'reproduced')
 
 
 def _evaluation(measures: list[Measure], qrels: QrelsLike) -> Evaluation:
@@ -213,7 +215,7 @@ class Experiment:
         just given them) are not evaluated again."""
         import pandas as pd
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
-        columns: dict[str, list] = {'measure': [], 'run': [], 'query_id': [], 'original': [], 'reproduced': []}
+        columns: dict[str, list] = {name: [] for name in PAIRED_COLUMNS}
         for measure in self.measures:
             for run in RUNS:
                 topics = self.original[run].topics.to_pylist()
