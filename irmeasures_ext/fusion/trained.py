@@ -5,14 +5,17 @@ table of probabilities (``probs``, one a run), read as 0 past its end, Rᵢ run 
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from irmeasures_ext.fusion.pool import Pool
 
-#: BayesFuse's log-odds of a doc a run does not rank: ln(0.001/0.999), ranx's floor.
-UNRANKED_LOG_ODDS = float(np.log(0.001 / 0.999))
+#: BayesFuse's log-odds of a doc a run does not rank: ln(0.001/0.999), ranx's floor, from the C library's log as
+#: ranx's compiled code takes it (numpy 1.26's own log, on CPUs with AVX-512, is one ulp off here, which split ties
+#: that ranx's fused runs have).
+UNRANKED_LOG_ODDS = math.log(0.001 / 0.999)
 
 
 def _lookup(tables: list[np.ndarray], run: np.ndarray, index: np.ndarray, beyond: float = 0.0) -> np.ndarray:

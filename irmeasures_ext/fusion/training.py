@@ -7,6 +7,7 @@ the qrels' and a run's queries by position, so it needs the same query sets).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -96,7 +97,8 @@ def bayesfuse_params(training: Training) -> dict[str, Any]:
     segment = np.searchsorted(BAYESFUSE_CUTOFFS, training.pool.rows.rank - 1, side='right') - 1
     p = training.shares(segment, len(widths), widths)
     p = np.where(p == 0, 0.001, p)
-    log_odds = np.log(p / np.where(1 - p == 0, 0.001, 1 - p))
+    # (the C library's log, as ranx's floor UNRANKED_LOG_ODDS: numpy 1.26's own is one ulp off on some CPUs)
+    log_odds = np.vectorize(math.log, otypes=[np.float64])(p / np.where(1 - p == 0, 0.001, 1 - p))
     return {'log_odds': [np.repeat(row, widths).tolist() for row in log_odds]}
 
 
