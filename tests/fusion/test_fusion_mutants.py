@@ -118,3 +118,19 @@ def test_a_tie_after_the_first_row_and_a_pool_of_two_rows_are_ordered():
                                                              ('q1', 'a', 1 / 63)]
     fused = fuse([run.iloc[1:], run.iloc[:0]], 'rrf', None, {'k': 60})
     assert list(fused.itertuples(index=False, name=None)) == [('q1', 'b', 1 / 61), ('q1', 'a', 1 / 62)]
+
+
+def test_bayesfuse_training_of_a_segment_all_relevant_a_segment_part_filled_and_one_beyond_the_list():
+    """Run 1 retrieves 3 of the 5 relevant docs, run 2 the 5 and 5 unjudged ones. Ranks 1-5 (a segment of 5): run 1
+    p = 3/5 (a segment's precision is over its width, not over the docs the list has there), ln(0.6/0.4); run 2
+    p = 1 (1 − p = 0 read as 0.001), ln(1/0.001). Ranks 6-10: p = 0 for both (run 1 has none there, run 2 no relevant
+    one), read as 0.001: ln(0.001/0.999); and 0 beyond."""
+    from irmeasures_ext.fusion import train
+    qrels = {'q': {f'd{i}': 1 for i in range(1, 6)}}
+    runs = [{'q': {f'd{i}': 20.0 - i for i in range(1, 4)}}, {'q': {f'd{i}': 20.0 - i for i in range(1, 11)}}]
+    log_odds = train(qrels, runs, 'bayesfuse', None)['log_odds']
+    floor = math.log(0.001 / 0.999)
+    assert [len(table) for table in log_odds] == [1000, 1000]
+    assert log_odds[0][:5] == pytest.approx([math.log(1.5)] * 5, rel=1e-15)
+    assert log_odds[1][:5] == [math.log(1 / 0.001)] * 5
+    assert log_odds[0][5:] == log_odds[1][5:] == [floor] * 995
