@@ -120,6 +120,9 @@ def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> floa
     degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
     degrees; a side of one value adds no variance, as in scipy); x/0 gives t = ±inf (p 0), 0/0 NaN
     (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
+    if np.ndim(original) != 1 or np.ndim(reproduced) != 1:
+        raise InputError(f't_test_p compares two arrays of per-topic scores (1-d); got {np.ndim(original)}-d and '
+                         f'{np.ndim(reproduced)}-d')
     return float(_t_test_ps(np.atleast_2d(original), np.atleast_2d(reproduced), paired)[0])
 
 
@@ -149,6 +152,8 @@ def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.
               paired: bool) -> dict[Measure, float]:
     """:func:`t_test_p` per measure (all at once); as repro_eval, all 1.0 when every one is NaN and the scores are
     equal."""
+    if not original:
+        return {}
     values = dict(zip(original, _t_test_ps(np.array(list(original.values())),
                                            np.array([reproduced[measure] for measure in original]), paired).tolist(),
                       strict=True))

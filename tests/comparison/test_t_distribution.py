@@ -38,14 +38,31 @@ def test_many_degrees_near_the_normal():
     assert stats.t_two_sided(t, freedom) == pytest.approx(expected, rel=1e-8)
 
 
-@pytest.mark.parametrize('freedom', [1, 2, 3, 4, 5, 7, 9, 10, 29, 30, 49, 99, 100, 101, 999, 1000, 9999, 10 ** 5])
+@pytest.mark.parametrize('freedom', [1, 2, 3, 4, 5, 7, 9, 10, 29, 30, 49, 99, 100, 101, 999, 1000, 9999, 10 ** 4,
+                                     3 * 10 ** 4, 10 ** 5])
 def test_equals_scipy(freedom):
     rng = np.random.default_rng(freedom)
-    t = np.r_[T_VALUES, rng.standard_normal(40) * 3, rng.standard_normal(10) * 30]
+    # (the fraction is least accurate just past its switch, t² ≈ 3 for many degrees: t from 1.70 to 1.86 densely)
+    t = np.r_[T_VALUES, np.linspace(1.70, 1.86, 161), rng.standard_normal(40) * 3, rng.standard_normal(10) * 30]
     expected = 2 * stdtr(freedom, -np.abs(t))
-    tolerance = 1e-12 if freedom <= 10 ** 4 else 1e-11
+    tolerance = 2e-12 if freedom <= 10 ** 4 else 1.5e-11
     # (abs at ν = 1: scipy's own error, 2.8e-11 at t = 1e-6, where the Cauchy test above holds ours to 1e-16)
     assert stats.t_two_sided(t, freedom) == pytest.approx(expected, rel=tolerance, abs=5e-11 if freedom == 1 else 0)
+
+
+def test_beyond_the_largest_freedom_scipy_s():
+    # (ν = 10^15: the normal's erfc(t / √2), the 1/ν term far below a float's precision; the fraction gave 0.0470)
+    t = np.array([0.5, 2.0, 5.0])
+    assert stats.t_two_sided(t, 10 ** 15) == pytest.approx([math.erfc(v / math.sqrt(2)) for v in t], rel=1e-13)
+    assert stats.t_two_sided(2.0, stats.LARGEST_FREEDOM + 1) == 2 * stdtr(stats.LARGEST_FREEDOM + 1, -2.0)
+    both = stats.t_two_sided(2.0, np.array([10, 10 ** 15]))  # (each degree on its own path)
+    assert both[0] == pytest.approx(2 * stdtr(10, -2.0), rel=1e-14) and both[1] == 2 * stdtr(10 ** 15, -2.0)
+
+
+def test_extreme_t_without_a_warning_and_degrees_as_float32():
+    # (RuntimeWarnings are errors in this suite: t² overflowing, ν / t² overflowing)
+    assert stats.t_two_sided(np.array([1e200, -1e200, 1e-200, 1e-160]), 10).tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert stats.t_two_sided(2.0, np.float32(99_999)) == pytest.approx(2 * stdtr(99_999, -2.0), rel=1e-11)
 
 
 def test_integers_are_squared_as_floats():
@@ -81,7 +98,9 @@ def test_a_fraction_that_does_not_converge_is_an_error(monkeypatch):
 
 
 def test_paired_t_and_reproducibility_do_not_import_scipy():
-    code = ('import sys, numpy as np; from irmeasures_ext.comparison.stats import paired_t; '
+    code = ('import sys, numpy as np; '
+            'from irmeasures_ext.comparison.stats import LARGEST_FREEDOM, paired_t, t_two_sided; '
+            't_two_sided(2.0, LARGEST_FREEDOM); '
             'from irmeasures_ext.reproduce import t_test_p; '
             'paired_t(np.array([[0.1, 0.3, 0.2]])); t_test_p(np.array([0.1, 0.5]), np.array([0.2, 0.3]), True); '
             't_test_p(np.array([0.1, 0.5]), np.array([0.2, 0.3]), False); '

@@ -275,6 +275,15 @@ def test_ranked_lists_on_threads_warn_of_unanswered_topics_once_from_the_call():
     assert rows['rbo_ext', 'baseline'] == pytest.approx(reproduce.rbo_ext(['a', 'b'], ['a']) / 2, abs=1e-15)
 
 
+def test_no_measures_give_empty_tables_and_t_test_p_takes_1d_scores():
+    qrels, run = {'1': {'a': 1}}, {'1': {'a': 1.0}}
+    assert reproduce.reproducibility(qrels, run, run, run, run, []).empty
+    assert reproduce.replicability(qrels, run, run, qrels, run, run, []).empty
+    with pytest.raises(InputError, match=r'^t_test_p compares two arrays of per-topic scores \(1-d\); got 2-d and '
+                                         r'1-d$'):
+        reproduce.t_test_p(np.ones((2, 3)), np.ones(3), True)
+
+
 def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch):
     from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.readers.inputs import read_input
@@ -293,5 +302,8 @@ def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch
     assert len(evaluated) == 8
     rmse = table.set_index(['statistic', 'run']).value['rmse', 'advanced']
     advanced = scores[scores.run == 'advanced']
+    swapped = quietly(experiment.paired_topic_scores, read[1], read[0])  # (another pair: scored, not the last one's)
+    assert len(evaluated) == 10
+    assert swapped[swapped.run == 'baseline'].reproduced.tolist() == advanced.reproduced.tolist()
     assert close(rmse, reproduce.rmse(advanced.original.to_numpy(), advanced.reproduced.to_numpy()))
     assert close(rmse, RPD['rmse']['advanced']['AP'])
