@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
-from irmeasures_ext.engine.segments import run_starts
+from irmeasures_ext.engine.segments import argsort_within, expand, run_starts
 
 #: Ids longer than this (bytes) are hashed one by one (see _read_ids).
 _LONG = 256
@@ -69,6 +69,33 @@ class DocIds:
             greater[tied] = to_numpy(ac.greater(ac.take(self.ids, from_numpy(rows[tied])),
                                                 ac.take(self.ids, from_numpy(other_rows[tied]))))
         return greater
+
+    def take(self, rows: np.ndarray) -> DocIds:
+        """The ids of ``rows``, with their hashes, heads and lengths (nothing read again)."""
+        return DocIds(ac.take(self.ids, from_numpy(rows)), self.hash[rows], self.head[rows], self.length[rows])
+
+    def order_within(self, rows: np.ndarray, sizes: np.ndarray, descending: bool = False) -> np.ndarray:
+        """``rows`` (in groups of ``sizes`` contiguous rows) with each group's rows in the order of their ids,
+        byte-wise (ascending, or ``descending``): ordered by their heads (:func:`.segments.argsort_within`), the
+        strings sorted only where heads are equal; only the rows of groups of two or more are read."""
+        groups = np.flatnonzero(sizes > 1)
+        _, at = expand(sizes[groups], (np.cumsum(sizes) - sizes)[groups])
+        sizes = sizes[groups]
+        heads = self.head[rows[at]].byteswap()  # big-endian: byte order
+        if descending:
+            heads = ~heads
+        order = argsort_within(heads, sizes)
+        moved, heads = at[order], heads[order]
+        new = run_starts(np.repeat(np.arange(len(sizes)), sizes), heads)
+        if not new.all():  # (runs of equal heads, within a group: their strings sorted)
+            tied = np.flatnonzero(~new | np.append(~new[1:], False))
+            by_id = to_numpy(ac.sort_indices(
+                pa.table({'run': np.cumsum(new)[tied], 'id': ac.take(self.ids, from_numpy(rows[moved[tied]]))}),
+                [('run', 'ascending'), ('id', 'descending' if descending else 'ascending')]))
+            moved[tied] = moved[tied][by_id]
+        ordered = rows.copy()
+        ordered[at] = rows[moved]
+        return ordered
 
 
 def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: np.ndarray) -> None:

@@ -44,52 +44,56 @@ _COLLISION = 'two doc ids share a 64-bit hash; please report them'
 @dataclass(frozen=True)
 class RankedLists:
     """The ranked list of every topic of a run, flat: per kept row its topic (index into ``topics``, sorted), doc id
-    and 0-based rank, rows by topic then rank; ``sizes`` the length of each topic's list."""
+    and 0-based rank, rows by topic then rank; ``sizes`` the length of each topic's list; ``doc_ids`` the kept rows'
+    doc ids with their hashes (:class:`~irmeasures_ext.engine.doc_ids.DocIds`)."""
 
     topics: pa.Array
     topic: np.ndarray
     doc: pa.Array
     rank: np.ndarray
     sizes: np.ndarray
+    doc_ids: DocIds
 
     @classmethod
     def of(cls, run: RunLike | Input, length: int = RUN_LENGTH, order: str = 'trec_eval') -> RankedLists:
         """The first ``length`` docs of each topic of ``run`` (any form our provider reads, or one read already) in
         ``order`` (:data:`ORDERS`). A doc twice in a topic: :class:`~irmeasures_ext.errors.DuplicateDocError` naming
-        it (and its file and line)."""
+        it (and its file and line); a score that is not a finite number:
+        :class:`~irmeasures_ext.errors.NonFiniteScoreError` (as our provider refuses them).
+
+        No strings are sorted but those of docs tied on score whose first 8 bytes are equal: the rows are ordered by
+        (topic, score) as the engine ranks them, then each run of tied rows by its doc ids' heads."""
         from irmeasures_ext.engine.doc_ids import has_repeats, sorted_distinct
-        from irmeasures_ext.engine.ranking import check_run
+        from irmeasures_ext.engine.ranking import check_run, order_by_score
+        from irmeasures_ext.engine.segments import run_starts
         from irmeasures_ext.readers.inputs import read_input
         if order not in ORDERS:
             raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
         read = read_input(run, 'run')
         table = read.table
         topics, topic = sorted_distinct(table['query_id'])
-        if has_repeats(pair_keys(topic, DocIds.of(table['doc_id']).hash)):  # (else no doc is twice in a topic)
-            with read.located():
-                check_run(table)
-        score = table['score'].to_numpy()
+        docs = DocIds.of(table['doc_id'])
+        with read.located():  # (no repeated (topic, doc) hash: no doc is twice in a topic)
+            check_run(table, duplicates=has_repeats(pair_keys(topic, docs.hash)))
+        rows = np.argsort(topic, kind='stable')  # (each topic's rows in file order)
+        topic, score = topic[rows], table['score'].to_numpy()[rows]
+        sizes = np.bincount(topic, minlength=len(topics))
         if order == 'trec_eval':
-            keys = {'score': pa.array(score.astype(np.float32)), 'doc': table['doc_id']}
-            sorting = [('topic', 'ascending'), ('score', 'descending'), ('doc', 'descending')]
-        else:  # (file order within the topic; a new group wherever the score changes between adjacent rows)
-            rows = np.argsort(topic, kind='stable')
-            changes = np.r_[True, (topic[rows][1:] != topic[rows][:-1]) | (score[rows][1:] != score[rows][:-1])]
-            group = np.empty(len(rows), dtype=np.int64)
-            group[rows] = np.cumsum(changes)
-            keys = {'group': pa.array(group), 'doc': table['doc_id']}
-            sorting = [('group', 'ascending'), ('doc', 'descending')]
-        ordered = pc.sort_indices(pa.table({'topic': topic, **keys}), sort_keys=sorting).to_numpy()
-        topic = topic[ordered]
-        rank = np.arange(len(topic)) - np.searchsorted(topic, np.arange(len(topics)))[topic]
+            by_score, tied = order_by_score(topic, score, sizes)
+            rows = rows[by_score]
+        else:  # (file order within the topic; a new run of ties wherever the score changes between adjacent rows)
+            tied = np.diff(np.flatnonzero(run_starts(topic, score)), append=len(rows))
+        rows = docs.order_within(rows, tied, descending=True)
+        rank = np.arange(len(rows)) - (np.cumsum(sizes) - sizes)[topic]
         kept = rank < length
-        sizes = np.minimum(np.bincount(topic, minlength=len(topics)), length)
-        return cls(topics, topic[kept], pc.take(table['doc_id'], ordered[kept]).combine_chunks(), rank[kept], sizes)
+        kept_docs = docs.take(rows[kept])
+        return cls(topics, topic[kept], kept_docs.ids.combine_chunks(), rank[kept], np.minimum(sizes, length),
+                   kept_docs)
 
     @functools.cached_property
     def _side(self) -> _Side:
         """These lists as the side of a comparison on their own topics (made once)."""
-        return _Side(self.topic, self.rank, self.doc, self.sizes)
+        return _Side(self.topic, self.rank, self.doc_ids, self.sizes)
 
     def as_dict(self) -> dict[str, list[str]]:
         """Each topic's docids in rank order."""
@@ -154,7 +158,7 @@ class _Side:
 
     topic: np.ndarray
     rank: np.ndarray
-    doc: pa.Array
+    doc_ids: DocIds
     sizes: np.ndarray
 
     @classmethod
@@ -167,12 +171,7 @@ class _Side:
         kept = row_topic >= 0
         sizes = np.zeros(len(chosen), dtype=np.int64)
         sizes[to_chosen[to_chosen >= 0]] = lists.sizes[to_chosen >= 0]
-        return cls(row_topic[kept], lists.rank[kept], lists.doc.filter(pa.array(kept)), sizes)
-
-    @functools.cached_property
-    def doc_ids(self) -> DocIds:
-        """The rows' doc ids with their hashes and heads."""
-        return DocIds.of(pa.chunked_array([self.doc], pa.string()))
+        return cls(row_topic[kept], lists.rank[kept], lists.doc_ids.take(np.flatnonzero(kept)), sizes)
 
     @functools.cached_property
     def keys(self) -> pd.Index:
@@ -186,8 +185,7 @@ class _Side:
     @functools.cached_property
     def doc_order(self) -> np.ndarray:
         """Each row's place (from 0) among its list's docs in ascending doc id order (byte-wise)."""
-        ordered = pc.sort_indices(pa.table({'topic': self.topic, 'doc': self.doc}),
-                                  sort_keys=[('topic', 'ascending'), ('doc', 'ascending')]).to_numpy()
+        ordered = self.doc_ids.order_within(np.arange(len(self.topic)), self.sizes)
         place = np.empty(len(ordered), dtype=np.int64)
         place[ordered] = np.arange(len(ordered)) - self.starts[self.topic]  # (ordered keeps the topics' order)
         return place

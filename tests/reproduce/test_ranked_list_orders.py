@@ -1,0 +1,119 @@
+"""The orders the ranked-list statistics read runs in, against plain Python sorts written from their definitions:
+trec_eval's (score descending as float32, then doc id descending byte-wise), repro_eval's file order (adjacent equal
+scores by doc id descending) and each list's doc ids ascending; on doc ids that share their first 8 bytes, hold NUL
+bytes or non-ASCII characters, where the fast paths (integer keys, the ids' first 8 bytes) must give way to the
+strings."""
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import irmeasures_ext
+from irmeasures_ext import reproduce
+from irmeasures_ext.engine.doc_ids import DocIds
+from irmeasures_ext.engine.segments import argsort_within
+from irmeasures_ext.errors import InputError
+from irmeasures_ext.reproduce.agreement import RankedLists
+
+AWKWARD_IDS = ['', 'a', 'a\x00', 'a\x00\x00', 'ab', 'abcdefgh', 'abcdefgh\x00', 'abcdefghi', 'abcdefghj',
+               'abcdefgha-long-tail', 'abcdefgh-2', 'abcdefgh-10', 'é', 'éa', 'z', '\U0001F600', 'FBIS3-10082',
+               'FBIS3-10083', 'FBIS3-1008', 'clueweb09-en0000-00-00001', 'clueweb09-en0000-00-00002']
+
+
+def random_ids(rng, n):
+    """``n`` distinct ids: the awkward ones, then long ids sharing long prefixes."""
+    ids = list(AWKWARD_IDS)
+    while len(ids) < n:
+        ids.append(rng.choice(['doc', 'clueweb09-en00', 'D']) + str(rng.randint(0, 10 ** rng.randint(1, 12))))
+        ids = list(dict.fromkeys(ids))
+    return rng.sample(ids, n)
+
+
+@pytest.mark.parametrize('seed', range(20))
+def test_argsort_within_orders_each_group_and_keeps_the_groups_in_place(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([0, 1, 2, 3, 5, 8, 9, 31, 300], size=rng.integers(1, 30))
+    top = np.iinfo(np.uint64).max
+    keys = rng.choice(np.array([0, 1, 7, 2 ** 40, top - 1, top], dtype=np.uint64), size=int(sizes.sum()))
+    order = argsort_within(keys, sizes)
+    start = 0
+    for size in sizes.tolist():
+        group = order[start:start + size]
+        assert sorted(group.tolist()) == list(range(start, start + size))  # (a permutation of the group's rows)
+        assert keys[group].tolist() == sorted(keys[start:start + size].tolist())
+        start += size
+
+
+@pytest.mark.parametrize('descending', [False, True])
+@pytest.mark.parametrize('seed', range(10))
+def test_doc_ids_ordered_within_groups_as_their_utf8_bytes(seed, descending):
+    rng = random.Random(seed)
+    ids = random_ids(rng, 60)
+    docs = DocIds.of(pa.chunked_array([pa.array(ids[:25]), pa.array(ids[25:])]))
+    sizes = [0, 1, 2, 20, 7, 30]
+    rows = np.array(rng.sample(range(60), 60))
+    ordered = docs.order_within(rows.copy(), np.array(sizes), descending=descending).tolist()
+    start = 0
+    for size in sizes:
+        group = rows[start:start + size].tolist()
+        expected = sorted(group, key=lambda row: ids[row].encode(), reverse=descending)
+        assert ordered[start:start + size] == expected
+        start += size
+
+
+def trec_eval_order(lines):
+    """Each topic's docs by score descending as float32, then doc id descending byte-wise."""
+    lists = {}
+    for topic, doc, score in lines:
+        lists.setdefault(topic, []).append((np.float32(score), doc.encode(), doc))
+    return {topic: [doc for _, _, doc in sorted(docs, reverse=True)] for topic, docs in lists.items()}
+
+
+def file_order(lines):
+    """Each topic's docs in file order, each run of adjacent equal scores by doc id descending byte-wise."""
+    runs = {}
+    for topic, doc, score in lines:
+        topic_runs = runs.setdefault(topic, [])
+        if topic_runs and topic_runs[-1][0] == score:
+            topic_runs[-1][1].append(doc)
+        else:
+            topic_runs.append((score, [doc]))
+    return {topic: [doc for _, docs in topic_runs for doc in sorted(docs, key=str.encode, reverse=True)]
+            for topic, topic_runs in runs.items()}
+
+
+@pytest.mark.parametrize('seed', range(15))
+def test_ranked_lists_equal_plain_sorts_on_interleaved_topics_ties_and_awkward_ids(seed, tmp_path):
+    rng = random.Random(seed)
+    lines = []
+    for topic in rng.sample(['1', '2', '10', 'b', 'a1'], rng.randint(1, 5)):
+        scores = [rng.choice([1.0, 2.0, 1.0 + 1e-9, 0.5, -0.0, 0.0, 3e38]) for _ in range(40)]
+        lines += [(topic, doc, score) for doc, score in zip(random_ids(rng, 40), scores)]
+    if seed % 2:  # (the topics' lines interleaved, each topic's in its order)
+        lines = [line for _, line in sorted(enumerate(lines), key=lambda numbered: numbered[0] % 7)]
+    readable = [(topic, doc, score) for topic, doc, score in lines if doc and doc.isprintable()]  # (a file's)
+    path = tmp_path / 'run.txt'
+    path.write_text(''.join(f'{topic} Q0 {doc} 0 {score!r} r\n' for topic, doc, score in readable), encoding='utf-8')
+    assert reproduce.ranked_lists(path) == trec_eval_order(readable)
+    assert reproduce.ranked_lists(path, order='file') == file_order(readable)
+    as_dicts = {}
+    for topic, doc, score in lines:  # (every id, the empty one and NUL bytes included, through a dict run)
+        as_dicts.setdefault(topic, {})[doc] = score
+    assert RankedLists.of(as_dicts).as_dict() == trec_eval_order(lines)
+    assert RankedLists.of(as_dicts, length=3).as_dict() == {topic: docs[:3]
+                                                           for topic, docs in trec_eval_order(lines).items()}
+
+
+@pytest.mark.parametrize('score', ['nan', 'inf', '-inf'])
+def test_a_score_that_is_not_finite_is_refused_as_the_provider_refuses_it(score, tmp_path):
+    path = tmp_path / 'run.txt'
+    path.write_text(f'1 Q0 a 1 3.0 r\n1 Q0 b 2 {score} r\n1 Q0 c 3 1.0 r\n')
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text('1 0 a 1\n')
+    for run, error in ((path, rf"run\.txt:2: score '{score}' is not finite"),
+                       ({'1': {'a': 2.0, 'b': float(score)}}, rf"score {score} for doc 'b' in query '1' is not a")):
+        with pytest.raises(InputError, match=error) as provider_s:
+            irmeasures_ext.provider.calc_aggregate(['AP'], str(qrels), run)
+        with pytest.raises(type(provider_s.value), match=error):
+            reproduce.ranked_lists(run)
