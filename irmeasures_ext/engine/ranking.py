@@ -252,12 +252,11 @@ def rank_dict_run(run: DictRun, judgments: Judgments, precision: str = 'float32'
                        run.sizes, queries.query)
 
 
-def order_by_score(group: np.ndarray, score: np.ndarray, sizes: np.ndarray,
-                   precision: str = 'float32') -> tuple[np.ndarray, np.ndarray]:
+def order_by_score(group: np.ndarray, score: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The rows of groups of ``sizes`` contiguous rows (numbered ``group``, ascending) in the order :func:`rank_run`
-    ranks them by score within each group (descending, compared as ``precision``; finite scores), rows tied on score
-    in no particular order; and the size of each run of tied rows in that order (1 for a row tied with none)."""
-    keys = _group_score_keys(group, _descending_score_keys(score, precision))
+    ranks them by score within each group (descending, compared as float32; finite scores), rows tied on score in no
+    particular order; and the size of each run of tied rows in that order (1 for a row tied with none)."""
+    keys = _group_score_keys(group, _descending_score_keys(score, 'float32'))
     ordered, order = _ordered(keys, sizes)
     return (np.arange(len(keys)) if order is None else order), np.diff(np.flatnonzero(run_starts(ordered)),
                                                                        append=len(keys))

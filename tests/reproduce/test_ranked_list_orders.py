@@ -60,6 +60,8 @@ def test_doc_ids_ordered_within_groups_as_their_utf8_bytes(seed, descending):
         expected = sorted(group, key=lambda row: ids[row].encode(), reverse=descending)
         assert ordered[start:start + size] == expected
         start += size
+    if not descending:  # (the default)
+        assert docs.order_within(rows.copy(), np.array(sizes)).tolist() == ordered
 
 
 def trec_eval_order(lines):
