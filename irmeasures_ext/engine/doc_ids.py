@@ -13,12 +13,15 @@ import pyarrow as pa
 
 from irmeasures_ext._arrow import compute as ac
 from irmeasures_ext._arrow.arrays import from_numpy, to_numpy
-from irmeasures_ext.engine.segments import argsort_within, expand, run_starts
+from irmeasures_ext.engine.segments import expand, run_starts
 
 #: Ids longer than this (bytes) are hashed one by one (see _read_ids).
 _LONG = 256
 #: Ids hashed at once: small enough for the temporaries to stay in the CPU cache and malloc's heap.
 _PIECE = 1 << 15
+#: Ids whose first 8 bytes (heads) all share this many or more leave at most two bytes to tell them apart (as
+#: ``clueweb09-en…`` or ``msmarco_doc_…`` ids): :meth:`DocIds.order_within` sorts their strings at once.
+SHARED_HEAD_BYTES = 6
 
 _MIX_1, _MIX_2 = np.uint64(0xFF51_AFD7_ED55_8CCD), np.uint64(0xC4CE_B9FE_1A85_EC53)
 _QUERY_MIX = np.uint64(0x9E37_79B9_7F4A_7C15)
@@ -76,26 +79,42 @@ class DocIds:
 
     def order_within(self, rows: np.ndarray, sizes: np.ndarray, descending: bool = False) -> np.ndarray:
         """``rows`` (in groups of ``sizes`` contiguous rows) with each group's rows in the order of their ids,
-        byte-wise (ascending, or ``descending``): ordered by their heads (:func:`.segments.argsort_within`), the
-        strings sorted only where heads are equal; only the rows of groups of two or more are read."""
+        byte-wise (ascending, or ``descending``): sorted on (group, head), the strings sorted only where heads are
+        equal, or every group's where the heads tell too few ids apart (:data:`SHARED_HEAD_BYTES`); only the rows of
+        groups of two or more are read."""
         groups = np.flatnonzero(sizes > 1)
-        _, at = expand(sizes[groups], (np.cumsum(sizes) - sizes)[groups])
-        sizes = sizes[groups]
+        _, at = expand(sizes[groups], (np.cumsum(sizes) - sizes)[groups])  # (the rows of those groups)
+        group = np.repeat(np.arange(len(groups)), sizes[groups])
         heads = self.head[rows[at]].byteswap()  # big-endian: byte order
-        if descending:
-            heads = ~heads
-        order = argsort_within(heads, sizes)
-        moved, heads = at[order], heads[order]
-        new = run_starts(np.repeat(np.arange(len(sizes)), sizes), heads)
-        if not new.all():  # (runs of equal heads, within a group: their strings sorted)
-            tied = np.flatnonzero(~new | np.append(~new[1:], False))
-            by_id = to_numpy(ac.sort_indices(
-                pa.table({'run': np.cumsum(new)[tied], 'id': ac.take(self.ids, from_numpy(rows[moved[tied]]))}),
-                [('run', 'ascending'), ('id', 'descending' if descending else 'ascending')]))
-            moved[tied] = moved[tied][by_id]
+        if _shared_bytes(heads) >= SHARED_HEAD_BYTES:
+            moved = at[self._sorted_by_id(rows[at], group, descending)]
+        else:
+            order = to_numpy(ac.sort_indices(pa.table({'group': group, 'head': heads}),
+                                             [('group', 'ascending'), ('head', 'descending' if descending else
+                                                                       'ascending')]))
+            moved, heads = at[order], heads[order]
+            new = run_starts(group, heads)
+            if not new.all():  # (runs of equal heads, within a group: their strings sorted)
+                tied = np.flatnonzero(~new | np.append(~new[1:], False))
+                moved[tied] = moved[tied][self._sorted_by_id(rows[moved[tied]], np.cumsum(new)[tied], descending)]
         ordered = rows.copy()
         ordered[at] = rows[moved]
         return ordered
+
+    def _sorted_by_id(self, rows: np.ndarray, run: np.ndarray, descending: bool) -> np.ndarray:
+        """The order of ``rows`` (in runs numbered ``run``, ascending) that sorts each run's rows by their ids."""
+        every = len(rows) == len(self.ids) and np.array_equal(rows, np.arange(len(rows)))  # (then no copy)
+        ids = self.ids if every else ac.take(self.ids, from_numpy(rows))
+        return to_numpy(ac.sort_indices(pa.table({'run': run, 'id': ids}),
+                                        [('run', 'ascending'), ('id', 'descending' if descending else 'ascending')]))
+
+
+def _shared_bytes(heads: np.ndarray) -> int:
+    """How many leading bytes all the big-endian ``heads`` share (8: all equal, or none)."""
+    if not len(heads):
+        return 8
+    lowest, highest = int(heads.min()), int(heads.max())
+    return (64 - (lowest ^ highest).bit_length()) // 8
 
 
 def _read_ids(strings: pa.Array, hashes: np.ndarray, head: np.ndarray, lengths: np.ndarray) -> None:

@@ -261,6 +261,7 @@ def order_by_score(group: np.ndarray, score: np.ndarray, sizes: np.ndarray) -> t
     return (np.arange(len(keys)) if order is None else order), np.diff(np.flatnonzero(run_starts(ordered)),
                                                                        append=len(keys))
 
+
 def _ranked_run(judgments: Judgments, blocks: list[_RankedBlock], sizes: np.ndarray,
                 group_query: np.ndarray) -> RankedRun:
     """The run of the judged rows of ``blocks`` (each of whole queries), whose groups of rows (a query's) hold

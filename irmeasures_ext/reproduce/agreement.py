@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,8 +61,9 @@ class RankedLists:
         it (and its file and line); a score that is not a finite number:
         :class:`~irmeasures_ext.errors.NonFiniteScoreError` (as our provider refuses them).
 
-        No strings are sorted but those of docs tied on score whose first 8 bytes are equal: the rows are ordered by
-        (topic, score) as the engine ranks them, then each run of tied rows by its doc ids' heads."""
+        No strings are sorted but those of tied docs whose first 8 bytes are equal: the rows are ordered by topic,
+        then (``'trec_eval'``) by score as the engine ranks them; each run of rows tied on score (in that order, or
+        in the file's for ``'file'``) is then ordered by its doc ids (:meth:`~.DocIds.order_within`)."""
         from irmeasures_ext.engine.doc_ids import has_repeats, sorted_distinct
         from irmeasures_ext.engine.ranking import check_run, order_by_score
         from irmeasures_ext.engine.segments import run_starts
@@ -87,8 +88,9 @@ class RankedLists:
         rank = np.arange(len(rows)) - (np.cumsum(sizes) - sizes)[topic]
         kept = rank < length
         kept_docs = docs.take(rows[kept])
-        return cls(topics, topic[kept], kept_docs.ids.combine_chunks(), rank[kept], np.minimum(sizes, length),
-                   kept_docs)
+        doc = kept_docs.ids.combine_chunks()  # (one copy of the strings, in both fields)
+        return cls(topics, topic[kept], doc, rank[kept], np.minimum(sizes, length),
+                   replace(kept_docs, ids=pa.chunked_array([doc])))
 
     @functools.cached_property
     def _side(self) -> _Side:
@@ -106,7 +108,8 @@ class RankedLists:
 def ranked_lists(run: RunLike, length: int = RUN_LENGTH, order: str = 'trec_eval') -> dict[str, list[str]]:
     """Each topic's first ``length`` docids in ``order``: ``'trec_eval'`` (the default) as our provider ranks them
     (score descending, compared as float32, then docid descending); ``'file'`` as repro_eval reads them (the order
-    given, each run of adjacent equal scores by docid descending). A doc twice in a topic: DuplicateDocError."""
+    given, each run of adjacent equal scores by docid descending). A doc twice in a topic: DuplicateDocError; a
+    score that is not a finite number: NonFiniteScoreError (naming its file and line, as our provider does)."""
     return RankedLists.of(run, length, order).as_dict()
 
 
