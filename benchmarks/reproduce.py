@@ -1,7 +1,7 @@
 """The reproducibility statistics of 10 reproduced runs of 1M lines (5 reproductions of an original baseline and
 advanced run), against evaluating those 10 runs with the same measures.
 
-    python benchmarks/reproduce.py [--repeat 3]
+    python benchmarks/reproduce.py [--repeat 3] [--repro-eval-python /tmp/repro/bin/python]
 
 Data (benchmarks/data/reproduce/, written once, seeded): the 1m collection of datagen.py (1,000 queries, 1,000 docs
 each); the original baseline is its run, the original advanced one a noisy copy, and each reproduction a noisier copy
@@ -17,14 +17,24 @@ fresh process, interleaved over ``--repeat`` rounds after a warm-up round:
   once (pandas' index, as ``ranked_list_agreement`` pairs them); a lower bound of ``with_lists`` beside ``evaluate``,
   were the statistics and the lists free.
 
-Target (issue 50): statistics ≤ 1.5× evaluate. ``with_lists`` is reported beside it. Writes
-benchmarks/results/reproduce-<date>.md/.json.
+With ``--repro-eval-python`` (the interpreter of another environment with repro_eval 0.5.0, not a dependency:
+``python3.11 -m venv /tmp/repro && /tmp/repro/bin/pip install repro-eval==0.5.0 pandas``), the reference tool on one
+reproduction (the originals and the first reproduced pair), against ours on the same:
+
+- ``one_reproduction``: ``with_lists`` for that pair alone;
+- ``repro_eval``: its ``RpdEvaluator`` on the same four files (its measures set to ours), ``trim()``,
+  ``evaluate()``, then ``rmse``, ``nrmse``, ``er``, ``dri``, ``ttest``, ``ktu`` and ``rbo``.
+
+Targets (issue 50): statistics ≤ 1.5× evaluate; with_lists ≤ 1.5× evaluate (and the pairing floor beside it);
+repro_eval / one_reproduction is reported. Writes benchmarks/results/reproduce-<date>.md/.json.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -69,6 +79,21 @@ else:
         experiment.reproducibility(baseline, advanced, ranked_lists=kind == 'with_lists')
 '''
 
+REPRO_EVAL = '''
+import sys, warnings
+warnings.simplefilter('ignore')
+import ir_measures
+from repro_eval.Evaluator import RpdEvaluator
+qrels, measures, original_b, original_a, reproduced_b, reproduced_a = sys.argv[1:]
+rpd = RpdEvaluator(qrels_orig_path=qrels, run_b_orig_path=original_b, run_a_orig_path=original_a,
+                   run_b_rep_path=reproduced_b, run_a_rep_path=reproduced_a)
+rpd.measures = [ir_measures.parse_measure(measure) for measure in measures.split(',')]
+rpd.trim()
+rpd.evaluate()
+for statistic in (rpd.rmse, rpd.nrmse, rpd.er, rpd.dri, rpd.ttest, rpd.ktu, rpd.rbo):
+    statistic()
+'''
+
 
 def read_run(path: Path) -> pa.Table:
     return pacsv.read_csv(path, read_options=pacsv.ReadOptions(column_names=['query_id', 'q0', 'doc_id', 'rank',
@@ -110,29 +135,48 @@ def data() -> tuple[Path, list[Path]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--repeat', type=int, default=3)
+    parser.add_argument('--repro-eval-python', help='the interpreter of an environment with repro_eval 0.5.0')
     args = parser.parse_args()
     qrels, runs = data()
     arguments = [str(qrels), ','.join(MEASURES), *map(str, runs)]
     child = [sys.executable, '-c', CHILD]
     commands = {kind: ([*child, kind, *arguments], (qrels, *runs))
                 for kind in ('evaluate', 'statistics', 'with_lists', 'pairing_floor')}
+    compared = [('statistics', 'evaluate', 1.5), ('with_lists', 'evaluate', 1.5),
+                ('pairing_floor', 'evaluate', 1.5)]  # (the floor: beside the target)
+    if args.repro_eval_python:
+        commands['one_reproduction'] = ([*child, 'with_lists', *arguments[:6]], (qrels, *runs[:4]))
+        commands['repro_eval'] = ([args.repro_eval_python, '-c', REPRO_EVAL, *arguments[:6]], (qrels, *runs[:4]))
     load = [os.getloadavg()]
     seconds, peak_mb = interleaved_rounds(commands, args.repeat)
     load.append(os.getloadavg())
-    ratios = target_ratios(seconds, [('statistics', 'evaluate', 1.5), ('with_lists', 'evaluate', 1.5),
-                                     ('pairing_floor', 'evaluate', 1.5)])  # (the floor: beside the target)
+    ratios = target_ratios(seconds, compared)
+    reference = {label: {**ratio, 'target': None}  # (reported, no target)
+                 for label, ratio in target_ratios(seconds, [('repro_eval', 'one_reproduction', math.inf)]).items()
+                 } if args.repro_eval_python else {}
     lines = ['# Reproducibility statistics of 10 reproduced 1M-line runs', '',
              f'Measures: {", ".join(MEASURES)}. {args.repeat} rounds, each command a fresh process.', '',
              '| command | median s | min–max s | peak RSS MB |', '| --- | --- | --- | --- |',
              *(f'| {name} | {timing_cells(seconds, peak_mb, name)} |' for name in commands), '',
-             *target_lines(ratios), '',
+             *target_lines(ratios),
+             *(f'- {label} (reported): {ratio["of_medians"]:.1f}× on medians; within each round '
+               f'{ratio["per_round"][0]:.1f}–{ratio["per_round"][-1]:.1f}× (repro_eval '
+               f'{_version(args.repro_eval_python, "repro-eval")}, pytrec_eval-terrier '
+               f'{_version(args.repro_eval_python, "pytrec-eval-terrier")})' for label, ratio in reference.items()),
+             '',
              f'Load average before and after: {load[0][0]:.2f}, {load[1][0]:.2f}; median evaluate '
              f'{statistics.median(seconds["evaluate"]):.2f} s.']
     report = '\n'.join(lines) + '\n'
     print(report)
     write_results('reproduce', rounds_record({name: command for name, (command, _) in commands.items()}, seconds,
-                                             peak_mb, ratios, load), report)
+                                             peak_mb, ratios | reference, load), report)
     return 0
+
+
+def _version(python: str, package: str) -> str:
+    """``package``'s version in the environment of the interpreter ``python``."""
+    code = f'from importlib import metadata; print(metadata.version({package!r}))'
+    return subprocess.run([python, '-c', code], capture_output=True, text=True, check=True).stdout.strip()
 
 
 if __name__ == '__main__':
