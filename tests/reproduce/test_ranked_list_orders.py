@@ -105,3 +105,22 @@ def test_a_score_that_is_not_finite_is_refused_as_the_provider_refuses_it(score,
             irmeasures_ext.provider.calc_aggregate(['AP'], str(qrels), run)
         with pytest.raises(type(provider_s.value), match=error):
             reproduce.ranked_lists(run)
+
+
+def big_endian_heads(ids):
+    """Each id's first 8 bytes, zero-padded, as a big-endian integer (byte order)."""
+    return np.array([int.from_bytes(id_.encode()[:8].ljust(8, b'\0'), 'big') for id_ in ids], dtype=np.uint64)
+
+
+@pytest.mark.parametrize('ids, shared', [(['clueweb09-en0000-1', 'clueweb09-en0000-2'], 8), (['clueweb0', 'clueweb1'], 7),
+                                         (['doc_12', 'doc_13', 'doc_2'], 4), (['ab', 'ac'], 1), (['a', 'b'], 0),
+                                         (['\x80', '\x00'], 0), (['abc'], 8), ([], 8)])
+def test_shared_bytes_counts_the_leading_bytes_every_head_shares(ids, shared):
+    from irmeasures_ext.engine.doc_ids import _shared_bytes
+    assert _shared_bytes(big_endian_heads(ids)) == shared
+
+
+def test_ranked_lists_hold_their_doc_id_strings_once():
+    lists = RankedLists.of({'1': {f'doc{i}': float(i) for i in range(50)}, '2': {'x': 1.0}})
+    assert lists.doc_ids.ids.num_chunks == 1
+    assert lists.doc_ids.ids.chunk(0).buffers()[2].address == lists.doc.buffers()[2].address
