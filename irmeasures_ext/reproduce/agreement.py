@@ -8,10 +8,11 @@ overlaps of every topic are counted at once: a doc both lists hold is shared fro
 from __future__ import annotations
 
 import functools
+import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -70,6 +71,7 @@ class RankedLists:
         from irmeasures_ext.readers.inputs import read_input
         if order not in ORDERS:
             raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
+        length = _whole('length', length)
         read = read_input(run, 'run')
         table = read.table
         topics, topic = sorted_distinct(table['query_id'])
@@ -129,6 +131,7 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
     if topics not in TOPIC_SETS:
         raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
+    p, depth = _persistence(p), _whole('depth', depth)
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
                  for run in (original, reproduced))
     chosen = orig.topics if topics == 'original' else rep.topics
@@ -142,6 +145,20 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
         raise InputError(f'the original run does not answer topics {" ".join(missing.to_pylist())} of the reproduced '
                          'run')
     return agreement_frame(orig, rep, chosen, p, depth)
+
+
+def _whole(name: str, value: Any) -> int:
+    """``value`` if it is a whole number of 1 or more (an int or a numpy integer, not a bool), else InputError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f'{name} must be a whole number of 1 or more, got {value!r}')
+    return int(value)
+
+
+def _persistence(p: Any) -> float:
+    """``p`` if it is RBO's persistence, a number with 0 < p <= 1 (1: every depth weighs alike), else InputError."""
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) <= 1:
+        raise InputError(f"p (RBO's persistence) must be a number with 0 < p <= 1, got {p!r}")
+    return float(p)
 
 
 def warn_unanswered(unanswered: dict[str, list[str]]) -> None:
@@ -391,6 +408,7 @@ def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float 
 def rbo_ext(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P) -> float:
     """Webber, Moffat & Zobel's (TOIS 2010) extrapolated RBO_ext of two lists (eq. 32 for unequal lengths);
     identical lists give 1, an empty list 0."""
+    _persistence(p)  # (an empty list's 0 too)
     if not original:
         return 0.0
     with warnings.catch_warnings():

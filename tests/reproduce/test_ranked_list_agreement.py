@@ -3,8 +3,10 @@ counting pairs, RBO and RBO_ext by summing the overlaps depth by depth), hand-co
 refusals."""
 import math
 import random
+import re
 import warnings
 
+import numpy as np
 import pytest
 
 from irmeasures_ext import reproduce
@@ -173,6 +175,36 @@ def test_bad_options_are_refused():
         reproduce.ranked_lists(run, order='score')
     with pytest.raises(InputError, match='topics must be one of'):
         reproduce.ranked_list_agreement(run, run, topics='all')
+
+
+@pytest.mark.parametrize('length', [0, -1, 1.5, True, '3', None])
+def test_a_length_that_is_not_a_whole_number_of_1_or_more_is_refused(length):
+    with pytest.raises(InputError, match=f'length must be a whole number of 1 or more, got {re.escape(repr(length))}'):
+        reproduce.ranked_lists({'1': {'a': 1.0}}, length=length)
+
+
+@pytest.mark.parametrize('p', [0, -0.5, 1.5, math.nan, math.inf, True, '0.9', None])
+def test_a_persistence_outside_0_to_1_is_refused(p):
+    run = {'1': {'a': 2.0, 'b': 1.0}}
+    with pytest.raises(InputError, match=r"p \(RBO's persistence\) must be a number with 0 < p <= 1"):
+        reproduce.ranked_list_agreement(run, run, p=p)
+    for original in (['a', 'b'], []):
+        with pytest.raises(InputError, match="RBO's persistence"):
+            reproduce.rbo_ext(original, ['b', 'a'], p=p)
+
+
+@pytest.mark.parametrize('depth', [0, -2, 2.5, False, None])
+def test_a_depth_that_is_not_a_whole_number_of_1_or_more_is_refused(depth):
+    with pytest.raises(InputError, match='depth must be a whole number of 1 or more'):
+        reproduce.rbo_repro_eval(['a', 'b'], ['b', 'a'], depth=depth)
+
+
+def test_the_edges_of_the_options_are_taken():
+    # (p = 1: every depth weighs alike. a b against b a: X_1 = 0, X_2 = 2; repro_eval's to depth 2: (0/1 + 2/2) / 2;
+    # RBO_ext: (1 - p)/p Σ ... = 0, plus X_2/2 · p^2 = 1; a numpy length and depth.)
+    assert reproduce.rbo_repro_eval(['a', 'b'], ['b', 'a'], p=1, depth=np.int64(2)) == pytest.approx(0.5)
+    assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1.0) == pytest.approx(1.0)
+    assert reproduce.ranked_lists({'1': {'a': 2.0, 'b': 1.0}}, length=np.int32(1)) == {'1': ['a']}
 
 
 def test_an_unanswered_topic_scores_0_in_every_statistic_and_counts_in_the_means():
