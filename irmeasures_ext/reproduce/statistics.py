@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -88,18 +88,41 @@ def _divide(numerator: float, denominator: float) -> float:
 
 def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     """Root mean square error of the per-topic scores (summed in topic order, as repro_eval)."""
+    original, reproduced = _paired_scores('rmse', original, reproduced)
     return math.sqrt(sum(np.square(original - reproduced)) / len(original))
 
 
 def nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     """RMSE divided by the largest RMSE a reproduction of scores in [0, 1] can have."""
+    original, reproduced = _paired_scores('nrmse', original, reproduced)
     return _divide(rmse(original, reproduced), rmse(original, np.where(original < 0.5, 1.0, 0.0)))
 
 
 def effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, reproduced_baseline: np.ndarray,
                  reproduced_advanced: np.ndarray) -> float:
     """ER: the reproduced mean per-topic improvement of advanced over baseline, divided by the original's."""
+    original_baseline, original_advanced = _paired_scores('effect_ratio', original_baseline, original_advanced)
+    reproduced_baseline, reproduced_advanced = _paired_scores('effect_ratio', reproduced_baseline,
+                                                              reproduced_advanced)
     return _divide(np.mean(reproduced_advanced - reproduced_baseline), np.mean(original_advanced - original_baseline))
+
+
+def _paired_scores(function: str, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays of per-topic scores of the same topics in one order (float64, 1-d, of one length, not empty), else
+    InputError naming ``function``."""
+    arrays = []
+    for values in (first, second):
+        try:
+            arrays.append(np.asarray(values, dtype=np.float64))
+        except (TypeError, ValueError) as error:
+            raise InputError(f'{function}: per-topic scores must be numbers ({error})') from None
+    if arrays[0].ndim != 1 or arrays[1].ndim != 1:
+        raise InputError(f'{function} takes arrays of per-topic scores (1-d); got {arrays[0].ndim}-d and '
+                         f'{arrays[1].ndim}-d')
+    if len(arrays[0]) != len(arrays[1]) or not len(arrays[0]):
+        raise InputError(f'{function} pairs the scores of the same topics, in one order (one or more): got '
+                         f'{len(arrays[0])} and {len(arrays[1])} scores')
+    return arrays[0], arrays[1]
 
 
 def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
@@ -110,6 +133,10 @@ def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
 def delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
                                reproduced_baseline: np.ndarray, reproduced_advanced: np.ndarray) -> float:
     """ΔRI: the original's relative improvement of the mean score minus the reproduction's."""
+    original_baseline, original_advanced = _paired_scores('delta_relative_improvement', original_baseline,
+                                                          original_advanced)
+    reproduced_baseline, reproduced_advanced = _paired_scores('delta_relative_improvement', reproduced_baseline,
+                                                              reproduced_advanced)
     with np.errstate(invalid='ignore'):
         return float(np.float64(_relative_improvement(original_baseline, original_advanced))
                      - np.float64(_relative_improvement(reproduced_baseline, reproduced_advanced)))
@@ -123,6 +150,9 @@ def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> floa
     if np.ndim(original) != 1 or np.ndim(reproduced) != 1:
         raise InputError(f't_test_p compares two arrays of per-topic scores (1-d); got {np.ndim(original)}-d and '
                          f'{np.ndim(reproduced)}-d')
+    if paired and len(original) != len(reproduced):
+        raise InputError(f'the paired t_test_p pairs the scores of the same topics, in one order: got '
+                         f'{len(original)} and {len(reproduced)} scores')
     return float(_t_test_ps(np.atleast_2d(original), np.atleast_2d(reproduced), paired)[0])
 
 

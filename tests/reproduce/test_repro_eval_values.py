@@ -2,6 +2,7 @@
 import inspect
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -282,6 +283,27 @@ def test_no_measures_give_empty_tables_and_t_test_p_takes_1d_scores():
     with pytest.raises(InputError, match=r'^t_test_p compares two arrays of per-topic scores \(1-d\); got 2-d and '
                                          r'1-d$'):
         reproduce.t_test_p(np.ones((2, 3)), np.ones(3), True)
+
+
+@pytest.mark.parametrize('function', ['rmse', 'nrmse', 'effect_ratio', 'delta_relative_improvement'])
+def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lists(function):
+    statistic = getattr(reproduce, function)
+    arity = 2 if function.endswith('rmse') else 4
+    pair = 'pairs the scores of the same topics, in one order'
+    for bad, error in ((([0.5, 0.2], [0.5]), pair), (([], []), pair), ((np.ones((1, 2)), np.ones((1, 2))), '1-d'),
+                       ((['a'], [0.5]), 'per-topic scores must be numbers')):
+        arguments = bad if arity == 2 else (*bad, *bad)  # (ER and ΔRI: the original pair bad, then both)
+        with pytest.raises(InputError, match=rf'^{function}.*{re.escape(error)}'):
+            statistic(*arguments)
+    # (lists as arrays: [0.2, 0.4] against [0.4, 0.4]: RMSE √(0.04 / 2); improvements 0.2, 0 and 0.1, 0.1: ER 0.1 / 0.1)
+    assert reproduce.rmse([0.2, 0.4], [0.4, 0.4]) == pytest.approx(math.sqrt(0.02))
+    assert reproduce.effect_ratio([0.2, 0.4], [0.4, 0.4], [0.2, 0.3], [0.3, 0.4]) == pytest.approx(1.0)
+
+
+def test_the_paired_t_test_refuses_scores_of_other_topics_and_the_unpaired_takes_them():
+    with pytest.raises(InputError, match='the paired t_test_p pairs the scores of the same topics.*3 and 2 scores'):
+        reproduce.t_test_p(np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2]), True)
+    assert 0 < reproduce.t_test_p(np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2]), False) < 1
 
 
 def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch):
