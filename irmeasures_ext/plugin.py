@@ -126,6 +126,9 @@ def measures_of(measures: Iterable[Measure | str]) -> list[Measure]:
     """``measures`` as a list of measures, for the Python API (our provider, ``irmeasures_ext.compare``): a name
     (``'nDCG@10'``, ``'Q(beta=0.5)@10'``, trec_eval's ``'ndcg_cut.10'``) parsed as the command line parses one
     (:func:`irmeasures_ext.names.measures_of`); MeasureParamError if it names no measure."""
+    if isinstance(measures, (str, Measure)) or not isinstance(measures, Iterable):
+        single = f' (one measure: [{measures!r}])' if isinstance(measures, (str, Measure)) else ''
+        raise MeasureParamError(f'measures must be a list of measures or names, got {measures!r}{single}')
     given = list(measures)
     ready = [measure for measure in given if isinstance(measure, Measure)]
     if len(ready) == len(given):

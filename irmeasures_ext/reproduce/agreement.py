@@ -8,9 +8,9 @@ overlaps of every topic are counted at once: a doc both lists hold is shared fro
 from __future__ import annotations
 
 import functools
+import math
 import numbers
-import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,7 @@ _COLLISION = 'two doc ids share a 64-bit hash; please report them'
 class RankedLists:
     """The ranked list of every topic of a run, flat: per kept row its topic (index into ``topics``, sorted), doc id
     and 0-based rank, rows by topic then rank; ``sizes`` the length of each topic's list; ``doc_ids`` the kept rows'
-    doc ids with their hashes (:class:`~irmeasures_ext.engine.doc_ids.DocIds`)."""
+    doc ids with their hashes (``irmeasures_ext.engine.doc_ids.DocIds``)."""
 
     topics: pa.Array
     topic: np.ndarray
@@ -64,7 +64,7 @@ class RankedLists:
 
         No strings are sorted but those of tied docs whose first 8 bytes are equal: the rows are ordered by topic,
         then (``'trec_eval'``) by score as the engine ranks them; each run of rows tied on score (in that order, or
-        in the file's for ``'file'``) is then ordered by its doc ids (:meth:`~.DocIds.order_within`)."""
+        in the file's for ``'file'``) is then ordered by its doc ids (``DocIds.order_within``)."""
         from irmeasures_ext.engine.doc_ids import has_repeats, sorted_distinct
         from irmeasures_ext.engine.ranking import check_run, order_by_score
         from irmeasures_ext.engine.segments import run_starts
@@ -156,8 +156,8 @@ def _whole(name: str, value: Any) -> int:
 
 def _persistence(p: Any) -> float:
     """``p`` if it is RBO's persistence, a number with 0 < p <= 1 (1: every depth weighs alike), else InputError."""
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) <= 1:
-        raise InputError(f"p (RBO's persistence) must be a number with 0 < p <= 1, got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) <= 1 or not math.isfinite(1 / float(p)):
+        raise InputError(f"p (RBO's persistence) must be a number with 0 < p <= 1 (1/p finite), got {p!r}")
     return float(p)
 
 
@@ -390,34 +390,50 @@ def _ktu_repro_eval(pair: _Pair) -> np.ndarray:
 
 def ktu(original: Sequence[str], reproduced: Sequence[str]) -> float:
     """Kendall's τ_b over the union of two lists' docs, each ranking a doc it lacks tied below its last."""
-    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced)).loc[0, 'ktu'])
+    return _of_two_lists('ktu', original, reproduced)
 
 
 def ktu_repro_eval(original: Sequence[str], reproduced: Sequence[str]) -> float:
     """repro_eval's KTU of two lists (see :func:`ranked_list_agreement`); NaN for lists of different lengths."""
-    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced)).loc[0, 'ktu_repro_eval'])
+    return _of_two_lists('ktu_repro_eval', original, reproduced)
 
 
 def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
                    depth: int = RBO_DEPTH) -> float:
     """repro_eval's RBO of two lists: Σ_{d≤depth} p^(d-1) X_d/d / Σ_{d≤depth} p^(d-1)."""
-    return float(ranked_list_agreement(_as_run(original), _as_run(reproduced), p=p, depth=depth).loc[0,
-                                                                                                      'rbo_repro_eval'])
+    return _of_two_lists('rbo_repro_eval', original, reproduced, p, depth)
 
 
 def rbo_ext(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P) -> float:
     """Webber, Moffat & Zobel's (TOIS 2010) extrapolated RBO_ext of two lists (eq. 32 for unequal lengths);
-    identical lists give 1, an empty list 0."""
-    _persistence(p)  # (an empty list's 0 too)
-    if not original:
+    identical lists give 1 (to rounding)."""
+    return _of_two_lists('rbo_ext', original, reproduced, p)
+
+
+def _of_two_lists(statistic: str, original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
+                  depth: int = RBO_DEPTH) -> float:
+    """:func:`ranked_list_agreement`'s ``statistic`` of two lists of doc ids (a list, tuple, array or Series of
+    strings, each doc once); 0 where one is empty, as for a topic a run does not answer."""
+    p, depth = _persistence(p), _whole('depth', depth)
+    lists = [_doc_list(docs, name) for docs, name in ((original, 'original'), (reproduced, 'reproduced'))]
+    if not all(lists):
         return 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', UnansweredTopicsWarning)
-        return float(ranked_list_agreement(_as_run(original), _as_run(reproduced), p=p).loc[0, 'rbo_ext'])
+    return float(ranked_list_agreement(_as_run(lists[0]), _as_run(lists[1]), p=p, depth=depth).loc[0, statistic])
 
 
-def _as_run(docs: Sequence[str]) -> dict[str, dict[str, float]]:
+def _doc_list(docs: Any, name: str) -> list[str]:
+    """``docs`` as a list of doc ids, each once, else InputError."""
+    if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable) or isinstance(docs, (set, frozenset, dict)):
+        raise InputError(f'the {name} list must be a sequence of doc ids (a list, tuple, array or Series of strings), '
+                         f'got {type(docs).__name__}')
+    listed = list(docs)
+    if not all(isinstance(doc, str) for doc in listed):
+        raise InputError(f'the {name} list must hold doc ids as strings')
+    if len(set(listed)) != len(listed):
+        raise InputError(f'a doc appears twice in the {name} list')
+    return listed
+
+
+def _as_run(docs: list[str]) -> dict[str, dict[str, float]]:
     """One topic ranking ``docs`` in their order (a run of one topic, scores descending)."""
-    if len(set(docs)) != len(docs):
-        raise InputError('a doc appears twice in a list')
-    return {'1': {doc: float(len(docs) - i) for i, doc in enumerate(docs)}} if docs else {}
+    return {'1': {doc: float(len(docs) - i) for i, doc in enumerate(docs)}}

@@ -108,21 +108,33 @@ def effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, r
 
 
 def _paired_scores(function: str, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Two arrays of per-topic scores of the same topics in one order (float64, 1-d, of one length, not empty), else
-    InputError naming ``function``."""
-    arrays = []
-    for values in (first, second):
-        try:
-            arrays.append(np.asarray(values, dtype=np.float64))
-        except (TypeError, ValueError) as error:
-            raise InputError(f'{function}: per-topic scores must be numbers ({error})') from None
-    if arrays[0].ndim != 1 or arrays[1].ndim != 1:
-        raise InputError(f'{function} takes arrays of per-topic scores (1-d); got {arrays[0].ndim}-d and '
-                         f'{arrays[1].ndim}-d')
-    if len(arrays[0]) != len(arrays[1]) or not len(arrays[0]):
+    """Two arrays of per-topic scores (:func:`_scores`) of the same topics in one order: of one length, not empty,
+    else InputError naming ``function``."""
+    first, second = _scores(function, first), _scores(function, second)
+    if len(first) != len(second) or not len(first):
         raise InputError(f'{function} pairs the scores of the same topics, in one order (one or more): got '
-                         f'{len(arrays[0])} and {len(arrays[1])} scores')
-    return arrays[0], arrays[1]
+                         f'{len(first)} and {len(second)} scores')
+    return first, second
+
+
+def _scores(function: str, values: Any) -> np.ndarray:
+    """``values`` as per-topic scores: a float64 1-d array of finite numbers (given as ints or floats, by position:
+    a Series' index is not read), else InputError naming ``function``."""
+    if isinstance(values, np.ma.MaskedArray):
+        raise InputError(f'{function}: per-topic scores must be numbers, not a masked array (give only the topics '
+                         'to compare)')
+    try:
+        array = np.asarray(values)
+    except ValueError as error:  # (ragged lists)
+        raise InputError(f'{function}: per-topic scores must be numbers ({error})') from None
+    if array.dtype.kind not in 'iuf':
+        raise InputError(f'{function}: per-topic scores must be numbers (ints or floats), got {array.dtype} values')
+    if array.ndim != 1:
+        raise InputError(f'{function} takes arrays of per-topic scores (1-d); got a {array.ndim}-d one')
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise InputError(f'{function}: per-topic score {array[~np.isfinite(array)][0]} is not a finite number')
+    return array
 
 
 def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
@@ -147,9 +159,9 @@ def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> floa
     degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
     degrees; a side of one value adds no variance, as in scipy); x/0 gives t = ±inf (p 0), 0/0 NaN
     (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
-    if np.ndim(original) != 1 or np.ndim(reproduced) != 1:
-        raise InputError(f't_test_p compares two arrays of per-topic scores (1-d); got {np.ndim(original)}-d and '
-                         f'{np.ndim(reproduced)}-d')
+    if not isinstance(paired, (bool, np.bool_)):
+        raise InputError(f't_test_p: paired must be True (ttest_rel) or False (ttest_ind), got {paired!r}')
+    original, reproduced = _scores('t_test_p', original), _scores('t_test_p', reproduced)
     if paired and len(original) != len(reproduced):
         raise InputError(f'the paired t_test_p pairs the scores of the same topics, in one order: got '
                          f'{len(original)} and {len(reproduced)} scores')
@@ -210,6 +222,10 @@ class Experiment:
         self._evaluation = _evaluation(self.measures, qrels)
         self.original = {'baseline': _Scored.of(self._evaluation, baseline),
                          'advanced': _Scored.of(self._evaluation, advanced)}
+        for run, scored in self.original.items():
+            if len(scored.unanswered) == len(scored.topics):
+                raise InputError(f'the original {run} run answers no topic of the qrels: there is nothing to '
+                                 'reproduce')
         self._ranked: dict[tuple[str, str], RankedLists] = {}
         self._last_reproduction: tuple[tuple[Input, Input], dict[str, _Scored]] | None = None
 
@@ -280,7 +296,7 @@ class Experiment:
                   p: float = RBO_P, depth: int = RBO_DEPTH, order: str = 'trec_eval') -> pd.DataFrame:
         """:func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement` of the original ``run``
         (``'baseline'`` or ``'advanced'``) with ``reproduced`` (the original's lists made once per ``order``)."""
-        if run not in self.original:
+        if not isinstance(run, str) or run not in self.original:
             raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
         if (run, order) not in self._ranked:
             self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
@@ -339,13 +355,16 @@ def topic_scores(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Iterab
     over the qrels' topics, sorted; a topic a run does not answer scores 0 (one
     :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
     import pandas as pd
+    if not isinstance(runs, Mapping):
+        raise InputError(f'runs must be a mapping of names to runs (a dict), got {type(runs).__name__}')
     parsed = _measures(measures)
     evaluation = _evaluation(parsed, qrels)
     scored = {name: _Scored.of(evaluation, run) for name, run in runs.items()}
     warn_unanswered({name: run.unanswered for name, run in scored.items()})
     frames = [pd.DataFrame({'run': name, 'measure': str(measure), 'query_id': run.topics.to_pylist(),
                             'value': run.values[measure]}) for name, run in scored.items() for measure in parsed]
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=['run', 'measure', 'query_id',
+                                                                                      'value'])
 
 
 def _measures(measures: Iterable[Measure | str]) -> list[Measure]:

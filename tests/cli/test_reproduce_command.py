@@ -258,6 +258,22 @@ def test_a_missing_run_file(capsys, tmp_path):
         'BASELINE ADVANCED)']
 
 
+def test_an_original_run_answering_no_topic_is_refused_as_in_python(capsys, tmp_path):
+    from irmeasures_ext import reproduce as api
+    empty = tmp_path / 'empty.txt'
+    empty.write_text('')
+    error = 'the original baseline run answers no topic of the qrels: there is nothing to reproduce'
+    status, out, err = run_main(capsys, 'reproduce', QRELS, '--original', empty, REF / 'orig_a.txt', *REPRODUCED,
+                                'AP')
+    assert (status, out) == (2, '') and err[-1] == f'irmeasures-ext: error: {error}'
+    for call in (lambda: api.reproducibility(QRELS, empty, REF / 'orig_a.txt', REF / 'rpd_b.txt', REF / 'rpd_a.txt',
+                                             ['AP']),
+                 lambda: api.replicability(QRELS, empty, REF / 'orig_a.txt', QRELS_B, REF / 'rpl_b.txt',
+                                           REF / 'rpl_a.txt', ['AP'])):
+        with pytest.raises(InputError, match=f'^{error}$'):
+            call()
+
+
 def test_a_missing_qrels_file(capsys, tmp_path):
     status, out, err = run_main(capsys, 'reproduce', tmp_path / 'nothing', *ORIGINAL, *REPRODUCED, 'AP')
     assert (status, out) == (2, '') and err == [f'irmeasures-ext: error: {tmp_path / "nothing"}: no such file, nor '

@@ -69,8 +69,10 @@ def test_the_refusals_whole():
         reproduce.ranked_list_agreement(run, run, topics='all')
     with pytest.raises(InputError, match=r'^the original run does not answer topics 2 3 of the reproduced run$'):
         reproduce.ranked_list_agreement(run, run_of({'1': ['a'], '2': ['b'], '3': ['c']}), topics='repro_eval')
-    with pytest.raises(InputError, match=r'^a doc appears twice in a list$'):
+    with pytest.raises(InputError, match=r'^a doc appears twice in the original list$'):
         reproduce.ktu(['a', 'a'], ['a'])
+    with pytest.raises(InputError, match=r'^a doc appears twice in the reproduced list$'):
+        reproduce.ktu(['a'], ('b', 'b'))
 
 
 def test_the_unanswered_topics_warning_names_each_topic():

@@ -225,3 +225,34 @@ def test_a_run_answering_no_topic_is_refused():
         reproduce.ranked_list_agreement([], run)
     with pytest.raises(InputError, match='the reproduced run answers no topic'):
         reproduce.ranked_list_agreement(run, [], topics='repro_eval')
+
+
+def test_the_list_functions_take_any_sequence_of_doc_ids_and_refuse_other_things():
+    import pandas as pd
+    expected = reproduce.ktu(['a', 'b', 'c'], ['b', 'a', 'c'])
+    for original in (('a', 'b', 'c'), np.array(['a', 'b', 'c']), pd.Series(['a', 'b', 'c']), iter('abc')):
+        assert reproduce.ktu(original, ['b', 'a', 'c']) == expected
+    for bad, error in (('abc', 'got str'), (None, 'got NoneType'), ({'a', 'b'}, 'got set'), ({'a': 1}, 'got dict'),
+                       ([1, 2], 'as strings')):
+        for statistic in (reproduce.ktu, reproduce.ktu_repro_eval, reproduce.rbo_repro_eval, reproduce.rbo_ext):
+            with pytest.raises(InputError, match=f'the original list .*{error}'):
+                statistic(bad, ['a'])
+            with pytest.raises(InputError, match=f'the reproduced list .*{error}'):
+                statistic(['a'], bad)
+
+
+@pytest.mark.parametrize('statistic', ['ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext'])
+def test_an_empty_list_gives_0_in_every_statistic_as_an_unanswered_topic_without_a_warning(statistic):
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        for original, reproduced in (([], ['a']), (['a'], []), ([], [])):
+            assert getattr(reproduce, statistic)(original, reproduced) == 0.0
+
+
+def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
+    for p in (5e-324, 1e-310):
+        with pytest.raises(InputError, match=r'0 < p <= 1 \(1/p finite\)'):
+            reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=p)
+    # (a b against b a: X_1 = 0, X_2 = 2, eq. 30: X_2/2 p² + (1 - p)/p (X_2/2) p² = p; identical lists 1)
+    assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12)
+    assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-300) == pytest.approx(1.0)

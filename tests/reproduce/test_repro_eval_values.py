@@ -5,12 +5,13 @@ import math
 import re
 import warnings
 
+import ir_measures
 import numpy as np
 import pytest
 from conftest import DATA
 
 from irmeasures_ext import reproduce
-from irmeasures_ext.errors import InputError, NoOverlapWarning, UnansweredTopicsWarning
+from irmeasures_ext.errors import InputError, MeasureParamError, NoOverlapWarning, UnansweredTopicsWarning
 
 REF = DATA / 'repro_eval'
 RPD = json.loads((REF / 'ref_rpd.json').read_text())
@@ -280,8 +281,7 @@ def test_no_measures_give_empty_tables_and_t_test_p_takes_1d_scores():
     qrels, run = {'1': {'a': 1}}, {'1': {'a': 1.0}}
     assert reproduce.reproducibility(qrels, run, run, run, run, []).empty
     assert reproduce.replicability(qrels, run, run, qrels, run, run, []).empty
-    with pytest.raises(InputError, match=r'^t_test_p compares two arrays of per-topic scores \(1-d\); got 2-d and '
-                                         r'1-d$'):
+    with pytest.raises(InputError, match=r'^t_test_p takes arrays of per-topic scores \(1-d\); got a 2-d one$'):
         reproduce.t_test_p(np.ones((2, 3)), np.ones(3), True)
 
 
@@ -290,8 +290,13 @@ def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lis
     statistic = getattr(reproduce, function)
     arity = 2 if function.endswith('rmse') else 4
     pair = 'pairs the scores of the same topics, in one order'
+    numbers = 'per-topic scores must be numbers'
     for bad, error in ((([0.5, 0.2], [0.5]), pair), (([], []), pair), ((np.ones((1, 2)), np.ones((1, 2))), '1-d'),
-                       ((['a'], [0.5]), 'per-topic scores must be numbers')):
+                       ((['a'], [0.5]), numbers), ((['0.5'], [0.5]), numbers), (([0.5, None], [0.5, 0.1]), numbers),
+                       (([[0.1], [0.2, 0.3]], [0.5, 0.1]), numbers), (([True], [0.5]), numbers),
+                       ((np.ma.masked_array([0.2, 9.0], [0, 1]), [0.2, 0.2]), numbers),
+                       (([0.5, math.nan], [0.5, 0.1]), 'per-topic score nan is not a finite number'),
+                       (([0.5, 0.1], [math.inf, 0.1]), 'per-topic score inf is not a finite number')):
         arguments = bad if arity == 2 else (*bad, *bad)  # (ER and ΔRI: the original pair bad, then both)
         with pytest.raises(InputError, match=rf'^{function}.*{re.escape(error)}'):
             statistic(*arguments)
@@ -300,10 +305,32 @@ def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lis
     assert reproduce.effect_ratio([0.2, 0.4], [0.4, 0.4], [0.2, 0.3], [0.3, 0.4]) == pytest.approx(1.0)
 
 
+def test_measures_runs_and_run_names_of_the_wrong_kind_are_refused():
+    qrels, run = {'1': {'a': 1}}, {'1': {'a': 1.0}}
+    for measures in ('AP', None, ir_measures.AP):
+        with pytest.raises(MeasureParamError, match='measures must be a list of measures or names'):
+            reproduce.Experiment(qrels, run, run, measures)
+    with pytest.raises(MeasureParamError, match=r"^measures must be a list of measures or names, got 'AP' \(one "
+                                                r"measure: \['AP'\]\)$"):
+        reproduce.topic_scores(qrels, {'r': run}, 'AP')
+    with pytest.raises(InputError, match='^runs must be a mapping of names to runs'):
+        reproduce.topic_scores(qrels, [run], ['AP'])
+    empty = reproduce.topic_scores(qrels, {'r': run}, [])
+    assert empty.empty and list(empty.columns) == ['run', 'measure', 'query_id', 'value']
+    with pytest.raises(InputError, match=r"^run must be 'baseline' or 'advanced', got \['baseline'\]$"):
+        reproduce.Experiment(qrels, run, run, ['AP']).agreement(run, run=['baseline'])
+
+
 def test_the_paired_t_test_refuses_scores_of_other_topics_and_the_unpaired_takes_them():
     with pytest.raises(InputError, match='the paired t_test_p pairs the scores of the same topics.*3 and 2 scores'):
         reproduce.t_test_p(np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2]), True)
     assert 0 < reproduce.t_test_p(np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2]), False) < 1
+    for paired in (None, 'no', 1):
+        with pytest.raises(InputError, match=r't_test_p: paired must be True \(ttest_rel\) or False'):
+            reproduce.t_test_p([0.1, 0.2], [0.2, 0.1], paired)
+    for bad in (['0.2', '0.4'], [1j, 0.4], [0.2, math.nan], [[0.1], [0.2, 0.3]]):
+        with pytest.raises(InputError, match='^t_test_p: per-topic score'):
+            reproduce.t_test_p(bad, [0.3, 0.4], True)
 
 
 def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch):
