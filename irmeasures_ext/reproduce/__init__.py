@@ -5,6 +5,7 @@ from irmeasures_ext.errors import UnansweredTopicsWarning
 from irmeasures_ext.reproduce.agreement import (
     ORDERS,
     RBO_DEPTH,
+    RBO_MAX_DEPTH,
     RBO_P,
     RUN_LENGTH,
     STATISTICS,
@@ -34,4 +35,4 @@ from irmeasures_ext.reproduce.statistics import (
 __all__ = ['Experiment', 'reproducibility', 'replicability', 'ranked_list_agreement', 'topic_scores',
            'ranked_lists', 'RankedLists', 'ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext', 'rmse', 'nrmse',
            'effect_ratio', 'delta_relative_improvement', 't_test_p', 'UnansweredTopicsWarning', 'BOTH', 'RANKED_LISTS',
-           'STATISTICS', 'ORDERS', 'TOPIC_SETS', 'RUN_LENGTH', 'RBO_P', 'RBO_DEPTH']
+           'STATISTICS', 'ORDERS', 'TOPIC_SETS', 'RUN_LENGTH', 'RBO_P', 'RBO_DEPTH', 'RBO_MAX_DEPTH']

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 RUN_LENGTH = 1000
 RBO_P = 0.95
 RBO_DEPTH = 1000
+#: The deepest ``depth`` of repro_eval's RBO taken (its weights, one a depth, fill 160 MB there; past the longest
+#: list each depth adds p^(d-1) X/d of the same overlap X).
+RBO_MAX_DEPTH = 10 ** 7
 #: The topic sets of :func:`ranked_list_agreement`.
 TOPIC_SETS = ('original', 'repro_eval')
 #: How a topic's docs are ordered: as our provider ranks them (``'trec_eval'``: score descending, compared as
@@ -71,7 +74,7 @@ class RankedLists:
         from irmeasures_ext.readers.inputs import read_input
         if order not in ORDERS:
             raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
-        length = _whole('length', length)
+        length = min(_whole('length', length), np.iinfo(np.int64).max)  # (longer: every list whole, as at its max)
         read = read_input(run, 'run')
         table = read.table
         topics, topic = sorted_distinct(table['query_id'])
@@ -131,7 +134,7 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
     if topics not in TOPIC_SETS:
         raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
-    p, depth = _persistence(p), _whole('depth', depth)
+    p, depth = _persistence(p), _whole('depth', depth, RBO_MAX_DEPTH)
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
                  for run in (original, reproduced))
     chosen = orig.topics if topics == 'original' else rep.topics
@@ -147,10 +150,13 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     return agreement_frame(orig, rep, chosen, p, depth)
 
 
-def _whole(name: str, value: Any) -> int:
-    """``value`` if it is a whole number of 1 or more (an int or a numpy integer, not a bool), else InputError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+def _whole(name: str, value: Any, most: int | None = None) -> int:
+    """``value`` if it is a whole number of 1 or more (an int or a numpy integer, not a bool), and at ``most``,
+    else InputError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
         raise InputError(f'{name} must be a whole number of 1 or more, got {value!r}')
+    if most is not None and int(value) > most:
+        raise InputError(f'{name} must be at most {most:,}, got {value!r}')
     return int(value)
 
 
@@ -240,13 +246,19 @@ class _Pair:
     def n_topics(self) -> int:
         return len(self.orig.sizes)
 
-    def overlaps(self, depth: int) -> np.ndarray:
-        """X[t, d - 1] for d = 1..depth: the docs the first d of both lists of topic t share (a shorter list's
-        prefix is the whole list): a shared doc counts from the depth of its lower rank on."""
+    @functools.cached_property
+    def longest(self) -> int:
+        """The length of the longest list, of either run (at least 1)."""
+        return max(int(self.orig.sizes.max(initial=0)), int(self.rep.sizes.max(initial=0)), 1)
+
+    @functools.cached_property
+    def overlaps(self) -> np.ndarray:
+        """X[t, d - 1] for d = 1..:attr:`longest`: the docs the first d of both lists of topic t share (a shorter
+        list's prefix is the whole list; deeper, X stays the last): a shared doc counts from the depth of its lower
+        rank on."""
         deeper = np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
-        inside = deeper < depth
-        cells = self.orig.topic[self.shared_orig][inside] * depth + deeper[inside]
-        counts = np.bincount(cells, minlength=self.n_topics * depth).reshape(self.n_topics, depth)
+        cells = self.orig.topic[self.shared_orig] * self.longest + deeper
+        counts = np.bincount(cells, minlength=self.n_topics * self.longest).reshape(self.n_topics, self.longest)
         return np.cumsum(counts, axis=1).astype(np.float64)
 
 
@@ -268,16 +280,19 @@ def _rbo_repro_eval(pair: _Pair, p: float, depth: int) -> np.ndarray:
     """repro_eval's RBO per topic: Σ_{d≤depth} p^(d-1) X_d/d / Σ_{d≤depth} p^(d-1) (the weights multiplied up
     as its loop does)."""
     weights = np.cumprod(np.r_[1.0, np.full(depth - 1, p)])
-    return (pair.overlaps(depth) / np.arange(1, depth + 1) * weights).sum(axis=1) / weights.sum()
+    width = min(depth, pair.longest)
+    overlaps = pair.overlaps[:, :width]
+    within = (overlaps / np.arange(1, width + 1) * weights[:width]).sum(axis=1)
+    beyond = (weights[width:] / np.arange(width + 1, depth + 1)).sum()  # (past the longest list, X_d = X_width)
+    return (within + overlaps[:, -1] * beyond) / weights.sum()
 
 
 def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     """Webber, Moffat & Zobel's (TOIS 2010) RBO_ext per topic (eq. 32 for lists of lengths s <= l; eq. 30 when
     equal); 0 where a list is empty."""
     short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
-    width = max(int(long.max(initial=0)), 1)
-    overlaps = pair.overlaps(width)
-    depths = np.arange(1, width + 1)
+    overlaps = pair.overlaps
+    depths = np.arange(1, pair.longest + 1)
     weights = p ** depths.astype(np.float64)
     rows = np.arange(len(short))
     x_s = overlaps[rows, np.maximum(short - 1, 0)]
@@ -414,7 +429,7 @@ def _of_two_lists(statistic: str, original: Sequence[str], reproduced: Sequence[
                   depth: int = RBO_DEPTH) -> float:
     """:func:`ranked_list_agreement`'s ``statistic`` of two lists of doc ids (a list, tuple, array or Series of
     strings, each doc once); 0 where one is empty, as for a topic a run does not answer."""
-    p, depth = _persistence(p), _whole('depth', depth)
+    p, depth = _persistence(p), _whole('depth', depth, RBO_MAX_DEPTH)
     lists = [_doc_list(docs, name) for docs, name in ((original, 'original'), (reproduced, 'reproduced'))]
     if not all(lists):
         return 0.0

@@ -256,3 +256,14 @@ def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
     # (a b against b a: X_1 = 0, X_2 = 2, eq. 30: X_2/2 p² + (1 - p)/p (X_2/2) p² = p; identical lists 1)
     assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-300) == pytest.approx(1.0)
+
+
+def test_rbo_repro_eval_far_past_the_lists_equals_its_definition_and_the_depth_has_a_bound():
+    original, reproduced = ['a', 'b', 'c', 'd'], ['b', 'e', 'a']
+    for p, depth in ((0.95, 100_000), (1.0, 100_000), (0.5, 3), (0.9, 4), (0.9, 5)):
+        assert reproduce.rbo_repro_eval(original, reproduced, p=p, depth=depth) == pytest.approx(
+            rbo_repro_eval_by_definition(original, reproduced, p, depth), rel=1e-12)
+    assert 0 < reproduce.rbo_repro_eval(original, reproduced, depth=reproduce.RBO_MAX_DEPTH) < 1
+    with pytest.raises(InputError, match=r'^depth must be at most 10,000,000, got 10000001$'):
+        reproduce.rbo_repro_eval(original, reproduced, depth=reproduce.RBO_MAX_DEPTH + 1)
+    assert reproduce.ranked_lists({'1': {'a': 2.0, 'b': 1.0}}, length=10 ** 30) == {'1': ['a', 'b']}
