@@ -289,7 +289,7 @@ def _rbo_repro_eval(pair: _Pair, p: float, depth: int) -> np.ndarray:
 
 def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     """Webber, Moffat & Zobel's (TOIS 2010) RBO_ext per topic (eq. 32 for lists of lengths s <= l; eq. 30 when
-    equal); 0 where a list is empty."""
+    equal); NaN where a list is empty (:func:`agreement_frame` scores such a topic 0)."""
     short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
     overlaps = pair.overlaps
     depths = np.arange(1, pair.longest + 1)
@@ -302,8 +302,7 @@ def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     with np.errstate(divide='ignore', invalid='ignore'):
         tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
         sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
-        value = (1 - p) / p * sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
-    return np.where(short > 0, value, 0.0)
+        return (1 - p) / p * sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
 
 
 def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:

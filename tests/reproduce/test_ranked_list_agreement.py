@@ -209,8 +209,11 @@ def test_the_edges_of_the_options_are_taken():
 
 def test_an_unanswered_topic_scores_0_in_every_statistic_and_counts_in_the_means():
     original = {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0}}
-    with pytest.warns(UnansweredTopicsWarning, match='reproduced: 2'):
+    with warnings.catch_warnings(record=True) as caught:  # (that warning only: no numpy one of an empty list)
+        warnings.simplefilter('always')
         frame = reproduce.ranked_list_agreement(original, {'1': {'a': 2.0, 'b': 1.0}}).set_index('query_id')
+    assert [type(warning.message) for warning in caught] == [UnansweredTopicsWarning]
+    assert 'reproduced: 2' in str(caught[0].message)
     assert frame.loc['2'].tolist() == [0.0] * 4
     assert frame.loc['all', 'ktu'] == 0.5 and frame.loc['all', 'rbo_ext'] == pytest.approx(0.5)
     with warnings.catch_warnings():
@@ -256,6 +259,7 @@ def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
     # (a b against b a: X_1 = 0, X_2 = 2, eq. 30: X_2/2 p² + (1 - p)/p (X_2/2) p² = p; identical lists 1)
     assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-300) == pytest.approx(1.0)
+    assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-308) == pytest.approx(1.0)  # (1/p = 1e308: finite)
 
 
 def test_rbo_repro_eval_far_past_the_lists_equals_its_definition_and_the_depth_has_a_bound():
@@ -264,6 +268,7 @@ def test_rbo_repro_eval_far_past_the_lists_equals_its_definition_and_the_depth_h
         assert reproduce.rbo_repro_eval(original, reproduced, p=p, depth=depth) == pytest.approx(
             rbo_repro_eval_by_definition(original, reproduced, p, depth), rel=1e-12)
     assert 0 < reproduce.rbo_repro_eval(original, reproduced, depth=reproduce.RBO_MAX_DEPTH) < 1
-    with pytest.raises(InputError, match=r'^depth must be at most 10,000,000, got 10000001$'):
-        reproduce.rbo_repro_eval(original, reproduced, depth=reproduce.RBO_MAX_DEPTH + 1)
+    for lists in ((original, reproduced), ([], reproduced)):  # (an empty list's 0 too)
+        with pytest.raises(InputError, match=r'^depth must be at most 10,000,000, got 10000001$'):
+            reproduce.rbo_repro_eval(*lists, depth=reproduce.RBO_MAX_DEPTH + 1)
     assert reproduce.ranked_lists({'1': {'a': 2.0, 'b': 1.0}}, length=10 ** 30) == {'1': ['a', 'b']}

@@ -294,7 +294,8 @@ def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lis
     for bad, error in ((([0.5, 0.2], [0.5]), pair), (([], []), pair), ((np.ones((1, 2)), np.ones((1, 2))), '1-d'),
                        ((['a'], [0.5]), numbers), ((['0.5'], [0.5]), numbers), (([0.5, None], [0.5, 0.1]), numbers),
                        (([[0.1], [0.2, 0.3]], [0.5, 0.1]), numbers), (([True], [0.5]), numbers),
-                       ((np.ma.masked_array([0.2, 9.0], [0, 1]), [0.2, 0.2]), numbers),
+                       ((np.ma.masked_array([0.2, 9.0], [0, 1]), [0.2, 0.2]),
+                        'per-topic scores must be numbers, not a masked array (give only the topics to compare)'),
                        (([0.5, math.nan], [0.5, 0.1]), 'per-topic score nan is not a finite number'),
                        (([0.5, 0.1], [math.inf, 0.1]), 'per-topic score inf is not a finite number')):
         arguments = bad if arity == 2 else (*bad, *bad)  # (ER and ΔRI: the original pair bad, then both)
@@ -313,7 +314,9 @@ def test_measures_runs_and_run_names_of_the_wrong_kind_are_refused():
     with pytest.raises(MeasureParamError, match=r"^measures must be a list of measures or names, got 'AP' \(one "
                                                 r"measure: \['AP'\]\)$"):
         reproduce.topic_scores(qrels, {'r': run}, 'AP')
-    with pytest.raises(InputError, match='^runs must be a mapping of names to runs'):
+    with pytest.raises(MeasureParamError, match='^measures must be a list of measures or names, got None$'):
+        reproduce.topic_scores(qrels, {'r': run}, None)
+    with pytest.raises(InputError, match=r'^runs must be a mapping of names to runs \(a dict\), got list$'):
         reproduce.topic_scores(qrels, [run], ['AP'])
     empty = reproduce.topic_scores(qrels, {'r': run}, [])
     assert empty.empty and list(empty.columns) == ['run', 'measure', 'query_id', 'value']
@@ -329,8 +332,9 @@ def test_the_paired_t_test_refuses_scores_of_other_topics_and_the_unpaired_takes
         with pytest.raises(InputError, match=r't_test_p: paired must be True \(ttest_rel\) or False'):
             reproduce.t_test_p([0.1, 0.2], [0.2, 0.1], paired)
     for bad in (['0.2', '0.4'], [1j, 0.4], [0.2, math.nan], [[0.1], [0.2, 0.3]]):
-        with pytest.raises(InputError, match='^t_test_p: per-topic score'):
-            reproduce.t_test_p(bad, [0.3, 0.4], True)
+        for sides in ((bad, [0.3, 0.4]), ([0.3, 0.4], bad)):
+            with pytest.raises(InputError, match='^t_test_p: per-topic score'):
+                reproduce.t_test_p(*sides, True)
 
 
 def test_a_reproduction_read_once_is_scored_once_and_paths_each_time(monkeypatch):
