@@ -299,7 +299,7 @@ def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     x_l = overlaps[rows, np.maximum(long - 1, 0)]
     within = depths <= long[:, None]
     beyond = within & (depths > short[:, None])
-    with np.errstate(divide='ignore', invalid='ignore'):
+    with np.errstate(invalid='ignore'):  # (an empty list: X_s = 0 over s = 0, NaN)
         tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
         sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
         return (1 - p) / p * sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
