@@ -293,7 +293,7 @@ def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
     overlaps = pair.overlaps
     depths = np.arange(1, pair.longest + 1)
-    weights = p ** depths.astype(np.float64)
+    weights = (1 - p) * p ** (depths - 1).astype(np.float64)  # ((1 - p)/p · p^d: no underflow of p^d for a tiny p)
     rows = np.arange(len(short))
     x_s = overlaps[rows, np.maximum(short - 1, 0)]
     x_l = overlaps[rows, np.maximum(long - 1, 0)]
@@ -302,7 +302,7 @@ def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     with np.errstate(invalid='ignore'):  # (an empty list: X_s = 0 over s = 0, NaN)
         tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
         sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
-        return (1 - p) / p * sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
+        return sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
 
 
 def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:

@@ -257,7 +257,7 @@ def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
         with pytest.raises(InputError, match=r'0 < p <= 1 \(1/p finite\)'):
             reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=p)
     # (a b against b a: X_1 = 0, X_2 = 2, eq. 30: X_2/2 p² + (1 - p)/p (X_2/2) p² = p; identical lists 1)
-    assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12)
+    assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12, abs=0)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-300) == pytest.approx(1.0)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-308) == pytest.approx(1.0)  # (1/p = 1e308: finite)
 
