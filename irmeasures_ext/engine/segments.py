@@ -82,4 +82,3 @@ def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator != 0)
     return out
-

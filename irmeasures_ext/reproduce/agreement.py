@@ -48,15 +48,14 @@ _COLLISION = 'two doc ids share a 64-bit hash; please report them'
 @dataclass(frozen=True)
 class RankedLists:
     """The ranked list of every topic of a run, flat: per kept row its topic (index into ``topics``, sorted), doc id
-    and 0-based rank, rows by topic then rank; ``sizes`` the length of each topic's list; ``doc_ids`` the kept rows'
-    doc ids with their hashes (``irmeasures_ext.engine.doc_ids.DocIds``)."""
+    (``doc_ids``, with their hashes: ``irmeasures_ext.engine.doc_ids.DocIds``) and 0-based rank, rows by topic then
+    rank; ``sizes`` the length of each topic's list."""
 
     topics: pa.Array
     topic: np.ndarray
-    doc: pa.Array
+    doc_ids: DocIds
     rank: np.ndarray
     sizes: np.ndarray
-    doc_ids: DocIds
 
     @classmethod
     def of(cls, run: RunLike | Input, length: int = RUN_LENGTH, order: str = 'trec_eval') -> RankedLists:
@@ -93,9 +92,13 @@ class RankedLists:
         rank = np.arange(len(rows)) - (np.cumsum(sizes) - sizes)[topic]
         kept = rank < length
         kept_docs = docs.take(rows[kept])
-        doc = kept_docs.ids.combine_chunks()  # (one copy of the strings, in both fields)
-        return cls(topics, topic[kept], doc, rank[kept], np.minimum(sizes, length),
-                   replace(kept_docs, ids=pa.chunked_array([doc])))
+        return cls(topics, topic[kept], replace(kept_docs, ids=pa.chunked_array([kept_docs.ids.combine_chunks()])),
+                   rank[kept], np.minimum(sizes, length))
+
+    @property
+    def doc(self) -> pa.Array:
+        """Each kept row's doc id (the strings of :attr:`doc_ids`, one chunk)."""
+        return self.doc_ids.ids.chunk(0)
 
     @functools.cached_property
     def _side(self) -> _Side:
@@ -162,7 +165,8 @@ def _whole(name: str, value: Any, most: int | None = None) -> int:
 
 def _persistence(p: Any) -> float:
     """``p`` if it is RBO's persistence, a number with 0 < p <= 1 (1: every depth weighs alike), else InputError."""
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) <= 1 or not math.isfinite(1 / float(p)):
+    if (isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < float(p) <= 1
+            or not math.isfinite(1 / float(p))):
         raise InputError(f"p (RBO's persistence) must be a number with 0 < p <= 1 (1/p finite), got {p!r}")
     return float(p)
 

@@ -88,23 +88,31 @@ def _divide(numerator: float, denominator: float) -> float:
 
 def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     """Root mean square error of the per-topic scores (summed in topic order, as repro_eval)."""
-    original, reproduced = _paired_scores('rmse', original, reproduced)
+    return _rmse(*_paired_scores('rmse', original, reproduced))
+
+
+def _rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     return math.sqrt(sum(np.square(original - reproduced)) / len(original))
 
 
 def nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     """RMSE divided by the largest RMSE a reproduction of scores in [0, 1] can have."""
     original, reproduced = _paired_scores('nrmse', original, reproduced)
-    return _divide(rmse(original, reproduced), rmse(original, np.where(original < 0.5, 1.0, 0.0)))
+    return _divide(_rmse(original, reproduced), _rmse(original, np.where(original < 0.5, 1.0, 0.0)))
 
 
 def effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, reproduced_baseline: np.ndarray,
                  reproduced_advanced: np.ndarray) -> float:
     """ER: the reproduced mean per-topic improvement of advanced over baseline, divided by the original's."""
-    original_baseline, original_advanced = _paired_scores('effect_ratio', original_baseline, original_advanced)
-    reproduced_baseline, reproduced_advanced = _paired_scores('effect_ratio', reproduced_baseline,
-                                                              reproduced_advanced)
+    original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
+        'effect_ratio', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
     return _divide(np.mean(reproduced_advanced - reproduced_baseline), np.mean(original_advanced - original_baseline))
+
+
+def _effect_scores(function: str, *runs: Any) -> list[np.ndarray]:
+    """The per-topic scores of an original baseline and advanced run, then of another pair (:func:`_paired_scores`
+    within each pair)."""
+    return [*_paired_scores(function, runs[0], runs[1]), *_paired_scores(function, runs[2], runs[3])]
 
 
 def _paired_scores(function: str, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -145,10 +153,8 @@ def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
 def delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
                                reproduced_baseline: np.ndarray, reproduced_advanced: np.ndarray) -> float:
     """ΔRI: the original's relative improvement of the mean score minus the reproduction's."""
-    original_baseline, original_advanced = _paired_scores('delta_relative_improvement', original_baseline,
-                                                          original_advanced)
-    reproduced_baseline, reproduced_advanced = _paired_scores('delta_relative_improvement', reproduced_baseline,
-                                                              reproduced_advanced)
+    original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
+        'delta_relative_improvement', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
     with np.errstate(invalid='ignore'):
         return float(np.float64(_relative_improvement(original_baseline, original_advanced))
                      - np.float64(_relative_improvement(reproduced_baseline, reproduced_advanced)))
