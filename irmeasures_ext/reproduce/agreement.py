@@ -97,7 +97,7 @@ class RankedLists:
 
     @property
     def doc(self) -> pa.Array:
-        """Each kept row's doc id (the strings of :attr:`doc_ids`, one chunk)."""
+        """Each kept row's doc id (the strings of ``doc_ids``, one chunk)."""
         return self.doc_ids.ids.chunk(0)
 
     @functools.cached_property
