@@ -301,6 +301,9 @@ def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lis
         arguments = bad if arity == 2 else (*bad, *bad)  # (ER and ΔRI: the original pair bad, then both)
         with pytest.raises(InputError, match=rf'^{function}.*{re.escape(error)}'):
             statistic(*arguments)
+        if arity == 4:  # (the reproduced pair alone bad)
+            with pytest.raises(InputError, match=rf'^{function}.*{re.escape(error)}'):
+                statistic([0.1, 0.2], [0.3, 0.4], *bad)
     # (lists as arrays: [0.2, 0.4] against [0.4, 0.4]: RMSE √(0.04 / 2); improvements 0.2, 0 and 0.1, 0.1: ER 0.1 / 0.1)
     assert reproduce.rmse([0.2, 0.4], [0.4, 0.4]) == pytest.approx(math.sqrt(0.02))
     assert reproduce.effect_ratio([0.2, 0.4], [0.4, 0.4], [0.2, 0.3], [0.3, 0.4]) == pytest.approx(1.0)
