@@ -4,18 +4,21 @@ Score-based statistics (RMSE, nRMSE, ER, ΔRI, t-test p-values) are computed fro
 (trec_eval's tie rule) over the qrels' topics; a topic a run does not answer scores 0 in every measure
 (``measure.DEFAULT``, as ir_measures gives it), said in one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`. The
 rank-based ones (KTU, RBO) are in :mod:`~irmeasures_ext.reproduce.agreement`. See docs/reproducibility.md for the
-formulas and where they depart from the papers.
+formulas and where they depart from the papers. Given per-topic scores (:data:`TopicScores`), the statistics pair
+two arrays or lists by position, and two pandas Series or mappings (topic -> score) by topic.
 """
 from __future__ import annotations
 
 import math
+import sys
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 from ir_measures.measures import Measure
 
@@ -44,6 +47,9 @@ RUNS = ('baseline', 'advanced')
 RANKED_LISTS = 'ranked lists'
 #: The columns of :meth:`Experiment.paired_topic_scores`.
 PAIRED_COLUMNS = ('measure', 'run', 'query_id', 'original', 'reproduced')
+#: Per-topic scores as the statistics take them: an array or list (two paired by position), or a pandas Series or a
+#: mapping of topic -> score (two paired by topic).
+TopicScores = npt.ArrayLike | Mapping[Hashable, float]
 
 
 def _evaluation(measures: list[Measure], qrels: QrelsLike) -> Evaluation:
@@ -86,7 +92,7 @@ def _divide(numerator: float, denominator: float) -> float:
         return float(np.float64(numerator) / np.float64(denominator))
 
 
-def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+def rmse(original: TopicScores, reproduced: TopicScores) -> float:
     """Root mean square error of the per-topic scores (summed in topic order, as repro_eval)."""
     return _rmse(*_paired_scores('rmse', original, reproduced))
 
@@ -95,14 +101,14 @@ def _rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
     return math.sqrt(sum(np.square(original - reproduced)) / len(original))
 
 
-def nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+def nrmse(original: TopicScores, reproduced: TopicScores) -> float:
     """RMSE divided by the largest RMSE a reproduction of scores in [0, 1] can have."""
     original, reproduced = _paired_scores('nrmse', original, reproduced)
     return _divide(_rmse(original, reproduced), _rmse(original, np.where(original < 0.5, 1.0, 0.0)))
 
 
-def effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, reproduced_baseline: np.ndarray,
-                 reproduced_advanced: np.ndarray) -> float:
+def effect_ratio(original_baseline: TopicScores, original_advanced: TopicScores, reproduced_baseline: TopicScores,
+                 reproduced_advanced: TopicScores) -> float:
     """ER: the reproduced mean per-topic improvement of advanced over baseline, divided by the original's."""
     original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
         'effect_ratio', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
@@ -116,21 +122,53 @@ def _effect_scores(function: str, *runs: Any) -> list[np.ndarray]:
 
 
 def _paired_scores(function: str, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Two arrays of per-topic scores (:func:`_scores`) of the same topics in one order: of one length, not empty,
-    else InputError naming ``function``."""
-    first, second = _scores(function, first), _scores(function, second)
+    """Two arrays of per-topic scores (:func:`_scores`) of the same topics in one order (:func:`_by_topic`): of one
+    length, not empty, else InputError naming ``function``."""
+    first, second = _scores(function, first), _scores(function, _by_topic(function, first, second))
     if len(first) != len(second) or not len(first):
         raise InputError(f'{function} pairs the scores of the same topics, in one order (one or more): got '
                          f'{len(first)} and {len(second)} scores')
     return first, second
 
 
+def _by_topic(function: str, first: Any, second: Any) -> Any:
+    """``second``'s scores in the order of ``first``'s topics where both name their topics (a pandas Series by its
+    index, a mapping by its keys: topic -> score), else ``second`` as it is (paired by position); InputError naming
+    ``function`` if a topic is named twice or by one side only."""
+    topics, other_topics = _topics(first), _topics(second)
+    if topics is None or other_topics is None:
+        return second
+    position = {topic: i for i, topic in enumerate(other_topics)}
+    if len(position) != len(other_topics) or len(set(topics)) != len(topics):
+        raise InputError(f'{function}: a topic is named twice in the per-topic scores')
+    only = [[topic for topic in one if topic not in other] for one, other in ((topics, position), (other_topics,
+                                                                                                    set(topics)))]
+    if any(only):
+        named = '; '.join(f'{" ".join(map(str, side[:5]))}{" ..." if len(side) > 5 else ""} only in the {which}'
+                          for side, which in zip(only, ('first', 'second'), strict=True) if side)
+        raise InputError(f'{function} pairs the scores of the same topics: {named}')
+    values = list(second.values()) if isinstance(second, Mapping) else list(second)
+    return [values[position[topic]] for topic in topics]
+
+
+def _topics(values: Any) -> list | None:
+    """The topics ``values`` names its scores by (a pandas Series' index, a mapping's keys), else None."""
+    if isinstance(values, Mapping):
+        return list(values)
+    pandas = sys.modules.get('pandas')  # (no Series without pandas imported)
+    if pandas is not None and isinstance(values, pandas.Series):
+        return values.index.tolist()
+    return None
+
+
 def _scores(function: str, values: Any) -> np.ndarray:
-    """``values`` as per-topic scores: a float64 1-d array of finite numbers (given as ints or floats, by position:
-    a Series' index is not read), else InputError naming ``function``."""
+    """``values`` as per-topic scores: a float64 1-d array of finite numbers (given as ints or floats, in their order:
+    a mapping's values, a Series' without its index), else InputError naming ``function``."""
     if isinstance(values, np.ma.MaskedArray):
         raise InputError(f'{function}: per-topic scores must be numbers, not a masked array (give only the topics '
                          'to compare)')
+    if isinstance(values, Mapping):
+        values = list(values.values())
     try:
         array = np.asarray(values)
     except ValueError as error:  # (ragged lists)
@@ -150,8 +188,8 @@ def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
     return _divide(np.mean(advanced) - np.mean(baseline), np.mean(baseline))
 
 
-def delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
-                               reproduced_baseline: np.ndarray, reproduced_advanced: np.ndarray) -> float:
+def delta_relative_improvement(original_baseline: TopicScores, original_advanced: TopicScores,
+                               reproduced_baseline: TopicScores, reproduced_advanced: TopicScores) -> float:
     """ΔRI: the original's relative improvement of the mean score minus the reproduction's."""
     original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
         'delta_relative_improvement', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
@@ -160,13 +198,15 @@ def delta_relative_improvement(original_baseline: np.ndarray, original_advanced:
                      - np.float64(_relative_improvement(reproduced_baseline, reproduced_advanced)))
 
 
-def t_test_p(original: np.ndarray, reproduced: np.ndarray, paired: bool) -> float:
+def t_test_p(original: TopicScores, reproduced: TopicScores, paired: bool) -> float:
     """Two-sided p-value of the t-test scipy computes: paired (``ttest_rel``: t = mean(d) / √(var(d) / n), n - 1
     degrees of freedom) or Student's equal-variance unpaired one (``ttest_ind``: the pooled variance, n1 + n2 - 2
     degrees; a side of one value adds no variance, as in scipy); x/0 gives t = ±inf (p 0), 0/0 NaN
     (:func:`~irmeasures_ext.comparison.stats.t_two_sided`)."""
     if not isinstance(paired, (bool, np.bool_)):
         raise InputError(f't_test_p: paired must be True (ttest_rel) or False (ttest_ind), got {paired!r}')
+    if paired:
+        reproduced = _by_topic('the paired t_test_p', original, reproduced)
     original, reproduced = _scores('t_test_p', original), _scores('t_test_p', reproduced)
     if paired and len(original) != len(reproduced):
         raise InputError(f'the paired t_test_p pairs the scores of the same topics, in one order: got '

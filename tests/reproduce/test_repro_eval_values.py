@@ -309,6 +309,49 @@ def test_the_score_statistics_refuse_scores_of_other_topics_or_none_and_take_lis
     assert reproduce.effect_ratio([0.2, 0.4], [0.4, 0.4], [0.2, 0.3], [0.3, 0.4]) == pytest.approx(1.0)
 
 
+def test_series_and_mappings_of_scores_are_paired_by_topic_and_arrays_by_position():
+    import pandas as pd
+    import scipy.stats
+    original = pd.Series([0.2, 0.4, 0.9], index=['1', '2', '3'])
+    shuffled = pd.Series([0.9, 0.3, 0.2], index=['3', '2', '1'])  # (topic 2: 0.3 against 0.4; the others equal)
+    assert reproduce.rmse(original, shuffled) == pytest.approx(math.sqrt(0.01 / 3), abs=1e-15)
+    assert reproduce.rmse(original.to_numpy(), shuffled.to_numpy()) == pytest.approx(math.sqrt(0.99 / 3), abs=1e-15)
+    assert reproduce.rmse(dict(original), dict(shuffled)) == pytest.approx(math.sqrt(0.01 / 3), abs=1e-15)
+    assert reproduce.rmse(original, shuffled.to_list()) == pytest.approx(math.sqrt(0.99 / 3), abs=1e-15)
+    # (nRMSE's normaliser, |o - (o < 0.5)|: 0.8, 0.6, 0.9)
+    assert reproduce.nrmse(dict(original), shuffled) == pytest.approx(0.1 / math.sqrt(0.64 + 0.36 + 0.81), abs=1e-15)
+    # (improvements by topic: original 0.1, 0.1, -0.1; reproduced 0.2, 0.1, 0 (mean 0.1), ER 0.1 / (0.1 / 3) = 3)
+    reproduced_baseline = {'3': 0.9, '1': 0.1, '2': 0.3}
+    reproduced_advanced = {'1': 0.3, '2': 0.4, '3': 0.9}
+    advanced = {'2': 0.5, '3': 0.8, '1': 0.3}
+    assert reproduce.effect_ratio(original, advanced, reproduced_baseline, reproduced_advanced) == pytest.approx(3.0)
+    # (RI: original 0.1 / 1.5, reproduced 0.3 / 1.3)
+    assert reproduce.delta_relative_improvement(original, advanced, reproduced_baseline, reproduced_advanced) == (
+        pytest.approx(0.1 / 1.5 - 0.3 / 1.3))
+    assert reproduce.t_test_p(original, shuffled, True) == pytest.approx(
+        scipy.stats.ttest_rel([0.2, 0.4, 0.9], [0.2, 0.3, 0.9]).pvalue, abs=1e-12)
+    other_topics = pd.Series([0.5, 0.7], index=['8', '9'])  # (the unpaired test takes any topics)
+    assert reproduce.t_test_p(original, other_topics, False) == pytest.approx(
+        scipy.stats.ttest_ind([0.2, 0.4, 0.9], [0.5, 0.7]).pvalue, abs=1e-12)
+    for function, arguments in (('rmse', (original, other_topics)), ('the paired t_test_p', (original, other_topics,
+                                                                                              True))):
+        with pytest.raises(InputError, match=rf'^{function} pairs the scores of the same topics: 1 2 3 only in the '
+                                             r'first; 8 9 only in the second$'):
+            getattr(reproduce, function.split()[-1])(*arguments)
+    with pytest.raises(InputError, match=r'^effect_ratio pairs the scores of the same topics: 3 only in the second$'):
+        reproduce.effect_ratio(original, advanced, {'1': 0.1, '2': 0.2}, reproduced_advanced)
+    many = pd.Series(0.5, index=[str(topic) for topic in range(7)])
+    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 0 4 5 6 only in the first$'):
+        reproduce.rmse(many, many.iloc[1:4])
+    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 6 only in the first; 0 1 2 3 4 '
+                                         r'\.\.\. only in the second$'):
+        reproduce.rmse(many.iloc[6:], many.iloc[:6])
+    with pytest.raises(InputError, match=r'^rmse: a topic is named twice in the per-topic scores$'):
+        reproduce.rmse(pd.Series([0.1, 0.2], index=['1', '1']), pd.Series([0.1, 0.2], index=['1', '2']))
+    with pytest.raises(InputError, match=r'^rmse: per-topic scores must be numbers \(ints or floats\), got <U'):
+        reproduce.rmse({'1': 'high'}, {'1': 0.5})
+
+
 def test_measures_runs_and_run_names_of_the_wrong_kind_are_refused():
     qrels, run = {'1': {'a': 1}}, {'1': {'a': 1.0}}
     for measures in ('AP', None, ir_measures.AP):
