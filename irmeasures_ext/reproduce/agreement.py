@@ -215,15 +215,16 @@ class _Side:
     @functools.cached_property
     def doc_order(self) -> np.ndarray:
         """Each row's place (from 0) among its list's docs in ascending doc id order (byte-wise)."""
-        ordered = self.doc_ids.order_within(np.arange(len(self.topic)), self.sizes)
-        place = np.empty(len(ordered), dtype=np.int64)
-        place[ordered] = np.arange(len(ordered)) - self.starts[self.topic]  # (ordered keeps the topics' order)
-        return place
+        return self.doc_places(np.ones(len(self.sizes), dtype=bool))
 
-    @functools.cached_property
-    def starts(self) -> np.ndarray:
-        """The first row of each topic's list."""
-        return np.cumsum(self.sizes) - self.sizes
+    def doc_places(self, topics: np.ndarray) -> np.ndarray:
+        """:attr:`doc_order` of the rows of ``topics`` (a mask of the topics), in row order."""
+        rows = np.flatnonzero(topics[self.topic])
+        sizes = self.sizes[topics]
+        ordered = self.doc_ids.order_within(rows, sizes)  # (the rows of each topic in turn, by doc id)
+        place = np.empty(len(self.topic), dtype=np.int64)
+        place[ordered] = np.arange(len(ordered)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return place[rows]
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,11 @@ class _Pair:
     @property
     def n_topics(self) -> int:
         return len(self.orig.sizes)
+
+    @functools.cached_property
+    def shared_per_topic(self) -> np.ndarray:
+        """The docs both lists of each topic hold."""
+        return np.bincount(self.rep.topic[self.shared_rep], minlength=self.n_topics)
 
     @functools.cached_property
     def longest(self) -> int:
@@ -316,24 +322,26 @@ def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.
     counts = np.zeros(n_segments, dtype=np.int64)
     lengths = np.bincount(segment, minlength=n_segments)
     widths = np.array([int(length - 1).bit_length() for length in lengths.tolist()]) if n_segments else lengths
-    for width in np.unique(widths[lengths > 1]).tolist():
-        segments = np.flatnonzero((widths == width) & (lengths > 1))
-        rows = np.flatnonzero(np.isin(segment, segments))
-        counts[segments] = _inversions_of_width(np.searchsorted(segments, segment[rows]), values[rows],
-                                                len(segments), 1 << width)
+    for width in sorted(set(widths[lengths > 1].tolist())):
+        chosen = (widths == width) & (lengths > 1)
+        in_chosen = chosen[segment]
+        numbered = np.cumsum(chosen) - 1  # (the chosen segments numbered from 0)
+        counts[chosen] = _inversions_of_width(numbered[segment[in_chosen]], values[in_chosen],
+                                              lengths[chosen], 1 << width)
     return counts
 
 
-def _inversions_of_width(segment: np.ndarray, values: np.ndarray, n_segments: int, width: int) -> np.ndarray:
-    """:func:`_inversions` of segments of at most ``width`` rows (a power of two, 2 or more), by a merge sort of all
-    at once: each segment's values in a row of ``width`` (padded at the end with a value above all). Adjacent
-    values are first compared and ordered pairwise; then at each level every pair of adjacent sorted blocks of b
-    values is merged by one sort of the keys 2 value + (1 in the right block) (a radix sort once blocks are long,
-    for 16-bit keys), and the right block's values have b² + b(b - 1)/2 - Σ(their positions in the merge) values of
-    the left above them (equal values are no inversion: the left's key is lower)."""
-    position = np.arange(len(values)) - np.searchsorted(segment, np.arange(n_segments))[segment]
+def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """:func:`_inversions` of segments of ``lengths`` rows, at most ``width`` (a power of two, 2 or more), by a merge
+    sort of all at once: each segment's values in a row of ``width`` (padded at the end with a value above all).
+    Adjacent values are first compared and ordered pairwise; then at each level every pair of adjacent sorted blocks
+    of b values is merged by one sort of the keys 2 value + (1 in the right block) (a radix sort once blocks are
+    long, for 16-bit keys), and the right block's values have b² + b(b - 1)/2 - Σ(their positions in the merge)
+    values of the left above them (equal values are no inversion: the left's key is lower)."""
+    n_segments = len(lengths)
+    position = np.arange(len(values)) - (np.cumsum(lengths) - lengths)[segment]
     top = int(values.max()) + 1
-    dtype = np.int16 if 2 * top + 1 < 2 ** 15 else np.int64
+    dtype = np.int16 if 2 * top + 1 < 2 ** 15 and width <= 2 ** 15 else np.int64  # (keys and positions in a merge)
     keys = np.full((n_segments, width), 2 * top, dtype=dtype)
     keys[segment, position] = 2 * values
     left, right = keys[:, 0::2], keys[:, 1::2]
@@ -345,8 +353,10 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, n_segments: in
         merged = ((keys & ~dtype(1)) | half).reshape(-1, 2 * block)
         keys = np.sort(merged, axis=-1, kind='stable' if block >= 32 and dtype is np.int16 else 'quicksort')
         keys = keys.reshape(n_segments, width)
-        right_positions = (keys & 1).reshape(n_segments, -1, 2 * block).astype(np.int64) @ np.arange(2 * block)
-        counts += width // (2 * block) * (block * block + block * (block - 1) // 2) - right_positions.sum(axis=1)
+        right_positions = keys & 1  # (each right block value's position in its merge, summed by segment:)
+        right_positions *= (np.arange(width) & (2 * block - 1)).astype(dtype)
+        counts += (width // (2 * block) * (block * block + block * (block - 1) // 2)
+                   - right_positions.sum(axis=1, dtype=np.int64))
         block *= 2
     return counts
 
@@ -382,7 +392,7 @@ def _ktu_union(pair: _Pair) -> np.ndarray:
     n = pair.n_topics
     topic = pair.rep.topic[pair.shared_rep]
     swaps = _inversions(topic, pair.orig.rank[pair.shared_orig], n)
-    shared = np.bincount(topic, minlength=n)
+    shared = pair.shared_per_topic
     only_orig, only_rep = pair.orig.sizes - shared, pair.rep.sizes - shared
     discordant = (swaps + _below_shared(pair.orig, pair.shared_orig, n) + _below_shared(pair.rep, pair.shared_rep, n)
                   + only_orig * only_rep)
@@ -394,13 +404,19 @@ def _ktu_repro_eval(pair: _Pair) -> np.ndarray:
     """repro_eval's KTU per topic: Kendall's τ_b between the positions, in the docid-sorted union of both lists,
     of the docs at each rank, rounded to 14 decimals; NaN for lists of different lengths (repro_eval raises).
     Only the order of the positions counts, and the union orders each list's docs as the list's own doc ids do: so
-    the swaps are those of the reproduction's docs' doc id places, rank by rank, in the order of the original's."""
+    the swaps are those of the reproduction's docs' doc id places, rank by rank, in the order of the original's.
+    Where both lists hold the same docs, a doc's place is the same in both (only the other topics' reproduced
+    lists are ordered by doc id)."""
     equal = (pair.orig.sizes == pair.rep.sizes) & (pair.orig.sizes > 0)
     in_orig, in_rep = equal[pair.orig.topic], equal[pair.rep.topic]  # (row k of one pairs with row k of the other)
     topic = pair.orig.topic[in_orig]
     size = np.where(equal, pair.orig.sizes, 0)
+    rep_place = np.empty(len(pair.rep.topic), dtype=np.int64)
+    rep_place[pair.shared_rep] = pair.orig.doc_order[pair.shared_orig]
+    other_docs = equal & (pair.shared_per_topic < pair.orig.sizes)
+    rep_place[other_docs[pair.rep.topic]] = pair.rep.doc_places(other_docs)
     by_orig_doc = np.empty(len(topic), dtype=np.int64)
-    by_orig_doc[(np.cumsum(size) - size)[topic] + pair.orig.doc_order[in_orig]] = pair.rep.doc_order[in_rep]
+    by_orig_doc[(np.cumsum(size) - size)[topic] + pair.orig.doc_order[in_orig]] = rep_place[in_rep]
     swaps = _inversions(topic, by_orig_doc, pair.n_topics)
     zeros = np.zeros(pair.n_topics)
     return np.where(equal, np.round(_tau_b(swaps, size, zeros, zeros), 14), np.nan)

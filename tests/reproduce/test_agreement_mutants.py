@@ -201,3 +201,32 @@ def test_topic_scores_frame_whole():
     assert list(frame.index) == [0, 1, 2, 3]
     assert frame.values.tolist() == [['b', 'P@1', '1', 1.0], ['b', 'P@1', '2', 0.0], ['x', 'P@1', '1', 1.0],
                                      ['x', 'P@1', '2', 0.0]]
+
+
+def inversions_by_merging(values):
+    """The pairs i < j with values[i] > values[j], counted by a plain merge sort."""
+    if len(values) < 2:
+        return list(values), 0
+    middle = len(values) // 2
+    (left, in_left), (right, in_right) = inversions_by_merging(values[:middle]), inversions_by_merging(values[middle:])
+    merged, count, i, j = [], in_left + in_right, 0, 0
+    while i < len(left) and j < len(right):
+        if left[i] <= right[j]:
+            merged.append(left[i])
+            i += 1
+        else:
+            merged.append(right[j])
+            j += 1
+            count += len(left) - i
+    return merged + left[i:] + right[j:], count
+
+
+@pytest.mark.parametrize('lengths, top', [([40_000, 3, 0, 1, 70], 100), ([33_000, 5], 20_000),
+                                          ([1000] * 3 + [2, 17], 1000)])
+def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top):
+    # (repeated values; a segment longer than 2^15 of values that would fit 16-bit keys, whose positions do not)
+    from irmeasures_ext.reproduce.agreement import _inversions
+    rng = np.random.default_rng(top)
+    values = [rng.integers(0, top, length) for length in lengths]
+    counts = _inversions(np.repeat(np.arange(len(lengths)), lengths), np.concatenate(values), len(lengths))
+    assert counts.tolist() == [inversions_by_merging(v.tolist())[1] for v in values]

@@ -105,14 +105,16 @@ def ktu_repro_eval_by_definition(original, reproduced):
 @pytest.mark.parametrize('topics', ['original', 'repro_eval'])
 def test_long_lists_of_many_topics_equal_their_definitions(topics):
     # (lists of 40 to 300 docs: the merge levels past 32 values; equal lengths in some topics for repro_eval's KTU,
-    # ids of several lengths so that doc id order is not numeric order; a topic the reproduction lacks, and with
-    # topics='original' one the original lacks)
+    # ids of several lengths so that doc id order is not numeric order; the same docs in both lists in some of
+    # those; a topic the reproduction lacks, and with topics='original' one the original lacks)
     rng = random.Random(11)
     pairs = {}
     for i in range(12):
         docs = [f'd{rng.randint(0, 10 ** rng.randint(1, 6))}-{j}' for j in range(rng.randint(40, 300))]
         original = rng.sample(docs, rng.randint(20, len(docs)))
         reproduced = rng.sample(docs, len(original) if i % 2 else rng.randint(20, len(docs)))
+        if i % 4 == 3:  # (the same docs in another order)
+            reproduced = rng.sample(original, len(original))
         pairs[f't{i:02d}'] = original, reproduced
     lacking = ('t00' if topics == 'original' else None, 't01')
     as_run = [{topic: {doc: float(1000 - rank) for rank, doc in enumerate(pair[side])}
