@@ -77,7 +77,7 @@ def test_ranked_lists_equal_plain_sorts_on_interleaved_topics_ties_and_awkward_i
     for topic in rng.sample(['1', '2', '10', 'b', 'a1'], rng.randint(1, 5)):
         scores = [rng.choice([1.0, 2.0, 1.0 + 1e-9, 0.5, -0.0, 0.0, 3e38]) for _ in range(40)]
         prefix = 'clueweb09-en0000-' if seed % 3 == 0 else ''  # (every id's head the same: strings sorted)
-        lines += [(topic, prefix + doc, score) for doc, score in zip(random_ids(rng, 40), scores)]
+        lines += [(topic, prefix + doc, score) for doc, score in zip(random_ids(rng, 40), scores, strict=True)]
     if seed % 2:  # (the topics' lines interleaved, each topic's in its order)
         lines = [line for _, line in sorted(enumerate(lines), key=lambda numbered: numbered[0] % 7)]
     readable = [(topic, doc, score) for topic, doc, score in lines if doc and doc.isprintable()]  # (a file's)
@@ -112,7 +112,8 @@ def big_endian_heads(ids):
     return np.array([int.from_bytes(id_.encode()[:8].ljust(8, b'\0'), 'big') for id_ in ids], dtype=np.uint64)
 
 
-@pytest.mark.parametrize('ids, shared', [(['clueweb09-en0000-1', 'clueweb09-en0000-2'], 8), (['clueweb0', 'clueweb1'], 7),
+@pytest.mark.parametrize('ids, shared', [(['clueweb09-en0000-1', 'clueweb09-en0000-2'], 8),
+                                         (['clueweb0', 'clueweb1'], 7),
                                          (['doc_12', 'doc_13', 'doc_2'], 4), (['ab', 'ac'], 1), (['a', 'b'], 0),
                                          (['\x80', '\x00'], 0), (['abc'], 8), ([], 8)])
 def test_shared_bytes_counts_the_leading_bytes_every_head_shares(ids, shared):
