@@ -208,12 +208,13 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
 
 
 def rank_input(run: Input, judgments: Judgments, precision: str = 'float32') -> RankedRun:
-    """:func:`rank_run` of a run read (its :attr:`~.Input.dict_run` ranked from its dicts, where it can be)."""
-    if run.dict_run is not None:
-        ranked = rank_dict_run(run.dict_run, judgments, precision)
-        if ranked is not None:
-            return ranked
-    return rank_run(run.table, judgments, precision, run.query_starts)
+    """:func:`rank_run` of a run read (its :attr:`~.Input.dict_run` ranked from its dicts, where it can be), which is
+    then :attr:`~.Input.checked`."""
+    ranked = None if run.dict_run is None else rank_dict_run(run.dict_run, judgments, precision)
+    if ranked is None:
+        ranked = rank_run(run.table, judgments, precision, run.query_starts)
+    run.checked = True
+    return ranked
 
 
 def rank_dict_run(run: DictRun, judgments: Judgments, precision: str = 'float32') -> RankedRun | None:

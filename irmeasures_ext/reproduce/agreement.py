@@ -78,8 +78,9 @@ class RankedLists:
         table = read.table
         topics, topic = sorted_distinct(table['query_id'])
         docs = DocIds.of(table['doc_id'])
-        with read.located():  # (no repeated (topic, doc) hash: no doc is twice in a topic)
-            check_run(table, duplicates=has_repeats(pair_keys(topic, docs.hash)))
+        if not read.checked:  # (a run our provider has evaluated is)
+            with read.located():  # (no repeated (topic, doc) hash: no doc is twice in a topic)
+                check_run(table, duplicates=has_repeats(pair_keys(topic, docs.hash)))
         rows = np.argsort(topic, kind='stable')  # (each topic's rows in file order)
         topic, score = topic[rows], table['score'].to_numpy()[rows]
         sizes = np.bincount(topic, minlength=len(topics))
@@ -193,7 +194,7 @@ class _Side:
 
     @classmethod
     def of(cls, lists: RankedLists, chosen: pa.Array) -> _Side:
-        if chosen is lists.topics:
+        if chosen is lists.topics or chosen.equals(lists.topics):
             return lists._side
         position = pc.index_in(lists.topics, value_set=chosen)
         to_chosen = pc.fill_null(position, -1).to_numpy().astype(np.int64)

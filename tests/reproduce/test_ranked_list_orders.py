@@ -107,6 +107,34 @@ def test_a_score_that_is_not_finite_is_refused_as_the_provider_refuses_it(score,
             reproduce.ranked_lists(run)
 
 
+@pytest.mark.parametrize('bad_line, error', [('2 Q0 x 2 2.0 r', r"run\.txt:4: duplicate doc 'x' in query '2'"),
+                                             ('2 Q0 y 2 nan r', r"run\.txt:4: score 'nan' is not finite")])
+def test_a_run_the_provider_evaluated_is_not_checked_again_and_one_it_refused_is(bad_line, error, tmp_path,
+                                                                                monkeypatch):
+    # (the bad line in a query the qrels lack: the provider checks every line, not only the judged queries')
+    from irmeasures_ext.engine import ranking
+    from irmeasures_ext.evaluation import Evaluation
+    from irmeasures_ext.readers.inputs import read_input
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text('1 0 a 1\n')
+    good, bad = tmp_path / 'good.txt', tmp_path / 'run.txt'
+    good.write_text('1 Q0 a 1 3.0 r\n1 Q0 b 2 1.0 r\n2 Q0 x 1 5.0 r\n')
+    bad.write_text(f'1 Q0 a 1 3.0 r\n1 Q0 b 2 1.0 r\n2 Q0 x 1 5.0 r\n{bad_line}\n')
+    evaluation = Evaluation(list(irmeasures_ext.plugin.measures_of(['AP'])), irmeasures_ext.plugin.provider)
+    evaluation.read_qrels(str(qrels))
+    read_good, read_bad = read_input(good, 'run'), read_input(bad, 'run')
+    evaluation.results(read_good)
+    with pytest.raises(InputError, match=error):
+        evaluation.results(read_bad)
+    assert (read_good.checked, read_bad.checked) == (True, False)
+    checks = []
+    monkeypatch.setattr(ranking, 'check_run', lambda *args, **kwargs: checks.append(args))
+    assert RankedLists.of(read_good).as_dict() == {'1': ['a', 'b'], '2': ['x']} and not checks
+    monkeypatch.undo()
+    with pytest.raises(InputError, match=error):
+        RankedLists.of(read_bad)
+
+
 def big_endian_heads(ids):
     """Each id's first 8 bytes, zero-padded, as a big-endian integer (byte order)."""
     return np.array([int.from_bytes(id_.encode()[:8].ljust(8, b'\0'), 'big') for id_ in ids], dtype=np.uint64)
