@@ -343,6 +343,8 @@ def test_series_and_mappings_of_scores_are_paired_by_topic_and_arrays_by_positio
     many = pd.Series(0.5, index=[str(topic) for topic in range(7)])
     with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 0 4 5 6 only in the first$'):
         reproduce.rmse(many, many.iloc[1:4])
+    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 0 1 2 3 4 only in the second$'):
+        reproduce.rmse(many.iloc[5:], many)  # (five named whole, more cut)
     with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 6 only in the first; 0 1 2 3 4 '
                                          r'\.\.\. only in the second$'):
         reproduce.rmse(many.iloc[6:], many.iloc[:6])
