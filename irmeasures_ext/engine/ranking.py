@@ -208,12 +208,13 @@ def rank_run(run: pa.Table, judgments: Judgments, precision: str = 'float32',
 
 
 def rank_input(run: Input, judgments: Judgments, precision: str = 'float32') -> RankedRun:
-    """:func:`rank_run` of a run read (its :attr:`~.Input.dict_run` ranked from its dicts, where it can be), which is
-    then :attr:`~.Input.checked`."""
+    """:func:`rank_run` of a run read (its :attr:`~.Input.dict_run` ranked from its dicts, where it can be); a table
+    checked whole (not a form's :attr:`~.Input.query_starts` taken at its word, nor dicts whose table is built
+    later) is then :attr:`~.Input.checked`."""
     ranked = None if run.dict_run is None else rank_dict_run(run.dict_run, judgments, precision)
     if ranked is None:
         ranked = rank_run(run.table, judgments, precision, run.query_starts)
-    run.checked = True
+        run.checked = run.query_starts is None
     return ranked
 
 

@@ -43,9 +43,8 @@ class Input:
     its rows grouped by query, each query once and no doc twice within it; None: to be found from the rows.
     ``dict_run``: a small dict-of-dict run kept as it is (:class:`DictRun`, read so by ``read_input(...,
     dict_run=True)``), which the ranking reads directly; its :attr:`table` is then read when first asked for (and
-    its problems reported then). ``checked``: whether the engine has ranked the run whole
-    (:func:`~irmeasures_ext.engine.ranking.rank_input`), so that no doc is twice in a query and every score is a
-    finite number."""
+    its problems reported then). ``checked``: whether the engine has checked its table whole as it ranked
+    it (:func:`~irmeasures_ext.engine.ranking.rank_input`): no doc twice in a query, every score a finite number."""
 
     def __init__(self, table: pa.Table | None, source: Source | None, query_starts: np.ndarray | None = None,
                  dict_run: DictRun | None = None) -> None:

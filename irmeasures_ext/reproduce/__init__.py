@@ -22,6 +22,7 @@ from irmeasures_ext.reproduce.statistics import (
     BOTH,
     RANKED_LISTS,
     Experiment,
+    TopicScores,
     delta_relative_improvement,
     effect_ratio,
     nrmse,
@@ -34,5 +35,5 @@ from irmeasures_ext.reproduce.statistics import (
 
 __all__ = ['Experiment', 'reproducibility', 'replicability', 'ranked_list_agreement', 'topic_scores',
            'ranked_lists', 'RankedLists', 'ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext', 'rmse', 'nrmse',
-           'effect_ratio', 'delta_relative_improvement', 't_test_p', 'UnansweredTopicsWarning', 'BOTH', 'RANKED_LISTS',
-           'STATISTICS', 'ORDERS', 'TOPIC_SETS', 'RUN_LENGTH', 'RBO_P', 'RBO_DEPTH', 'RBO_MAX_DEPTH']
+           'effect_ratio', 'delta_relative_improvement', 't_test_p', 'TopicScores', 'UnansweredTopicsWarning', 'BOTH',
+           'RANKED_LISTS', 'STATISTICS', 'ORDERS', 'TOPIC_SETS', 'RUN_LENGTH', 'RBO_P', 'RBO_DEPTH', 'RBO_MAX_DEPTH']

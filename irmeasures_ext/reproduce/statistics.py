@@ -134,31 +134,44 @@ def _paired_scores(function: str, first: Any, second: Any) -> tuple[np.ndarray, 
 def _by_topic(function: str, first: Any, second: Any) -> Any:
     """``second``'s scores in the order of ``first``'s topics where both name their topics (a pandas Series by its
     index, a mapping by its keys: topic -> score), else ``second`` as it is (paired by position); InputError naming
-    ``function`` if a topic is named twice or by one side only."""
-    topics, other_topics = _topics(first), _topics(second)
+    ``function`` if a topic is named twice or by one side only, or if a mapping is given beside scores by position."""
+    topics, other_topics = _topics(function, first), _topics(function, second)
     if topics is None or other_topics is None:
+        if isinstance(first, Mapping) or isinstance(second, Mapping):
+            raise InputError(f'{function} pairs a mapping of topic -> score by topic: give the other scores as one '
+                             'too (or a Series), or both as arrays or lists, in one order')
         return second
     position = {topic: i for i, topic in enumerate(other_topics)}
-    if len(position) != len(other_topics) or len(set(topics)) != len(topics):
-        raise InputError(f'{function}: a topic is named twice in the per-topic scores')
+    for side in (topics, other_topics):
+        if len(set(side)) != len(side):
+            twice = next(topic for i, topic in enumerate(side) if topic in side[:i])
+            raise InputError(f'{function}: topic {twice!r} is named twice in the per-topic scores')
     only = [[topic for topic in one if topic not in other] for one, other in ((topics, position), (other_topics,
                                                                                                     set(topics)))]
     if any(only):
-        named = '; '.join(f'{" ".join(map(str, side[:5]))}{" ..." if len(side) > 5 else ""} only in the {which}'
+        named = '; '.join(f'{" ".join(map(repr, side[:5]))}{" ..." if len(side) > 5 else ""} only in the {which}'
                           for side, which in zip(only, ('first', 'second'), strict=True) if side)
-        raise InputError(f'{function} pairs the scores of the same topics: {named}')
+        raise InputError(f'{function} pairs the scores of the same topics: {named} (two Series are paired by their '
+                         'index: give their .to_numpy() to pair them by position)')
     values = list(second.values()) if isinstance(second, Mapping) else list(second)
     return [values[position[topic]] for topic in topics]
 
 
-def _topics(values: Any) -> list | None:
-    """The topics ``values`` names its scores by (a pandas Series' index, a mapping's keys), else None."""
+def _topics(function: str, values: Any) -> list[Hashable] | None:
+    """The topics ``values`` names its scores by (a pandas Series' index, a mapping's keys), else None; InputError
+    naming ``function`` if they are not hashable."""
     if isinstance(values, Mapping):
         return list(values)
     pandas = sys.modules.get('pandas')  # (no Series without pandas imported)
-    if pandas is not None and isinstance(values, pandas.Series):
-        return values.index.tolist()
-    return None
+    if pandas is None or not isinstance(values, pandas.Series):
+        return None
+    topics = values.index.tolist()
+    try:
+        set(topics)
+    except TypeError:
+        raise InputError(f'{function}: a Series of per-topic scores must be indexed by topics (hashable), got '
+                         f'{topics[:1]!r}...') from None
+    return topics
 
 
 def _scores(function: str, values: Any) -> np.ndarray:

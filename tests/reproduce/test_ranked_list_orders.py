@@ -135,6 +135,31 @@ def test_a_run_the_provider_evaluated_is_not_checked_again_and_one_it_refused_is
         RankedLists.of(read_bad)
 
 
+def test_a_dict_run_is_checked_by_the_lists_though_the_provider_ranked_it():
+    # (the provider ranks a small dict-of-dict from its dicts, and takes a dict's keys as distinct: the lists check the
+    # table they read, built from the dicts when first asked for)
+    from irmeasures_ext.errors import DuplicateDocError, NonFiniteScoreError
+    from irmeasures_ext.evaluation import Evaluation
+    evaluation = Evaluation(list(irmeasures_ext.plugin.measures_of(['P@1'])), irmeasures_ext.plugin.provider)
+    run = {'q1': {'a': 1.0, 'b': 0.5}}
+    read = evaluation.read_qrels({'q1': {'a': 1}}, run)
+    evaluation.results(read)
+    assert not read.checked
+    run['q1']['c'] = float('nan')  # (changed after the evaluation, before the table is built)
+    with pytest.raises(NonFiniteScoreError, match="score nan for doc 'c' in query 'q1' is not a finite number"):
+        RankedLists.of(read)
+
+    class SameText(str):  # (a key equal to 'a' that a dict keeps beside it)
+        __hash__ = object.__hash__
+
+    twice = {'q1': {'a': 2.0, SameText('a'): 1.0, 'b': 0.5}}
+    read = evaluation.read_qrels({'q1': {'a': 1}}, twice)
+    evaluation.results(read)
+    assert not read.checked
+    with pytest.raises(DuplicateDocError, match="duplicate doc 'a' in query 'q1'"):
+        RankedLists.of(read)
+
+
 def big_endian_heads(ids):
     """Each id's first 8 bytes, zero-padded, as a big-endian integer (byte order)."""
     return np.array([int.from_bytes(id_.encode()[:8].ljust(8, b'\0'), 'big') for id_ in ids], dtype=np.uint64)

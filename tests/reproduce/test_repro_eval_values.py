@@ -333,23 +333,40 @@ def test_series_and_mappings_of_scores_are_paired_by_topic_and_arrays_by_positio
     other_topics = pd.Series([0.5, 0.7], index=['8', '9'])  # (the unpaired test takes any topics)
     assert reproduce.t_test_p(original, other_topics, False) == pytest.approx(
         scipy.stats.ttest_ind([0.2, 0.4, 0.9], [0.5, 0.7]).pvalue, abs=1e-12)
+    hint = r' \(two Series are paired by their index: give their \.to_numpy\(\) to pair them by position\)$'
     for function, arguments in (('rmse', (original, other_topics)), ('the paired t_test_p', (original, other_topics,
                                                                                               True))):
-        with pytest.raises(InputError, match=rf'^{function} pairs the scores of the same topics: 1 2 3 only in the '
-                                             r'first; 8 9 only in the second$'):
+        with pytest.raises(InputError, match=rf"^{function} pairs the scores of the same topics: '1' '2' '3' only in "
+                                             rf"the first; '8' '9' only in the second{hint}"):
             getattr(reproduce, function.split()[-1])(*arguments)
-    with pytest.raises(InputError, match=r'^effect_ratio pairs the scores of the same topics: 3 only in the second$'):
+    with pytest.raises(InputError, match=rf"^effect_ratio pairs the scores of the same topics: '3' only in the "
+                                         rf"second{hint}"):
         reproduce.effect_ratio(original, advanced, {'1': 0.1, '2': 0.2}, reproduced_advanced)
     many = pd.Series(0.5, index=[str(topic) for topic in range(7)])
-    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 0 4 5 6 only in the first$'):
+    with pytest.raises(InputError, match=r"^rmse pairs the scores of the same topics: '0' '4' '5' '6' only in the "
+                                         rf"first{hint}"):
         reproduce.rmse(many, many.iloc[1:4])
-    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 0 1 2 3 4 only in the second$'):
+    with pytest.raises(InputError, match=rf"^rmse pairs .*: '0' '1' '2' '3' '4' only in the second{hint}"):
         reproduce.rmse(many.iloc[5:], many)  # (five named whole, more cut)
-    with pytest.raises(InputError, match=r'^rmse pairs the scores of the same topics: 6 only in the first; 0 1 2 3 4 '
-                                         r'\.\.\. only in the second$'):
+    with pytest.raises(InputError, match=r"^rmse pairs .*: '6' only in the first; '0' '1' '2' '3' '4' \.\.\. only in "
+                                         rf"the second{hint}"):
         reproduce.rmse(many.iloc[6:], many.iloc[:6])
-    with pytest.raises(InputError, match=r'^rmse: a topic is named twice in the per-topic scores$'):
-        reproduce.rmse(pd.Series([0.1, 0.2], index=['1', '1']), pd.Series([0.1, 0.2], index=['1', '2']))
+    with pytest.raises(InputError, match=r"^rmse pairs .*: 301 only in the first; '301' only in the second"):
+        reproduce.rmse(pd.Series([0.1], index=[301]), {'301': 0.1})  # (a number and a string: other topics)
+    with pytest.raises(InputError, match=r"^rmse: topic '1' is named twice in the per-topic scores$"):
+        reproduce.rmse(pd.Series([0.1, 0.2], index=['1', '2']), pd.Series([0.1, 0.2], index=['1', '1']))
+    with pytest.raises(InputError, match=r'^rmse: a Series of per-topic scores must be indexed by topics \(hashable\), '
+                                         r'got \[\[1\]\]\.\.\.$'):
+        reproduce.rmse(pd.Series([0.1], index=pd.Index([[1]], tupleize_cols=False)), original.iloc[:1])
+    mapping = 'pairs a mapping of topic -> score by topic: give the other scores as one too'
+    for sides in (({'1': 0.2, '2': 0.4}, [0.2, 0.4]), (np.array([0.2, 0.4]), {'1': 0.2, '2': 0.4})):
+        with pytest.raises(InputError, match=f'^rmse {mapping}'):
+            reproduce.rmse(*sides)
+        with pytest.raises(InputError, match=f'^the paired t_test_p {mapping}'):
+            reproduce.t_test_p(*sides, True)
+    assert reproduce.t_test_p({'2': 0.4, '1': 0.2}, [0.5, 0.7], False) == pytest.approx(  # (unpaired: any topics)
+        scipy.stats.ttest_ind([0.4, 0.2], [0.5, 0.7]).pvalue, abs=1e-12)
+    assert reproduce.t_test_p(dict(original), dict(shuffled), True) == reproduce.t_test_p(original, shuffled, True)
     with pytest.raises(InputError, match=r'^rmse: per-topic scores must be numbers \(ints or floats\), got <U'):
         reproduce.rmse({'1': 'high'}, {'1': 0.5})
 
