@@ -354,11 +354,12 @@ def test_series_and_mappings_of_scores_are_paired_by_topic_and_arrays_by_positio
     with pytest.raises(InputError, match=r"^rmse pairs .*: 301 only in the first; '301' only in the second"):
         reproduce.rmse(pd.Series([0.1], index=[301]), {'301': 0.1})  # (a number and a string: other topics)
     with pytest.raises(InputError, match=r"^rmse: topic '1' is named twice in the per-topic scores$"):
-        reproduce.rmse(pd.Series([0.1, 0.2], index=['1', '2']), pd.Series([0.1, 0.2], index=['1', '1']))
+        reproduce.rmse(original, pd.Series([0.1, 0.2, 0.3], index=['2', '1', '1']))
     with pytest.raises(InputError, match=r'^rmse: a Series of per-topic scores must be indexed by topics \(hashable\), '
                                          r'got \[\[1\]\]\.\.\.$'):
-        reproduce.rmse(pd.Series([0.1], index=pd.Index([[1]], tupleize_cols=False)), original.iloc[:1])
-    mapping = 'pairs a mapping of topic -> score by topic: give the other scores as one too'
+        reproduce.rmse(original.iloc[:2], pd.Series([0.1, 0.2], index=pd.Index([[1], [2]], tupleize_cols=False)))
+    mapping = (r'pairs a mapping of topic -> score by topic: give the other scores as one too \(or a Series\), or '
+               r'both as arrays or lists, in one order$')
     for sides in (({'1': 0.2, '2': 0.4}, [0.2, 0.4]), (np.array([0.2, 0.4]), {'1': 0.2, '2': 0.4})):
         with pytest.raises(InputError, match=f'^rmse {mapping}'):
             reproduce.rmse(*sides)
