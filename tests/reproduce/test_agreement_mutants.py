@@ -222,7 +222,7 @@ def inversions_by_merging(values):
 
 
 @pytest.mark.parametrize('lengths, top', [([40_000, 3, 0, 1, 70], 100), ([33_000, 5], 20_000),
-                                          ([1000] * 3 + [2, 17], 1000)])
+                                          ([1000] * 3 + [2, 17], 1000), ([2, 3, 4, 5, 8, 9, 16] * 20, 6)])
 def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top):
     # (repeated values; a segment longer than 2^15 of values that would fit 16-bit keys, whose positions do not)
     from irmeasures_ext.reproduce.agreement import _inversions
