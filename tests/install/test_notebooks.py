@@ -82,6 +82,8 @@ assert table.loc[('AP', 'p_value'), 'baseline'] < 0.05 and ap_baseline.reproduce
 assert (abs(table.xs('er', level='statistic').advanced_vs_baseline - 1) < 0.2).all()
 assert abs(rmse_by_hand - table.loc[('AP', 'rmse'), 'baseline']) < 1e-12
 assert len(scores) == 25 * 2 * len(MEASURES) and set(scores.run) == {'baseline', 'advanced'}
+assert abs(rmse_shuffled - table.loc[('AP', 'rmse'), 'baseline']) < 1e-12  # (paired by topic, not by position)
+assert list(shuffled.index) != list(by_topic.index)
 assert 0 < means.loc['advanced', 'ktu'] < means.loc['baseline', 'ktu'] < 1
 assert means.loc['advanced', 'rbo_ext'] < means.loc['baseline', 'rbo_ext'] < 1
 assert set(replication.statistic) == {'p_value', 'er', 'delta_ri'} and replication.value.notna().all()
