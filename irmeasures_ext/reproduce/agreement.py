@@ -195,7 +195,7 @@ class _Side:
 
     @classmethod
     def of(cls, lists: RankedLists, chosen: pa.Array) -> _Side:
-        if chosen is lists.topics or chosen.equals(lists.topics):
+        if chosen.equals(lists.topics):
             return lists._side
         position = pc.index_in(lists.topics, value_set=chosen)
         to_chosen = pc.fill_null(position, -1).to_numpy().astype(np.int64)

@@ -141,13 +141,13 @@ def _by_topic(function: str, first: Any, second: Any) -> Any:
             raise InputError(f'{function} pairs a mapping of topic -> score by topic: give the other scores as one '
                              'too (or a Series), or both as arrays or lists, in one order')
         return second
-    position = {topic: i for i, topic in enumerate(other_topics)}
-    for side in (topics, other_topics):
-        if len(set(side)) != len(side):
+    position, known = {topic: i for i, topic in enumerate(other_topics)}, set(topics)
+    for side, distinct in ((topics, known), (other_topics, position)):
+        if len(distinct) != len(side):
             twice = next(topic for i, topic in enumerate(side) if topic in side[:i])
             raise InputError(f'{function}: topic {twice!r} is named twice in the per-topic scores')
-    only = [[topic for topic in one if topic not in other] for one, other in ((topics, position), (other_topics,
-                                                                                                    set(topics)))]
+    only = [[topic for topic in topics if topic not in position], [topic for topic in other_topics
+                                                                   if topic not in known]]
     if any(only):
         named = '; '.join(f'{" ".join(map(repr, side[:5]))}{" ..." if len(side) > 5 else ""} only in the {which}'
                           for side, which in zip(only, ('first', 'second'), strict=True) if side)
