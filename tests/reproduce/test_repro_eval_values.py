@@ -358,6 +358,8 @@ def test_series_and_mappings_of_scores_are_paired_by_topic_and_arrays_by_positio
     with pytest.raises(InputError, match=r'^rmse: a Series of per-topic scores must be indexed by topics \(hashable\), '
                                          r'got \[\[1\]\]\.\.\.$'):
         reproduce.rmse(original.iloc[:2], pd.Series([0.1, 0.2], index=pd.Index([[1], [2]], tupleize_cols=False)))
+    with pytest.raises(InputError, match=r'^rmse: a Series of per-topic scores must be indexed by topics'):
+        reproduce.rmse(pd.Series([0.1], index=pd.Index([[1]], tupleize_cols=False)), original.iloc[:1])
     mapping = (r'pairs a mapping of topic -> score by topic: give the other scores as one too \(or a Series\), or '
                r'both as arrays or lists, in one order$')
     for sides in (({'1': 0.2, '2': 0.4}, [0.2, 0.4]), (np.array([0.2, 0.4]), {'1': 0.2, '2': 0.4})):
