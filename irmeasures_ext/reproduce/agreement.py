@@ -382,15 +382,16 @@ def _tau_b(discordant: np.ndarray, size: np.ndarray, ties_x: np.ndarray, ties_y:
     return np.where(defined, np.clip(tau, -1.0, 1.0), np.nan)
 
 
-def _below_shared(side: _Side, shared_rows: np.ndarray, n_topics: int) -> np.ndarray:
-    """Per topic, Σ over the docs of ``side``'s list the other list lacks of the shared docs ranked below it."""
-    shared = np.zeros(len(side.topic), dtype=np.int64)
-    shared[shared_rows] = 1
-    running = np.cumsum(shared)
-    starts = np.minimum(np.searchsorted(side.topic, np.arange(n_topics)), max(len(shared) - 1, 0))
-    up_to_here = running - (running - shared)[starts][side.topic] if len(shared) else running
-    below = np.bincount(side.topic, weights=shared, minlength=n_topics)[side.topic] - up_to_here
-    return np.bincount(side.topic, weights=np.where(shared == 0, below, 0), minlength=n_topics)
+def _below_shared(side: _Side, shared_rows: np.ndarray, shared_per_topic: np.ndarray) -> np.ndarray:
+    """Per topic, Σ over the docs of ``side``'s list the other list lacks of the shared docs ranked below it (only
+    the topics with such docs are read: none in a reproduction of the same docs)."""
+    rows = np.flatnonzero((side.sizes > shared_per_topic)[side.topic])
+    shared = np.zeros(len(side.topic), dtype=bool)
+    shared[shared_rows] = True
+    shared, topic = shared[rows], side.topic[rows]
+    running = np.cumsum(shared)  # (rows by topic, then rank: the shared docs up to each row, and to its topic's end)
+    at_end = running[np.searchsorted(topic, topic, 'right') - 1] if len(rows) else running
+    return np.bincount(topic, weights=np.where(shared, 0, at_end - running), minlength=len(side.sizes))
 
 
 def _ktu_union(pair: _Pair) -> np.ndarray:
@@ -399,13 +400,11 @@ def _ktu_union(pair: _Pair) -> np.ndarray:
     Q counts the shared docs' swaps (the original's ranks out of order in the reproduction's order), each doc one
     list lacks above a shared doc in the other, and every pair of a doc only the original holds with one only the
     reproduction holds."""
-    n = pair.n_topics
-    topic = pair.rep.topic[pair.shared_rep]
-    swaps = _inversions(topic, pair.orig.rank[pair.shared_orig], n)
+    swaps = _inversions(pair.rep.topic[pair.shared_rep], pair.orig.rank[pair.shared_orig], pair.n_topics)
     shared = pair.shared_per_topic
     only_orig, only_rep = pair.orig.sizes - shared, pair.rep.sizes - shared
-    discordant = (swaps + _below_shared(pair.orig, pair.shared_orig, n) + _below_shared(pair.rep, pair.shared_rep, n)
-                  + only_orig * only_rep)
+    discordant = (swaps + _below_shared(pair.orig, pair.shared_orig, shared)
+                  + _below_shared(pair.rep, pair.shared_rep, shared) + only_orig * only_rep)
     return _tau_b(discordant, shared + only_orig + only_rep, only_rep * (only_rep - 1) / 2,
                   only_orig * (only_orig - 1) / 2)
 

@@ -96,6 +96,28 @@ def test_many_topics_at_once_equal_each_topic_alone():
             rbo_repro_eval_by_definition(original, reproduced, 0.95, 1000), abs=1e-12)
 
 
+def test_ktu_of_topics_holding_the_same_docs_between_topics_that_do_not():
+    # (the docs a list lacks are counted only in the topics that have some: here topics of the same docs in another
+    # order, of a subset of the other list's docs on either side, and of docs partly shared, interleaved)
+    rng = random.Random(23)
+    pairs = {}
+    for i in range(30):
+        original, reproduced = random_pair(rng)
+        if i % 4 == 0:
+            reproduced = rng.sample(original, len(original))
+        elif i % 4 == 1:
+            reproduced = rng.sample(original, rng.randint(1, len(original)))
+        elif i % 4 == 2:
+            original = rng.sample(reproduced, rng.randint(1, len(reproduced)))
+        pairs[f't{i:02d}'] = original, reproduced
+    as_run = [{topic: {doc: float(100 - rank) for rank, doc in enumerate(pair[side])} for topic, pair in pairs.items()}
+              for side in (0, 1)]
+    frame = reproduce.ranked_list_agreement(*as_run).set_index('query_id')
+    for topic, (original, reproduced) in pairs.items():
+        assert frame.loc[topic, 'ktu'] == pytest.approx(ktu_by_definition(original, reproduced), abs=1e-12,
+                                                        nan_ok=True)
+
+
 def ktu_repro_eval_by_definition(original, reproduced):
     """repro_eval's KTU: τ_b between the positions, in the docid-sorted union, of the docs at each rank."""
     position = {doc: i for i, doc in enumerate(sorted(set(original) | set(reproduced)))}
