@@ -249,17 +249,18 @@ def _squared_deviations(values: np.ndarray) -> np.ndarray:
     return np.sum(np.square(values - np.mean(values, axis=1, keepdims=True)), axis=1)
 
 
-def _p_values(original: dict[Measure, np.ndarray], reproduced: dict[Measure, np.ndarray],
-              paired: bool) -> dict[Measure, float]:
-    """:func:`t_test_p` per measure (all at once); as repro_eval, all 1.0 when every one is NaN and the scores are
-    equal."""
-    if not original:
+def _p_values(original: _Scored, other: _Scored, paired: bool) -> dict[Measure, float]:
+    """:func:`t_test_p` per measure (all at once); as repro_eval, all 1.0 when every one is NaN and both runs score
+    the same topics the same in every measure (so a p-value depends on the other measures asked, as repro_eval's on
+    the measures it computes)."""
+    if not original.values:
         return {}
-    values = dict(zip(original, _t_test_ps(np.array(list(original.values())),
-                                           np.array([reproduced[measure] for measure in original]), paired).tolist(),
+    measures = list(original.values)
+    values = dict(zip(measures, _t_test_ps(np.array([original.values[m] for m in measures]),
+                                           np.array([other.values[m] for m in measures]), paired).tolist(),
                       strict=True))
-    if all(math.isnan(value) for value in values.values()) and all(
-            np.array_equal(original[m], reproduced[m]) for m in original):
+    if all(math.isnan(value) for value in values.values()) and original.topics.equals(other.topics) and all(
+            np.array_equal(original.values[m], other.values[m]) for m in measures):
         values = dict.fromkeys(values, 1.0)
     return values
 
@@ -299,7 +300,7 @@ class Experiment:
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
             orig, rep = self.original[run].values, reproduced[run].values
-            p_values = _p_values(orig, rep, paired=True)
+            p_values = _p_values(self.original[run], reproduced[run], paired=True)
             for measure in self.measures:
                 rows += [(str(measure), 'rmse', run, rmse(orig[measure], rep[measure])),
                          (str(measure), 'nrmse', run, nrmse(orig[measure], rep[measure])),
@@ -347,7 +348,7 @@ class Experiment:
         self._warn(replicated, 'replicated')
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
-            p_values = _p_values(self.original[run].values, replicated[run].values, paired=False)
+            p_values = _p_values(self.original[run], replicated[run], paired=False)
             rows += [(str(measure), 'p_value', run, p_values[measure]) for measure in self.measures]
         return _long_frame(rows + self._effects(replicated))
 

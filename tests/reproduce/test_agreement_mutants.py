@@ -181,6 +181,16 @@ def test_replicability_rows_of_both_runs_named_by_measure():
     assert frame.value.tolist()[:2] == [1.0, 1.0]
 
 
+def test_a_replication_on_other_topics_with_the_same_scores_keeps_its_undefined_p_values():
+    # (repro_eval's 1.0 is for runs scoring the same topics the same: its score dicts, keyed by topic, are equal;
+    # here topic '1' against topic '2', P@1 0 and AP 0.5 on both sides: t = 0/0 in both measures, NaN)
+    qrels, qrels_b = {'1': {'a': 1, 'b': 0}}, {'2': {'c': 1, 'd': 0}}
+    original, replicated = {'1': {'b': 2.0, 'x': 1.0}}, {'2': {'d': 2.0, 'y': 1.0}}
+    frame = reproduce.replicability(qrels, original, original, qrels_b, replicated, replicated, ['P@1', 'AP'])
+    p_values = frame[frame.statistic == 'p_value'].value
+    assert len(p_values) == 4 and p_values.isna().all()
+
+
 def test_experiment_agreement_defaults_to_the_baseline_and_reads_both_runs_in_the_order_asked(tmp_path):
     # (in file order a b c against a c b: (b, c) the one discordant pair of 3: tau 1/3; by score both lists are
     # reversed: c b a against b c a, tau 1/3 too, but each read in the other order gives -1/3)
