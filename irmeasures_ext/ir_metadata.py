@@ -14,6 +14,7 @@ read_metadata(run))`` keeps it on purpose).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import uuid
@@ -38,6 +39,10 @@ _BLANKS = r'[ \t\v\f\r\n]'
 _ROWS = 1 << 20
 #: YAML lines as long as their values (PyYAML folds longer ones; repro_eval writes them so too).
 _YAML_WIDTH = 4096
+#: What a string is written double-quoted for: the characters YAML 1.1 reads as line breaks beside \n and \r, which
+#: PyYAML writes as they are in plain and single-quoted scalars (a reader then folds them into spaces) and escapes in
+#: double quotes.
+_DOUBLE_QUOTED = re.compile('[\x85\u2028\u2029]')
 
 
 def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -80,7 +85,7 @@ def metadata_block(metadata: MetadataLike, comment: str = '#') -> str:
 
 def _block(text: str, comment: str) -> str:
     """The block of the YAML ``text`` (:func:`metadata_block`)."""
-    lines = [f'{comment} {line}' if line else comment for line in text.splitlines()]
+    lines = [f'{comment} {line}' if line else comment for line in text.removesuffix('\n').split('\n')]
     return ''.join(f'{line}\n' for line in [f'{comment} ir_metadata.start', *lines, f'{comment} ir_metadata.end'])
 
 
@@ -283,13 +288,27 @@ def _check_ids(table: pa.Table, path: Path) -> None:
 
 
 def _yaml_of(metadata: dict[str, Any]) -> str:
-    """``metadata`` as PyYAML's safe dumper writes it, keys in their order; MetadataError for a value YAML has no
-    form for."""
+    """``metadata`` as PyYAML's safe dumper writes it (:func:`_dumper`), keys in their order; MetadataError for a
+    value YAML has no form for."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency)
     try:
-        return yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
+        return yaml.dump(metadata, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
     except yaml.YAMLError as error:
         raise MetadataError(f'the metadata cannot be written as YAML: {" ".join(str(error).split())}') from None
+
+
+@functools.cache
+def _dumper() -> Any:
+    """PyYAML's safe dumper, writing a string that :data:`_DOUBLE_QUOTED` finds in double quotes."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        def represent_str(self, data: str) -> Any:
+            return self.represent_scalar('tag:yaml.org,2002:str', data,
+                                         style='"' if _DOUBLE_QUOTED.search(data) else None)
+
+    Dumper.add_representer(str, Dumper.represent_str)
+    return Dumper
 
 
 def _utf8(data: bytes, where: str) -> str:

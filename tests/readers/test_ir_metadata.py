@@ -386,3 +386,17 @@ def test_run_writer_refuses_a_query_in_two_parts_and_leaves_nothing(tmp_path):
             write({'q1': {'a': 1.0}})
             write({'q2': {'b': 1.0}, 'q1': {'c': 2.0}})
     assert os.listdir(tmp_path) == []
+
+
+#: Characters YAML 1.1 takes for line breaks, which PyYAML writes raw in plain and single-quoted scalars.
+LINE_BREAKS = {'nel': 'a\x85b', 'line separator': 'a\u2028b', 'paragraph separator': 'a\u2029b',
+               'all \x85\u2028\u2029 in a key': ' \x85 \u2028\u2029 '}
+
+
+@pytest.mark.parametrize('name', ['run.txt', 'run.txt.gz', 'run.parquet', 'run.arrow'])
+def test_yaml_line_breaks_round_trip(tmp_path, name):
+    write_run(scored_run(), tmp_path / name, LINE_BREAKS)
+    assert read_metadata(tmp_path / name) == LINE_BREAKS
+    block = metadata_block(LINE_BREAKS)
+    assert block.splitlines()[1:4] == ['# nel: "a\\Nb"', '# line separator: "a\\Lb"', '# paragraph separator: "a\\Pb"']
+    assert read_metadata(write(tmp_path / 'block.txt', block + RUN)) == LINE_BREAKS
