@@ -5,7 +5,8 @@ A TREC run file carries it as a block of ``#`` lines at its top, ``# ir_metadata
 ``# ``, ``# ir_metadata.end`` (the reader's grammar: :mod:`irmeasures_ext.readers.trec`, which reads the file as if
 the block were absent); a Parquet or Arrow IPC run carries the same YAML text in its schema's metadata, under the key
 ``ir_metadata``. :func:`read_metadata` reads it, :func:`write_run` writes a run with it, :func:`metadata_block`
-formats the block (the command's reports carry it too: ``--metadata FILE``).
+formats the block (the command's reports carry it too: ``--metadata FILE``; Markdown reports in an HTML comment,
+:func:`metadata_comment`).
 
 A run written here does not take the metadata of the run it was made from unless it is given: a run cut, filtered or
 fused is another run, which the metadata of its source could misdescribe (``write_run(run, path,
@@ -41,8 +42,10 @@ _ROWS = 1 << 20
 _YAML_WIDTH = 4096
 #: What a string is written double-quoted for: the characters YAML 1.1 reads as line breaks beside \n and \r, which
 #: PyYAML writes as they are in plain and single-quoted scalars (a reader then folds them into spaces) and escapes in
-#: double quotes.
-_DOUBLE_QUOTED = re.compile('[\x85\u2028\u2029]')
+#: double quotes; and the ends of an HTML comment, whose ``>`` :func:`metadata_comment` escapes.
+_DOUBLE_QUOTED = re.compile('[\x85\u2028\u2029]|--!?>')
+#: The ``>`` of an end of an HTML comment (``-->``, ``--!>``).
+_COMMENT_END = re.compile('(?<=--)>|(?<=--!)>')
 
 
 def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -81,6 +84,13 @@ def metadata_block(metadata: MetadataLike, comment: str = '#') -> str:
     (as PyYAML writes it, keys in their order) one line after each ``# ``, ``# ir_metadata.end``, each line ended by
     ``\\n``; ``comment`` replaces ``#`` (``%`` for LaTeX)."""
     return _block(_yaml_of(load_metadata(metadata)), comment)
+
+
+def metadata_comment(metadata: MetadataLike) -> str:
+    """The ir_metadata block of ``metadata`` (:func:`metadata_block`) in an HTML comment, for Markdown: the ``>`` of
+    ``-->`` or ``--!>`` in a string (which is double-quoted) written ``\\x3E``, which YAML reads back as ``>``, so
+    that the comment ends at its last line only."""
+    return '<!--\n' + _COMMENT_END.sub(r'\\x3E', metadata_block(metadata)) + '-->\n'
 
 
 def _block(text: str, comment: str) -> str:

@@ -31,19 +31,21 @@ _THREADS = 2
 def metadata_header(path: str | None, output_format: str) -> str:
     """What ``--metadata FILE`` puts at the top of a report in ``output_format``: the ir_metadata block of the YAML
     file ``path`` (:func:`~irmeasures_ext.ir_metadata.metadata_block`) as ``#`` lines (tsv; markdown: inside an HTML
-    comment, not headings) or ``%`` lines (LaTeX), or a first line ``{"ir_metadata": {...}}`` (jsonl; dates as
-    text); nothing without a file. MetadataError names the file and line of a problem."""
+    comment, not headings: :func:`~irmeasures_ext.ir_metadata.metadata_comment`) or ``%`` lines (LaTeX), or a first
+    line ``{"ir_metadata": {...}}`` (jsonl; dates as text); nothing without a file. MetadataError names the file and
+    line of a problem."""
     if path is None:
         return ''
-    from irmeasures_ext.ir_metadata import load_metadata, metadata_block
+    from irmeasures_ext.ir_metadata import load_metadata, metadata_block, metadata_comment
     metadata = load_metadata(path)
     if output_format == 'jsonl':
         try:
             return json.dumps({'ir_metadata': metadata}, default=str) + '\n'
         except TypeError as error:  # (a key JSON has no form for: a date, a list)
             raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None
-    block = metadata_block(metadata, '%' if output_format == 'latex' else '#')
-    return f'<!--\n{block}-->\n' if output_format == 'markdown' else block
+    if output_format == 'markdown':
+        return metadata_comment(metadata)
+    return metadata_block(metadata, '%' if output_format == 'latex' else '#')
 
 
 def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:

@@ -149,3 +149,21 @@ def test_a_key_json_cannot_hold_is_refused_for_jsonl(capsys, files):
     out, err = capsys.readouterr()
     assert out == '' and err.startswith(f'irmeasures-ext: error: {files / "dated.yaml"}: cannot be written as JSON')
     assert output(capsys, *arguments).startswith('# ir_metadata.start\n# 2024-05-01: first run\n')
+
+
+def test_metadata_cannot_close_the_markdown_comment(capsys, files):
+    """A string holding ``-->`` or ``--!>`` (which end an HTML comment) is written double-quoted with ``>`` as
+    ``\\x3E`` there: the comment ends at its last line, and its block reads back as the metadata."""
+    from irmeasures_ext import read_metadata
+    metadata = {'tag': 'x', 'note': 'a --> b', 'bang': 'c--!>d', 'k-->': ['-->', '--!>', '--->x', '-- >'],
+                'nested': {'deep': 'e-->\u2028f'}}
+    (files / 'closing.yaml').write_text(yaml.safe_dump(metadata, sort_keys=False), encoding='utf-8')
+    arguments = [files / 'qrels', files / 'a.txt', files / 'b.txt', 'AP', '-o', 'markdown']
+    plain = output(capsys, 'compare', *arguments)
+    annotated = output(capsys, 'compare', *arguments, '--metadata', files / 'closing.yaml')
+    assert annotated.startswith('<!--\n')
+    inside, rest = annotated[len('<!--\n'):].split('-->\n', 1)
+    assert rest == plain and '--!>' not in inside and '-->' not in inside
+    assert inside.endswith('# ir_metadata.end\n') and r'"a --\x3E b"' in inside
+    (files / 'run.txt').write_text(inside + RUN_A, encoding='utf-8')
+    assert read_metadata(files / 'run.txt') == metadata
