@@ -54,6 +54,7 @@ into memory, so that they can be read again (the command copies standard input t
 from __future__ import annotations
 
 import bz2
+import contextlib
 import functools
 import gzip
 import io
@@ -63,10 +64,10 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, TextIO
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -212,8 +213,8 @@ def _opens_with_hash(binary: BinaryIO) -> bool:
     return False
 
 
-def _header_of(text: TextIO, name: str) -> Header | None:
-    """The ir_metadata block opening ``text`` (a file read as latin-1, one character per byte, its line ends kept),
+def _header_of(text: Iterable[str], name: str) -> Header | None:
+    """The ir_metadata block opening ``text`` (a file's lines read as latin-1, one character per byte, their ends kept),
     or None if its first line other than a BOM and blanks is not ``# ir_metadata.start``; MetadataError for a
     block not closed, or whose YAML cannot be read."""
     size = start = 0
@@ -327,15 +328,16 @@ class TrecSource(Source):
 
     def _read_header(self) -> Header | None:
         """The ir_metadata block opening the file, found in its first bytes (a file that does not open with ``#``
-        is read no further); None for a corrupt compressed file, which the reader reports where it reads it."""
+        is read no further); TrecFileError for a compressed file corrupt or truncated before the block ends, naming
+        the last line read (:meth:`_latin1_lines`)."""
         try:
             with self._binary() as binary:
                 if not _opens_with_hash(binary):
                     return None
-            with self._binary() as binary:
-                return _header_of(io.TextIOWrapper(binary, encoding='latin-1', newline=''), self.name)
         except (*_CORRUPT, zlib.error):
-            return None
+            pass  # (the lines read below name the last line before the damage)
+        with contextlib.closing(self._latin1_lines(newline='')) as lines:
+            return _header_of(lines, self.name)
 
     @property
     def compressed(self) -> bool:
@@ -468,18 +470,24 @@ class TrecSource(Source):
             yield line_no, _decoded(fields, f'{self.name}:{line_no}')
 
     def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
-        with self._binary() as binary:
-            # latin-1 maps bytes one to one: universal newlines (\n, \r\n, \r) without decoding.
-            text = io.TextIOWrapper(binary, encoding='latin-1', newline=None)
-            line_no = 0
-            first = 1 if self.header is None else self.header.lines + 1  # (the ir_metadata block's lines skipped)
+        first = 1 if self.header is None else self.header.lines + 1  # (the ir_metadata block's lines skipped)
+        for line_no, line in enumerate(self._latin1_lines(newline=None), start=1):
+            if line_no >= first:
+                raw = line.encode('latin-1')
+                yield line_no, raw.removeprefix(_BOM) if line_no == first else raw
+
+    def _latin1_lines(self, newline: str | None) -> Iterator[str]:
+        """The file's lines read as latin-1, which maps bytes one to one (line ends as ``newline`` tells
+        :class:`io.TextIOWrapper`: None, universal newlines \\n, \\r\\n, \\r without decoding; ``''``, the same, kept);
+        TrecFileError naming the last line read for a corrupt or truncated compressed file."""
+        with self._binary() as binary, io.TextIOWrapper(binary, encoding='latin-1', newline=newline) as text:
+            read = 0
             try:
-                for line_no, line in enumerate(text, start=1):
-                    if line_no >= first:
-                        raw = line.encode('latin-1')
-                        yield line_no, raw.removeprefix(_BOM) if line_no == first else raw
+                for line in text:
+                    read += 1
+                    yield line
             except (*_CORRUPT, zlib.error) as error:
-                raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {line_no}: '
+                raise TrecFileError(f'{self.name}: corrupt or truncated {self.compression} after line {read}: '
                                     f'{error}') from None
 
     def _raw(self) -> BinaryIO:

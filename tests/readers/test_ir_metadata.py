@@ -400,3 +400,16 @@ def test_yaml_line_breaks_round_trip(tmp_path, name):
     block = metadata_block(LINE_BREAKS)
     assert block.splitlines()[1:4] == ['# nel: "a\\Nb"', '# line separator: "a\\Lb"', '# paragraph separator: "a\\Pb"']
     assert read_metadata(write(tmp_path / 'block.txt', block + RUN)) == LINE_BREAKS
+
+
+@pytest.mark.parametrize('compression', ['gzip', 'bz2', 'xz'])
+def test_a_compressed_run_cut_in_its_block_is_corrupt_on_every_path(tmp_path, compression):
+    """Cut inside its block, a compressed run is the line reader's "corrupt or truncated" error naming the last line
+    read, from read_metadata and every reading (it was read as a run without metadata, refused at its marker)."""
+    data = COMPRESSORS[compression]((START + '# tag: r\n' + END + 'q1 Q0 d1 1 2.0 r\n').encode())
+    run = tmp_path / 'run.txt.z'
+    run.write_bytes(data[:40] if compression == 'gzip' else data[:len(data) // 2])
+    line = {'gzip': 1, 'xz': 1, 'bz2': 0}[compression]  # (lines read whole before the cut; bz2's: none of its block)
+    for read in (read_metadata, read_run, lambda path: read_input(str(path), 'run')):
+        with pytest.raises(TrecFileError, match=f'^{run}: corrupt or truncated {compression} after line {line}: '):
+            read(run)
