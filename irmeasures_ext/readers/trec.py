@@ -665,9 +665,10 @@ def _departs_from_single_spaces(data: bytes | bytearray, size: int) -> bool:
 
 def _comment_problem(fields: list[bytes]) -> str:
     """Why a line whose first field starts with ``#`` is refused (:meth:`TrecSource._check_lines`)."""
-    if _MARKER.fullmatch(b' '.join(fields).decode('latin-1')):
-        return ('an ir_metadata marker: the block is read only at the top of the file, before the first line of '
-                'data (# ir_metadata.start, its lines, # ir_metadata.end)')
+    if _MARKER.fullmatch(b' '.join(fields).decode('latin-1')):  # (a marker, or one spaced otherwise)
+        return ("like an ir_metadata marker: the markers are the lines '# ir_metadata.start' and '# ir_metadata.end', "
+                "at most one space after '#', and the block is read only at the top of the file, before the first "
+                'line of data')
     return ("a line starting with '#': comment lines are not read, except an ir_metadata block at the top of the "
             'file (# ir_metadata.start ... # ir_metadata.end)')
 

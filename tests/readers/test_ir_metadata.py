@@ -413,3 +413,18 @@ def test_a_compressed_run_cut_in_its_block_is_corrupt_on_every_path(tmp_path, co
     for read in (read_metadata, read_run, lambda path: read_input(str(path), 'run')):
         with pytest.raises(TrecFileError, match=f'^{run}: corrupt or truncated {compression} after line {line}: '):
             read(run)
+
+
+@pytest.mark.parametrize(('text', 'line'), [
+    ('#  ir_metadata.start\n# tag: x\n# ir_metadata.end\n' + RUN, 1),  # (two spaces: not a marker)
+    ('#\tir_metadata.start\n# tag: x\n# ir_metadata.end\n' + RUN, 1),  # (a tab)
+    (RUN[:20] + START + END + RUN[20:], 2),  # (a marker after a run line)
+])
+def test_a_marker_out_of_place_or_misspaced_is_told_how_markers_are_read(tmp_path, text, line):
+    run = write(tmp_path / 'run', text)
+    with pytest.raises(TrecFileError) as raised:
+        read_run(run)
+    assert str(raised.value) == (
+        f"{run}:{line}: like an ir_metadata marker: the markers are the lines '# ir_metadata.start' and "
+        "'# ir_metadata.end', at most one space after '#', and the block is read only at the top of the file, "
+        'before the first line of data')
