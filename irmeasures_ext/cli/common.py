@@ -95,6 +95,14 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def places(text: str) -> int:
+    """argparse type of --places: decimal places, 0 or more, or -1 for all digits."""
+    number = text.strip()
+    if not (number.isascii() and number.removeprefix('-').lstrip('+').isdigit()) or int(number) < -1:
+        raise argparse.ArgumentTypeError(f'expected decimal places (0 or more), or -1 for all digits, got {text!r}')
+    return int(number)
+
+
 def add_intents(parser: ArgumentParser) -> None:
     """The --intents option: the intents' probabilities beside QRELS (NTCIREVAL's diversity measures), and
     --renormalise-intents."""

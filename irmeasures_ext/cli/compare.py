@@ -23,6 +23,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
+    places,
     positive_int,
     prepare_process,
     with_intents,
@@ -158,7 +159,7 @@ def parser() -> ArgumentParser:
                         help='put the ir_metadata of the YAML FILE at the top of the report: its "# '
                              'ir_metadata.start" ... "# ir_metadata.end" block (tsv; markdown: inside an HTML '
                              'comment; latex: as %% lines), or a first line {"ir_metadata": {...}} (jsonl)')
-    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (p-values: significant '
+    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (p-values: significant '
                                                                      'digits; default 4; -1: all)')
     parser.add_argument('--plot', metavar='FILE', help='draw the differences and intervals into FILE (.png, .svg, '
                                                        '.pdf; needs matplotlib)')

@@ -20,6 +20,7 @@ from irmeasures_ext.cli.common import (
     add_ranking,
     add_threshold,
     load,
+    places,
     prepare_process,
     with_intents,
 )
@@ -37,8 +38,6 @@ def run(argv: list[str]) -> int:
     args = command_parser.parse_intermixed_args(argv)
     if args.no_summary and not args.by_query:
         command_parser.error('--no_summary (-n) only applies with --by_query (-q)')
-    if args.places < -1:
-        command_parser.error('--places must be >= 0, or -1 for all digits')
     if _is_a_measure_not_a_file(args.run):  # `irmeasures-ext qrels.txt AP`: RUN forgotten
         command_parser.error(f'RUN is missing: {args.run!r} is a measure, not a file (give QRELS RUN MEASURE...)')
     measures = parse_measures(args.measures) + [m for name in args.suite or [] for m in SUITES[name]]
@@ -121,7 +120,7 @@ def parser() -> ArgumentParser:
     parser.add_argument('--suite', action='append', choices=sorted(SUITES),
                         help='add the measures of a benchmark suite (repeatable): '
                              + '; '.join(f'{name}: {" ".join(map(str, ms))}' for name, ms in SUITES.items()))
-    parser.add_argument('--places', '-p', type=int, default=DEFAULT_PLACES,
+    parser.add_argument('--places', '-p', type=places, default=DEFAULT_PLACES,
                         help=f'decimal places in tsv output (default {DEFAULT_PLACES}; -1: all)')
     parser.add_argument('--by_query', '-q', action='store_true',
                         help=f'one row per query and measure, then the summary rows (query id "{SUMMARY_QID}")')

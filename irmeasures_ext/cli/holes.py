@@ -15,6 +15,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
+    places,
     positive_int,
     prepare_process,
 )
@@ -51,7 +52,7 @@ def parser() -> ArgumentParser:
                         help="the label given to every unjudged doc for the 'if_relevant' column (default: the "
                              "set's highest label)")
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
+    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (default 4; -1: all)')
     add_formats(parser)
     add_ranking(parser)
     add_threshold(parser)

@@ -21,6 +21,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
+    places,
     positive_int,
     prepare_process,
 )
@@ -185,7 +186,7 @@ def parser() -> ArgumentParser:
                              'measure with the unjudged docs non-relevant, at the highest label, and condensed')
     parser.add_argument('--table', choices=TABLES, help='write this table alone')
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (default 4; -1: all)')
+    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (default 4; -1: all)')
     parser.add_argument('--plot', metavar='FILE',
                         help="draw the systems' scores under two sets into FILE (.png, .svg, .pdf; needs matplotlib)")
     parser.add_argument('--plot-measure', metavar='MEASURE', help='the measure plotted (default: the first)')
