@@ -78,12 +78,13 @@ def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: R
 
 def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                     reproduced_baseline: RunLike, reproduced_advanced: RunLike,
-                    measures: Iterable[Measure | str], ranked_lists: bool = False) -> pd.DataFrame:
+                    measures: Iterable[Measure | str], ranked_lists: bool = False, topics: str = 'original',
+                    order: str = 'trec_eval') -> pd.DataFrame:
     """RMSE, nRMSE, paired t-test p-values, ER and ΔRI of a reproduction, as repro_eval 0.5.0 computes them, and
     with ``ranked_lists`` the means of KTU and RBO (:func:`irmeasures_ext.reproduce.statistics.reproducibility`)."""
     from irmeasures_ext.reproduce import reproducibility as statistics  # (numpy, pandas load on first use)
     return statistics(qrels, original_baseline, original_advanced, reproduced_baseline, reproduced_advanced, measures,
-                      ranked_lists)
+                      ranked_lists, topics, order)
 
 
 def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
@@ -96,12 +97,12 @@ def replicability(original_qrels: QrelsLike, original_baseline: RunLike, origina
                       replicated_advanced, measures)
 
 
-def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 'original',
-                          order: str = 'trec_eval') -> pd.DataFrame:
+def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 'original', p: float = 0.95,
+                          depth: int = 1000, order: str = 'trec_eval') -> pd.DataFrame:
     """Per topic, Kendall's τ over the documents, KTU and RBO as repro_eval 0.5.0 computes them, and Webber et al.'s
     RBO_ext (:func:`irmeasures_ext.reproduce.agreement.ranked_list_agreement`)."""
     from irmeasures_ext.reproduce import ranked_list_agreement as agreement  # (numpy, pandas load on first use)
-    return agreement(original, reproduced, topics, order=order)
+    return agreement(original, reproduced, topics, p, depth, order)
 
 
 def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
