@@ -208,8 +208,9 @@ _deferring = threading.local()
 
 
 class UnansweredTopicsWarning(IrMeasuresExtWarning):
-    """A run does not answer some topics of a reproducibility study (:mod:`irmeasures_ext.reproduce`): they score 0
-    in every measure, KTU and RBO included."""
+    """A run does not answer some topics of a reproducibility study (:mod:`irmeasures_ext.reproduce`): each is
+    evaluated as a ranking of no documents (0 in every measure of the ranking), and counts 0 in KTU and RBO where the
+    original's rankings have it."""
 
 
 class DeferredWarnings:

@@ -6,9 +6,10 @@ judged on other qrels (the unpaired p-values, ER and ΔRI). ``--per-topic`` give
 beside reproduced, and its rankings' agreement; ``--plot`` draws the per-topic scores, original against reproduced.
 
 The table has a row per measure and statistic, its columns baseline, advanced and advanced_vs_baseline (ER, ΔRI);
-the rankings' agreement rows have no measure. As jsonl it is the long table (measure, statistic, run, value) that
-:func:`irmeasures_ext.reproduce.reproducibility` returns, with the agreement rows added. The tables of
-``--per-topic`` are written one after another, each under a ``# name`` line (jsonl: in a ``table`` field).
+the rankings' agreement rows are those of measure ``ranked lists``. As jsonl it is the long table (measure,
+statistic, run, value) that :func:`irmeasures_ext.reproduce.reproducibility` returns with ``ranked_lists=True``.
+The tables of ``--per-topic`` are written one after another, each under a ``# name`` line (jsonl: in a ``table``
+field).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from irmeasures_ext.cli.common import (
     add_formats,
     load_qrels,
     load_run,
+    places,
     prepare_process,
 )
 from irmeasures_ext.cli.compare import FORMATS
@@ -82,15 +84,14 @@ def run(argv: list[str]) -> int:
     from irmeasures_ext.reproduce import Experiment
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     experiment = Experiment(qrels, original_b, original_a, measures)
-    pairs = {'baseline': (original_b, reproduced_b), 'advanced': (original_a, reproduced_a)}
+    lists = {'topics': args.topics or 'original', 'order': args.order or 'trec_eval'}
     scores = None
     if args.per_topic:
-        scores = experiment.paired_topic_scores(reproduced_b, reproduced_a)
-        tables = {'scores': scores, 'agreement': _per_topic_agreement(_agreement(pairs, args.topics, args.order))}
+        tables = experiment.per_topic(reproduced_b, reproduced_a, **lists)
+        scores = tables['scores']
         _write_tables(sys.stdout, tables, args.output_format, args.places)
     else:
-        long = _with_agreement(experiment.reproducibility(reproduced_b, reproduced_a),
-                               _agreement(pairs, args.topics, args.order))
+        long = experiment.reproducibility(reproduced_b, reproduced_a, ranked_lists=True, **lists)
         _write_summary(sys.stdout, long, args.output_format, args.places)
     if args.plot:
         if scores is None:
@@ -112,40 +113,6 @@ def _measures(texts: list[str], suites: list[str] | None) -> list[Measure]:
     if not measures:
         raise CliError('give at least one MEASURE or --suite NAME')
     return measures
-
-
-def _agreement(pairs: dict[str, tuple[Any, Any]], topics: str | None, order: str | None) -> dict[str, pd.DataFrame]:
-    """ranked_list_agreement of each pair of runs (original, reproduced) by its name, on ``topics`` in ``order``
-    (each None: the function's default); an unanswered-topics warning names the pair."""
-    from irmeasures_ext.reproduce import ranked_list_agreement
-    given = (('topics', topics), ('order', order))
-    options: dict[str, Any] = {name: value for name, value in given if value is not None}
-    frames = {}
-    for run, (original, reproduced) in pairs.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter('always')
-            frames[run] = ranked_list_agreement(original, reproduced, **options)
-        for warning in caught:
-            message = warning.message
-            if isinstance(message, UnansweredTopicsWarning):
-                message = UnansweredTopicsWarning(f'the {run} rankings: {message}')
-            warnings.warn(message, stacklevel=2)
-    return frames
-
-
-def _with_agreement(long: pd.DataFrame, agreement: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The long table with, for each run, a row per statistic of its rankings' agreement: the mean (row 'all')."""
-    import pandas as pd
-    rows = [(None, statistic, run, frame[frame['query_id'] == 'all'][statistic].iloc[0])
-            for run, frame in agreement.items() for statistic in frame.columns[1:]]
-    return pd.concat([long, pd.DataFrame(rows, columns=long.columns)], ignore_index=True)
-
-
-def _per_topic_agreement(agreement: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Each run's per-topic agreement (and its row 'all'), under a ``run`` column."""
-    import pandas as pd
-    return pd.concat([frame.assign(run=run)[['run', *frame.columns]] for run, frame in agreement.items()],
-                     ignore_index=True)
 
 
 def _write_summary(out: IO[str], long: pd.DataFrame, output_format: str, places: int) -> None:
@@ -236,7 +203,7 @@ def parser() -> ArgumentParser:
                         help="instead of the table: each topic's scores, original beside reproduced (table scores), "
                              "and each topic's rankings' agreement, with their means (query_id all; table agreement)")
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=int, default=4, help='decimal places (p-values: significant digits; '
+    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (p-values: significant digits; '
                                                                      'default 4; -1: all)')
     parser.add_argument('--plot', metavar='FILE',
                         help='draw the per-topic scores, original against reproduced, into FILE (.png, .svg, .pdf; '

@@ -11,6 +11,7 @@ import functools
 import itertools
 import math
 import numbers
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -131,28 +132,43 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     of their means. Each list: the first 1000 docs in ``order`` (:func:`ranked_lists`; a run's
     :class:`RankedLists` is taken as it is).
 
-    ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer scores 0
-    in all four (as every score-based measure scores it, said in an
-    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`), and the reproduced run's other topics are left out.
+    ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer counts 0
+    in all four (said in an :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`), and the reproduced run's other
+    topics are left out.
     ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently);
     InputError if the original does not answer one (repro_eval raises AttributeError). Lists of different lengths:
     ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
+    frame, lacking = agreement_of(original, reproduced, topics, p, depth, order)
+    warn_unanswered(rankings={'reproduced': lacking})
+    return frame
+
+
+def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | Input | RankedLists,
+                 topics: str = 'original', p: float = RBO_P, depth: int = RBO_DEPTH, order: str = 'trec_eval',
+                 described: tuple[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`ranked_list_agreement`'s frame, and the original's topics the reproduction does not answer (each
+    counting 0 there, with ``topics='original'``; none with ``topics='repro_eval'``), without its warning. Errors
+    name the runs as ``described`` (default: :func:`run_described` of each)."""
     if topics not in TOPIC_SETS:
         raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
     p, depth = _persistence(p), _whole('depth', depth, RBO_MAX_DEPTH)
+    described = described or (run_described('original', original), run_described('reproduced', reproduced))
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
                  for run in (original, reproduced))
     chosen = orig.topics if topics == 'original' else rep.topics
     if not len(chosen):
-        raise InputError(f'the {"original" if topics == "original" else "reproduced"} run answers no topic: there '
-                         'are no ranked lists to compare')
+        raise InputError(f'{described[0 if topics == "original" else 1]} answers no topic: there are no ranked lists '
+                         'to compare')
     missing = pc.filter(chosen, pc.invert(pc.is_in(chosen, value_set=(rep if topics == 'original' else orig).topics)))
-    if topics == 'original':
-        warn_unanswered({'reproduced': missing.to_pylist()})
-    elif len(missing):
-        raise InputError(f'the original run does not answer topics {" ".join(missing.to_pylist())} of the reproduced '
-                         'run')
-    return agreement_frame(orig, rep, chosen, p, depth)
+    if topics == 'repro_eval' and len(missing):
+        raise InputError(f'{described[0]} does not answer topics {_listed(missing.to_pylist())} of {described[1]}')
+    return agreement_frame(orig, rep, chosen, p, depth), missing.to_pylist()
+
+
+def run_described(label: str, run: object) -> str:
+    """``'the {label} run'``, with the name of its file where it has one (a run read from a file)."""
+    name = getattr(getattr(run, 'source', None), 'name', None) or (run if isinstance(run, (str, os.PathLike)) else None)
+    return f'the {label} run' + (f' ({os.fspath(name)})' if name is not None else '')
 
 
 def _whole(name: str, value: Any, most: int | None = None) -> int:
@@ -173,13 +189,29 @@ def _persistence(p: Any) -> float:
     return float(p)
 
 
-def warn_unanswered(unanswered: dict[str, list[str]]) -> None:
-    """One warning naming, per run, the topics it does not answer (nothing if it answers all)."""
-    missing = {name: topics for name, topics in unanswered.items() if topics}
-    if missing:
-        named = '; '.join(f'{name}: {" ".join(topics)}' for name, topics in missing.items())
-        warn_at_caller(f'topics not answered ({named}): each scores 0 in every measure (KTU and RBO included)',
-                       UnansweredTopicsWarning)
+#: Topics a warning names, at most (then how many more).
+NAMED_TOPICS = 20
+
+
+def warn_unanswered(scores: dict[str, list[str]] | None = None, rankings: dict[str, list[str]] | None = None) -> None:
+    """One warning naming, per run, the topics of the qrels it does not answer (``scores``: each evaluated as a
+    ranking of no documents) and those of the original's rankings a reproduction does not answer (``rankings``: each
+    counting 0 in KTU and RBO); nothing if there are none."""
+    said = []
+    for unanswered, meaning in ((scores, 'each is evaluated as a ranking of no documents (0 in every measure of '
+                                         'the ranking)'),
+                                (rankings, "each counts 0 in the rankings' KTU, RBO and RBO_ext")):
+        named = '; '.join(f'{name}: {_listed(topics)}' for name, topics in (unanswered or {}).items() if topics)
+        if named:
+            said.append(f'({named}): {meaning}')
+    if said:
+        warn_at_caller('topics not answered ' + '; and in the rankings '.join(said), UnansweredTopicsWarning)
+
+
+def _listed(topics: list[str]) -> str:
+    """The first :data:`NAMED_TOPICS` topics, then how many more."""
+    more = len(topics) - NAMED_TOPICS
+    return ' '.join(topics[:NAMED_TOPICS]) + (f' and {more} more' if more > 0 else '')
 
 
 @dataclass(frozen=True, eq=False)

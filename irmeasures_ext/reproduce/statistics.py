@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,13 +21,16 @@ import numpy.typing as npt
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import DeferredWarnings, InputError, UnansweredTopicsWarning
+from irmeasures_ext.errors import DeferredWarnings, InputError
 from irmeasures_ext.reproduce.agreement import (
+    ORDERS,
     RBO_DEPTH,
     RBO_P,
     STATISTICS,
     RankedLists,
+    agreement_of,
     ranked_list_agreement,
+    run_described,
     warn_unanswered,
 )
 
@@ -284,18 +286,20 @@ class Experiment:
                          'advanced': _Scored.of(self._evaluation, advanced)}
         for run, scored in self.original.items():
             if len(scored.unanswered) == len(scored.topics):
-                raise InputError(f'the original {run} run answers no topic of the qrels: there is nothing to '
-                                 'reproduce')
+                raise InputError(f'{run_described(f"original {run}", scored.run)} answers no topic of the qrels: '
+                                 'there is nothing to reproduce')
         self._ranked: dict[tuple[str, str], RankedLists] = {}
         self._last_reproduction: tuple[tuple[Input, Input], dict[str, _Scored]] | None = None
 
     def reproducibility(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike,
-                        ranked_lists: bool = False) -> pd.DataFrame:
+                        ranked_lists: bool = False, topics: str = 'original',
+                        order: str = 'trec_eval') -> pd.DataFrame:
         """A long DataFrame (``measure, statistic, run, value``) with, per measure, ``rmse``, ``nrmse`` and the paired
         t-test ``p_value`` for each ``run`` (``baseline``, ``advanced``), and ``er``, ``delta_ri`` (``run``
         :data:`BOTH`); with ``ranked_lists``, also the means over the topics of
-        :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics (``measure``
-        :data:`RANKED_LISTS`), each run read once for both."""
+        :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics on ``topics`` in ``order``
+        (``measure`` :data:`RANKED_LISTS`), each run read once for both. One
+        :class:`~irmeasures_ext.errors.UnansweredTopicsWarning` names the topics each run does not answer."""
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
@@ -306,26 +310,53 @@ class Experiment:
                          (str(measure), 'nrmse', run, nrmse(orig[measure], rep[measure])),
                          (str(measure), 'p_value', run, p_values[measure])]
         rows += self._effects(reproduced)
-        if ranked_lists:  # (both runs' lists at once, on two threads: numpy and Arrow release the GIL)
-            deferred = DeferredWarnings()
-            with ThreadPoolExecutor(2) as threads:
-                frames = list(threads.map(deferred.running(lambda run: self.agreement(reproduced[run].run, run)),
-                                          RUNS))
-            with warnings.catch_warnings():  # (the unanswered topics: said once above)
-                warnings.simplefilter('ignore', UnansweredTopicsWarning)
-                deferred.reissue()
-            for run, frame in zip(RUNS, frames, strict=True):
+        lacking = None
+        if ranked_lists:
+            frames, lacking = self._agreements({run: scored.run for run, scored in reproduced.items()}, topics, order)
+            for run, frame in frames.items():  # (the means: the last row)
                 rows += [(RANKED_LISTS, statistic, run, float(frame.iloc[-1][statistic])) for statistic in STATISTICS]
+        self._warn(reproduced, 'reproduced', lacking)
         return _long_frame(rows)
+
+    def _agreements(self, reproduced: dict[str, Input], topics: str,
+                    order: str) -> tuple[dict[str, pd.DataFrame], dict[str, list[str]]]:
+        """Per run, :func:`~irmeasures_ext.reproduce.agreement.agreement_of` the original with ``reproduced[run]``,
+        both runs at once on two threads (numpy and Arrow release the GIL): the frames, and the topics each lacks."""
+        deferred = DeferredWarnings()
+        with ThreadPoolExecutor(2) as threads:
+            done = list(threads.map(deferred.running(lambda run: agreement_of(
+                self._original_lists(run, order), reproduced[run], topics, order=order,
+                described=(run_described(f'original {run}', self.original[run].run),
+                           run_described(f'reproduced {run}', reproduced[run])))), RUNS))
+        deferred.reissue()
+        return ({run: frame for run, (frame, _) in zip(RUNS, done, strict=True)},
+                {run: lacking for run, (_, lacking) in zip(RUNS, done, strict=True)})
 
     def paired_topic_scores(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike) -> pd.DataFrame:
         """The per-topic scores of a reproduction beside the original's: a DataFrame ``measure, run, query_id,
         original, reproduced`` (``run``: ``baseline``, ``advanced``) over the qrels' topics (sorted), by measure in
-        the experiment's order; 0 for a topic a run does not answer (one
+        the experiment's order; a topic a run does not answer evaluated as a ranking of no documents (one
         :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`). Runs read already (as :meth:`reproducibility` was
         just given them) are not evaluated again."""
+        reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
+        self._warn(reproduced, 'reproduced')
+        return self._paired_frame(reproduced)
+
+    def per_topic(self, reproduced_baseline: RunLike, reproduced_advanced: RunLike, topics: str = 'original',
+                  order: str = 'trec_eval') -> dict[str, pd.DataFrame]:
+        """A reproduction topic by topic: ``'scores'``, :meth:`paired_topic_scores`, and ``'agreement'``, each run's
+        :meth:`agreement` (on ``topics`` in ``order``) under a ``run`` column (``baseline``, then ``advanced``), each
+        run read once for both; one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`."""
         import pandas as pd
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
+        frames, lacking = self._agreements({run: scored.run for run, scored in reproduced.items()}, topics, order)
+        self._warn(reproduced, 'reproduced', lacking)
+        agreement = [frame.assign(run=run)[['run', *frame.columns]] for run, frame in frames.items()]
+        return {'scores': self._paired_frame(reproduced), 'agreement': pd.concat(agreement, ignore_index=True)}
+
+    def _paired_frame(self, reproduced: dict[str, _Scored]) -> pd.DataFrame:
+        """:meth:`paired_topic_scores`' frame of the reproduced runs scored."""
+        import pandas as pd
         columns: dict[str, list] = {name: [] for name in PAIRED_COLUMNS}
         for measure in self.measures:
             for run in RUNS:
@@ -358,13 +389,19 @@ class Experiment:
         (``'baseline'`` or ``'advanced'``) with ``reproduced`` (the original's lists made once per ``order``)."""
         if not isinstance(run, str) or run not in self.original:
             raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
+        return ranked_list_agreement(self._original_lists(run, order), reproduced, topics, p, depth, order)
+
+    def _original_lists(self, run: str, order: str) -> RankedLists:
+        """The original ``run``'s lists in ``order`` (made once; InputError for an order that is not one)."""
+        if order not in ORDERS:
+            raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
         if (run, order) not in self._ranked:
             self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
-        return ranked_list_agreement(self._ranked[run, order], reproduced, topics, p, depth, order)
+        return self._ranked[run, order]
 
     def _reproduced(self, baseline: RunLike | Input, advanced: RunLike | Input) -> dict[str, _Scored]:
-        """The reproduced runs scored, after the warning naming the topics they do not answer; the last pair given
-        as runs read (:class:`~irmeasures_ext.readers.inputs.Input`) is kept and not scored again."""
+        """The reproduced runs scored (the caller warns of the topics they do not answer: :meth:`_warn`); the last
+        pair given as runs read (:class:`~irmeasures_ext.readers.inputs.Input`) is kept and not scored again."""
         from irmeasures_ext.readers.inputs import Input
         last = self._last_reproduction
         if last is not None and last[0][0] is baseline and last[0][1] is advanced:
@@ -374,13 +411,14 @@ class Experiment:
                           'advanced': _Scored.of(self._evaluation, advanced)}
             if isinstance(baseline, Input) and isinstance(advanced, Input):
                 self._last_reproduction = (baseline, advanced), reproduced
-        self._warn(reproduced, 'reproduced')
         return reproduced
 
-    def _warn(self, other: dict[str, _Scored], kind: str) -> None:
-        """One warning naming the topics each run (the original's and ``other``) does not answer."""
+    def _warn(self, other: dict[str, _Scored], kind: str, lacking: dict[str, list[str]] | None = None) -> None:
+        """One warning naming the qrels' topics each run (the original's and ``other``) does not answer, and the
+        topics of the original's rankings each of ``other`` lacks (``lacking``, by run)."""
         warn_unanswered({**{f'original {run}': scored.unanswered for run, scored in self.original.items()},
-                         **{f'{kind} {run}': scored.unanswered for run, scored in other.items()}})
+                         **{f'{kind} {run}': scored.unanswered for run, scored in other.items()}},
+                        {f'{kind} {run}': topics for run, topics in (lacking or {}).items()})
 
     def _effects(self, other: dict[str, _Scored]) -> list[tuple[str, str, str, float]]:
         """The ER and ΔRI rows (``run``: :data:`BOTH`, they compare advanced with baseline)."""
@@ -395,10 +433,11 @@ class Experiment:
 
 def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                     reproduced_baseline: RunLike, reproduced_advanced: RunLike,
-                    measures: Iterable[Measure | str], ranked_lists: bool = False) -> pd.DataFrame:
+                    measures: Iterable[Measure | str], ranked_lists: bool = False, topics: str = 'original',
+                    order: str = 'trec_eval') -> pd.DataFrame:
     """Reproducibility of a baseline and an advanced run on the same qrels: :meth:`Experiment.reproducibility`."""
     return Experiment(qrels, original_baseline, original_advanced, measures).reproducibility(
-        reproduced_baseline, reproduced_advanced, ranked_lists)
+        reproduced_baseline, reproduced_advanced, ranked_lists, topics, order)
 
 
 def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,

@@ -15,7 +15,7 @@ import pytest
 from conftest import DATA
 
 from irmeasures_ext.cli import main, reproduce
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
 
 REF = DATA / 'repro_eval'
 RPD = json.loads((REF / 'ref_rpd.json').read_text())
@@ -68,19 +68,20 @@ def test_a_reproduction_gives_repro_eval_s_values(capsys):
         for measure, value in RPD[key].items():
             assert close(values[measure, statistic, 'advanced_vs_baseline'], value), (measure, statistic)
     for run in ('baseline', 'advanced'):  # (the rankings as repro_eval reads them, on its topics)
-        assert close(values[None, 'ktu_repro_eval', run], RPD['ktu_mean'][run])
-        assert close(values[None, 'rbo_repro_eval', run], RPD['rbo_mean'][run])
-    assert len(values) == 8 * len(MEASURES) + 2 * len({s for m, s, r in values if m is None}) and \
-        {'rbo_ext', 'ktu_repro_eval'} <= {s for m, s, r in values if m is None}
+        assert close(values['ranked lists', 'ktu_repro_eval', run], RPD['ktu_mean'][run])
+        assert close(values['ranked lists', 'rbo_repro_eval', run], RPD['rbo_mean'][run])
+    assert len(values) == 8 * len(MEASURES) + 2 * len({s for m, s, r in values if m == 'ranked lists'}) and \
+        {'rbo_ext', 'ktu_repro_eval'} <= {s for m, s, r in values if m == 'ranked lists'}
 
 
 def test_by_default_ktu_and_rbo_count_an_unanswered_topic_0_over_the_original_topics(capsys):
     values = by_key(jsonl(capsys, *REPRODUCTION, 'AP', '--order', 'file'))
     per_topic = RPD['ktu_per_topic']['advanced']  # (repro_eval: rpd_a's 10 topics; the original has 11, 104 too)
     assert '104' not in per_topic and len(per_topic) == 10
-    assert close(values[None, 'ktu_repro_eval', 'advanced'], sum(per_topic.values()) / 11)
-    assert close(values[None, 'rbo_repro_eval', 'advanced'], sum(RPD['rbo_per_topic']['advanced'].values()) / 11)
-    assert close(values[None, 'ktu_repro_eval', 'baseline'], RPD['ktu_mean']['baseline'])  # (all answered)
+    assert close(values['ranked lists', 'ktu_repro_eval', 'advanced'], sum(per_topic.values()) / 11)
+    assert close(values['ranked lists', 'rbo_repro_eval', 'advanced'],
+                 sum(RPD['rbo_per_topic']['advanced'].values()) / 11)
+    assert close(values['ranked lists', 'ktu_repro_eval', 'baseline'], RPD['ktu_mean']['baseline'])  # (all answered)
 
 
 def test_a_replication_gives_repro_eval_s_values(capsys):
@@ -115,8 +116,8 @@ def test_tsv_in_full_is_the_wide_table_with_repro_eval_s_values(capsys):
         assert close(float(table[measure, 'delta_ri'][2]), RPD['dri'][measure])
     assert table['IPrec@0.7', 'delta_ri'][2] == '-inf' and table['IPrec@0.8', 'delta_ri'][2] == 'nan'
     assert table['IPrec@0.8', 'p_value'][0] == 'nan'  # (NaN written, where a missing value is empty)
-    agreement = [key for key in table if key[0] == '']
-    assert agreement and rows[-len(agreement):] == [['', s, *table['', s]] for _, s in agreement]
+    agreement = [key for key in table if key[0] == 'ranked lists']
+    assert agreement and rows[-len(agreement):] == [[*key, *table[key]] for key in agreement]
     assert all(table[key][2] == '' and table[key][0] != '' for key in agreement)
 
 
@@ -145,7 +146,7 @@ def test_latex(capsys):
                          'measure & statistic & baseline & advanced & advanced\\_vs\\_baseline \\\\', '\\midrule']
     assert lines[-2:] == ['\\bottomrule', '\\end{tabular}']
     assert f"AP & delta\\_ri &  &  & {RPD['dri']['AP']:.4f} \\\\" in lines
-    assert any(line.startswith(' & rbo\\_ext & ') for line in lines)
+    assert any(line.startswith('ranked lists & rbo\\_ext & ') for line in lines)
 
 
 def test_per_topic_jsonl_scores_side_by_side_and_agreement_as_repro_eval(capsys):
@@ -262,7 +263,7 @@ def test_an_original_run_answering_no_topic_is_refused_as_in_python(capsys, tmp_
     from irmeasures_ext import reproduce as api
     empty = tmp_path / 'empty.txt'
     empty.write_text('')
-    error = 'the original baseline run answers no topic of the qrels: there is nothing to reproduce'
+    error = f'the original baseline run ({empty}) answers no topic of the qrels: there is nothing to reproduce'
     status, out, err = run_main(capsys, 'reproduce', QRELS, '--original', empty, REF / 'orig_a.txt', *REPRODUCED,
                                 'AP')
     assert (status, out) == (2, '') and err[-1] == f'irmeasures-ext: error: {error}'
@@ -270,8 +271,9 @@ def test_an_original_run_answering_no_topic_is_refused_as_in_python(capsys, tmp_
                                              ['AP']),
                  lambda: api.replicability(QRELS, empty, REF / 'orig_a.txt', QRELS_B, REF / 'rpl_b.txt',
                                            REF / 'rpl_a.txt', ['AP'])):
-        with pytest.raises(InputError, match=f'^{error}$'):
+        with pytest.raises(InputError) as raised:
             call()
+        assert str(raised.value) == error
 
 
 def test_a_missing_qrels_file(capsys, tmp_path):
@@ -411,3 +413,83 @@ def test_plot_topic_scores_bad_input():
         plot_topic_scores(pd.DataFrame({'measure': ['AP'], 'run': ['baseline'], 'query_id': ['1']}))
     with pytest.raises(InputError, match='no per-topic scores'):
         plot_topic_scores(pd.DataFrame(columns=PAIRED_COLUMNS))
+
+
+# --- one answer, one warning -----------------------------------------------------------------------------------
+
+def write_runs(folder: Path, rename: dict[str, str] | None = None) -> list[Path]:
+    """The reference qrels and four runs in ``folder``, each topic renamed as ``rename`` says."""
+    paths = []
+    for name in ('qrels_orig', 'orig_b', 'orig_a', 'rpd_b', 'rpd_a'):
+        lines = (REF / f'{name}.txt').read_text().splitlines()
+        renamed = [' '.join([(rename or {}).get(line.split()[0], line.split()[0]), *line.split()[1:]])
+                   for line in lines]
+        paths.append(folder / f'{name}.txt')
+        paths[-1].write_text('\n'.join(renamed) + '\n')
+    return paths
+
+
+def test_a_topic_named_all_leaves_the_means_of_the_rankings_as_in_python(capsys, tmp_path):
+    from irmeasures_ext import reproduce as api
+    qrels, *runs = write_runs(tmp_path, {'101': 'all'})
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = api.reproducibility(qrels, *runs, ['AP'], ranked_lists=True)
+        per_topic = api.ranked_list_agreement(runs[0], runs[2])
+    records = by_key(jsonl(capsys, 'reproduce', qrels, '--original', *runs[:2], '--reproduced', *runs[2:], 'AP',
+                           '-p', '-1'))
+    python = {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+    assert records == pytest.approx(python, abs=0, nan_ok=True)
+    # (the mean of the eleven topics, the one named 'all' among them: not that topic's value)
+    topics = per_topic.iloc[:-1]
+    assert 'all' in set(topics.query_id) and len(topics) == 11
+    assert records['ranked lists', 'rbo_ext', 'baseline'] == pytest.approx(topics.rbo_ext.mean(), abs=1e-15)
+    assert records['ranked lists', 'rbo_ext', 'baseline'] != topics.set_index('query_id').rbo_ext['all']
+
+
+@pytest.mark.parametrize('per_topic', [[], ['--per-topic']])
+def test_the_command_warns_once_of_the_scores_and_the_rankings(capsys, per_topic):
+    status, out, err = run_main(capsys, *REPRODUCTION, 'AP', *per_topic)
+    warned = [line for line in err if line.startswith('irmeasures-ext: warning: ')]
+    assert status == 0 and warned == [
+        f'{WARNING}: each is evaluated as a ranking of no documents (0 in every measure of the ranking); and in the '
+        "rankings (reproduced advanced: 104): each counts 0 in the rankings' KTU, RBO and RBO_ext"]
+
+
+def test_a_topic_of_the_original_rankings_outside_the_qrels_is_named_where_it_counts_0(tmp_path):
+    # (topic 999: in the original baseline run only, not in the qrels; its KTU and RBO count 0 in the means)
+    from irmeasures_ext import reproduce as api
+    original = tmp_path / 'orig_b.txt'
+    original.write_text((REF / 'orig_b.txt').read_text() + '999 Q0 a 1 2.0 r\n999 Q0 b 2 1.0 r\n')
+    with pytest.warns(UnansweredTopicsWarning) as caught:
+        frame = api.reproducibility(QRELS, original, REF / 'orig_a.txt', REF / 'rpd_b.txt', REF / 'rpd_a.txt', ['AP'],
+                                    ranked_lists=True)
+    assert [str(w.message) for w in caught if w.category is UnansweredTopicsWarning] == [
+        'topics not answered (reproduced advanced: 104): each is evaluated as a ranking of no documents (0 in every '
+        'measure of the ranking); and in the rankings (reproduced baseline: 999; reproduced advanced: 104): each '
+        "counts 0 in the rankings' KTU, RBO and RBO_ext"]
+    with pytest.warns(UnansweredTopicsWarning):
+        per_topic = api.ranked_list_agreement(original, REF / 'rpd_b.txt').iloc[:-1]
+    assert per_topic.set_index('query_id').loc['999'].tolist() == [0.0] * 4 and len(per_topic) == 12
+    ktu = frame.set_index(['measure', 'statistic', 'run']).value['ranked lists', 'ktu', 'baseline']
+    assert ktu == pytest.approx(per_topic.ktu.mean(), abs=1e-15)
+
+
+def test_a_warning_names_twenty_topics_then_how_many_more():
+    from irmeasures_ext.reproduce.agreement import warn_unanswered
+    topics = [f't{i:02d}' for i in range(25)]
+    with pytest.warns(UnansweredTopicsWarning) as caught:
+        warn_unanswered({'reproduced baseline': topics})
+    assert str(caught[0].message).startswith(f'topics not answered (reproduced baseline: {" ".join(topics[:20])} and '
+                                             '5 more): ')
+
+
+def test_errors_of_the_rankings_name_the_runs_and_their_files(tmp_path):
+    from irmeasures_ext import reproduce as api
+    original = tmp_path / 'orig_b.txt'
+    original.write_text(''.join(line for line in (REF / 'orig_b.txt').read_text().splitlines(keepends=True)
+                                if not line.startswith('103 ')))
+    with pytest.raises(InputError) as raised:
+        api.reproducibility(QRELS, original, REF / 'orig_a.txt', REF / 'rpd_b.txt', REF / 'rpd_a.txt', ['AP'],
+                            ranked_lists=True, topics='repro_eval')
+    assert str(raised.value) == (f'the original baseline run ({original}) does not answer topics 103 of the '
+                                 f'reproduced baseline run ({REF / "rpd_b.txt"})')
