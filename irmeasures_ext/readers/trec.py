@@ -64,7 +64,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
@@ -185,11 +185,12 @@ class Header(NamedTuple):
 
 
 def parse_metadata(text: str, name: str, first_line: int = 1) -> dict[str, Any]:
-    """The mapping the YAML ``text`` holds (an empty text: an empty one), read with PyYAML's safe loader (libyaml's);
-    MetadataError naming ``name`` and the line of a problem (``text`` starts at line ``first_line`` of ``name``)."""
+    """The mapping the YAML ``text`` holds (an empty text: an empty one), read with PyYAML's safe loader (libyaml's;
+    a key twice in a mapping refused: :func:`_yaml_loader`); MetadataError naming ``name`` and the line of a problem
+    (``text`` starts at line ``first_line`` of ``name``)."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency: only for files with metadata)
     try:
-        metadata = yaml.load(text, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))  # (libyaml's, if built)
+        metadata = yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as error:
         mark = getattr(error, 'problem_mark', None)
         problem = getattr(error, 'problem', None) or str(error)
@@ -201,6 +202,33 @@ def parse_metadata(text: str, name: str, first_line: int = 1) -> dict[str, Any]:
         raise MetadataError(f'{name}:{first_line}: ir_metadata is a YAML {type(metadata).__name__}, not a mapping '
                             'of keys (schema-version, tag, platform, ...)')
     return metadata
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader (libyaml's, if built) refusing a key twice in a mapping, or two keys Python takes for one
+    (``1``, ``1.0``), at the second (a ConstructorError): PyYAML keeps the last value. A merge key's (``<<``) mappings
+    may hold the mapping's keys, which override theirs."""
+    import yaml
+
+    class Loader(getattr(yaml, 'CSafeLoader', yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+            keys: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == 'tag:yaml.org,2002:merge':
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    if key in keys:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f'the key {key!r} is in the mapping twice; give each key once',
+                            key_node.start_mark)
+                    keys.add(key)
+                except TypeError:  # (an unhashable key: the safe loader's own error)
+                    break
+            return super().construct_mapping(node, deep)
+
+    return Loader
 
 
 def _opens_with_hash(binary: BinaryIO) -> bool:
@@ -476,7 +504,7 @@ class TrecSource(Source):
                 raw = line.encode('latin-1')
                 yield line_no, raw.removeprefix(_BOM) if line_no == first else raw
 
-    def _latin1_lines(self, newline: str | None) -> Iterator[str]:
+    def _latin1_lines(self, newline: str | None) -> Generator[str, None, None]:
         """The file's lines read as latin-1, which maps bytes one to one (line ends as ``newline`` tells
         :class:`io.TextIOWrapper`: None, universal newlines \\n, \\r\\n, \\r without decoding; ``''``, the same, kept);
         TrecFileError naming the last line read for a corrupt or truncated compressed file."""

@@ -428,3 +428,24 @@ def test_a_marker_out_of_place_or_misspaced_is_told_how_markers_are_read(tmp_pat
         f"{run}:{line}: like an ir_metadata marker: the markers are the lines '# ir_metadata.start' and "
         "'# ir_metadata.end', at most one space after '#', and the block is read only at the top of the file, "
         'before the first line of data')
+
+
+@pytest.mark.parametrize(('yaml_lines', 'line', 'key'), [
+    (['tag: a', 'tag: b'], 3, "'tag'"),
+    (['tag: a', 'method:', '  retrieval:', '  - name: bm25', '    k1: 1.2', '    k1: 0.9'], 7, "'k1'"),
+    (['1: one', '1.0: one again'], 3, '1.0'),  # (equal keys in Python: one would replace the other)
+])
+def test_a_key_twice_in_a_mapping_is_refused_at_its_second_line(tmp_path, yaml_lines, line, key):
+    run = write(tmp_path / 'run', START + ''.join(f'# {text}\n' for text in yaml_lines) + END + RUN)
+    for read in (read_metadata, read_run):
+        with pytest.raises(MetadataError) as raised:
+            read(run)
+        assert str(raised.value) == (f'{run}:{line}: ir_metadata is not valid YAML: the key {key} is in the mapping '
+                                     'twice; give each key once')
+
+
+def test_merge_keys_may_repeat_the_keys_they_merge(tmp_path):
+    text = 'bm25: &bm25\n  k1: 1.2\n  b: 0.75\nmethod:\n  <<: *bm25\n  b: 0.8\nother:\n  <<: [*bm25, {k1: 2}]\n'
+    run = write(tmp_path / 'run', START + ''.join(f'# {line}\n' for line in text.splitlines()) + END + RUN)
+    assert read_metadata(run) == yaml.safe_load(text)  # (as PyYAML merges them)
+    assert read_metadata(run)['method'] == {'k1': 1.2, 'b': 0.8}
