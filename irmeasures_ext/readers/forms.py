@@ -2,10 +2,10 @@
 and ``TYPE_RUN``; these add ours). Only annotations use them (under ``TYPE_CHECKING``): at run time the module is
 empty.
 
-- :data:`QrelsLike`: a TREC qrels file (or Parquet, Arrow IPC) by path, an ir_datasets id, a DataFrame
-  (``query_id, doc_id, relevance`` or PyTerrier's ``qid, docno, label``), an Arrow table, ``{qid: {docid: label}}``,
-  an iterable of ir_measures' ``Qrel``, or a :class:`~irmeasures_ext.readers.source.Source` (e.g.
-  ``irmeasures_ext.intent_qrels(...)``).
+- :data:`QrelsLike`: a TREC qrels file (or Parquet, Arrow IPC) by path, a DataFrame (``query_id, doc_id,
+  relevance`` or PyTerrier's ``qid, docno, label``), an Arrow table, ``{qid: {docid: label}}``, an iterable of
+  ir_measures' ``Qrel`` (an ir_datasets dataset's ``qrels_iter()``: the commands take its id, Python its records,
+  as ir_measures does), or a :class:`~irmeasures_ext.readers.source.Source` (e.g. ``irmeasures_ext.intent_qrels(...)``).
 - :data:`RunLike`: the same forms for a run (``score``; ``ScoredDoc``s).
 - :data:`RunsLike`: several runs, as a list (named by file stem or ``run1``, ...) or a dict name → run.
 - :data:`ProbabilitiesLike`: intent probabilities: an Iprob or DINprob file, a table, or ``{qid: {intent: p}}``.
