@@ -79,22 +79,22 @@ def per_intent_frame(measures: Iterable[Measure | str], qrels: QrelsLike, run: R
 def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                     reproduced_baseline: RunLike, reproduced_advanced: RunLike,
                     measures: Iterable[Measure | str], ranked_lists: bool = False, topics: str = 'original',
-                    order: str = 'trec_eval') -> pd.DataFrame:
+                    order: str = 'trec_eval', rel: float | None = None) -> pd.DataFrame:
     """RMSE, nRMSE, paired t-test p-values, ER and ΔRI of a reproduction, as repro_eval 0.5.0 computes them, and
     with ``ranked_lists`` the means of KTU and RBO (:func:`irmeasures_ext.reproduce.statistics.reproducibility`)."""
     from irmeasures_ext.reproduce import reproducibility as statistics  # (numpy, pandas load on first use)
     return statistics(qrels, original_baseline, original_advanced, reproduced_baseline, reproduced_advanced, measures,
-                      ranked_lists, topics, order)
+                      ranked_lists, topics, order, rel)
 
 
 def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                   qrels_b: QrelsLike, replicated_baseline: RunLike, replicated_advanced: RunLike,
-                  measures: Iterable[Measure | str]) -> pd.DataFrame:
+                  measures: Iterable[Measure | str], rel: float | None = None) -> pd.DataFrame:
     """ER, ΔRI and unpaired t-test p-values of a replication on other qrels, as repro_eval 0.5.0 computes them
     (:func:`irmeasures_ext.reproduce.statistics.replicability`)."""
     from irmeasures_ext.reproduce import replicability as statistics  # (numpy, pandas load on first use)
     return statistics(original_qrels, original_baseline, original_advanced, qrels_b, replicated_baseline,
-                      replicated_advanced, measures)
+                      replicated_advanced, measures, rel)
 
 
 def ranked_list_agreement(original: RunLike, reproduced: RunLike, topics: str = 'original', p: float = 0.95,

@@ -24,6 +24,7 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_threshold,
     load_qrels,
     load_run,
     places,
@@ -78,12 +79,12 @@ def run(argv: list[str]) -> int:
     if replication:
         from irmeasures_ext.reproduce import replicability
         qrels_b = read_input(load_qrels(args.qrels_b, qrels_format), 'qrels')
-        long = replicability(qrels, original_b, original_a, qrels_b, reproduced_b, reproduced_a, measures)
+        long = replicability(qrels, original_b, original_a, qrels_b, reproduced_b, reproduced_a, measures, args.rel)
         _write_summary(sys.stdout, long, args.output_format, args.places)
         return 0
     from irmeasures_ext.reproduce import Experiment
     from irmeasures_ext.reproduce.plot import plot_topic_scores
-    experiment = Experiment(qrels, original_b, original_a, measures)
+    experiment = Experiment(qrels, original_b, original_a, measures, args.rel)
     lists = {'topics': args.topics or 'original', 'order': args.order or 'trec_eval'}
     scores = None
     if args.per_topic:
@@ -210,4 +211,5 @@ def parser() -> ArgumentParser:
                              'needs matplotlib)')
     parser.add_argument('--overwrite', action='store_true', help='let --plot replace an existing FILE')
     add_formats(parser)
+    add_threshold(parser)
     return parser

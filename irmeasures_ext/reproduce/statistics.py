@@ -54,11 +54,12 @@ PAIRED_COLUMNS = ('measure', 'run', 'query_id', 'original', 'reproduced')
 TopicScores = npt.ArrayLike | Mapping[Hashable, float]
 
 
-def _evaluation(measures: list[Measure], qrels: QrelsLike) -> Evaluation:
-    """Our provider's evaluation of ``measures`` on ``qrels``, read once."""
+def _evaluation(measures: list[Measure], qrels: QrelsLike, rel: float | None = None) -> Evaluation:
+    """Our provider's evaluation of ``measures`` on ``qrels``, read once (with the relevance threshold ``rel``:
+    ``provider.configured(rel=...)``)."""
     from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.plugin import provider
-    evaluation = Evaluation(measures, provider)
+    evaluation = Evaluation(measures, provider if rel is None else provider.configured(rel=rel))
     evaluation.read_qrels(qrels)
     return evaluation
 
@@ -276,12 +277,14 @@ class Experiment:
     """An original experiment, a baseline and an advanced run on ``qrels`` evaluated with ``measures``, read and
     evaluated once, to compare any number of reproductions (:meth:`reproducibility`, :meth:`agreement`) and
     replications (:meth:`replicability`) with. Runs and qrels in any form our provider reads; measures as objects
-    or names."""
+    or names; ``rel``, the relevance threshold of every measure that has one and gives none other than the default
+    (a real number for real-valued labels: ``irmeasures_ext.provider.configured(rel=...)``)."""
 
     def __init__(self, qrels: QrelsLike, baseline: RunLike, advanced: RunLike,
-                 measures: Iterable[Measure | str]) -> None:
+                 measures: Iterable[Measure | str], rel: float | None = None) -> None:
         self.measures = _measures(measures)
-        self._evaluation = _evaluation(self.measures, qrels)
+        self._rel = rel
+        self._evaluation = _evaluation(self.measures, qrels, rel)
         self.original = {'baseline': _Scored.of(self._evaluation, baseline),
                          'advanced': _Scored.of(self._evaluation, advanced)}
         for run, scored in self.original.items():
@@ -373,7 +376,7 @@ class Experiment:
         """A long DataFrame (``measure, statistic, run, value``) with ``er``, ``delta_ri`` (``run`` :data:`BOTH`)
         and, per ``run`` (``baseline``, ``advanced``), the unpaired p-value (``p_value``: Student's equal-variance
         t-test, as repro_eval) of the runs replicated on ``qrels_b``."""
-        evaluation = _evaluation(self.measures, qrels_b)
+        evaluation = _evaluation(self.measures, qrels_b, self._rel)
         replicated = {'baseline': _Scored.of(evaluation, replicated_baseline),
                       'advanced': _Scored.of(evaluation, replicated_advanced)}
         self._warn(replicated, 'replicated')
@@ -434,30 +437,31 @@ class Experiment:
 def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                     reproduced_baseline: RunLike, reproduced_advanced: RunLike,
                     measures: Iterable[Measure | str], ranked_lists: bool = False, topics: str = 'original',
-                    order: str = 'trec_eval') -> pd.DataFrame:
+                    order: str = 'trec_eval', rel: float | None = None) -> pd.DataFrame:
     """Reproducibility of a baseline and an advanced run on the same qrels: :meth:`Experiment.reproducibility`."""
-    return Experiment(qrels, original_baseline, original_advanced, measures).reproducibility(
+    return Experiment(qrels, original_baseline, original_advanced, measures, rel).reproducibility(
         reproduced_baseline, reproduced_advanced, ranked_lists, topics, order)
 
 
 def replicability(original_qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                   qrels_b: QrelsLike, replicated_baseline: RunLike, replicated_advanced: RunLike,
-                  measures: Iterable[Measure | str]) -> pd.DataFrame:
+                  measures: Iterable[Measure | str], rel: float | None = None) -> pd.DataFrame:
     """Replicability of a baseline and an advanced run on other qrels (``qrels_b``):
     :meth:`Experiment.replicability`."""
-    return Experiment(original_qrels, original_baseline, original_advanced, measures).replicability(
+    return Experiment(original_qrels, original_baseline, original_advanced, measures, rel).replicability(
         qrels_b, replicated_baseline, replicated_advanced)
 
 
-def topic_scores(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Iterable[Measure | str]) -> pd.DataFrame:
+def topic_scores(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Iterable[Measure | str],
+                 rel: float | None = None) -> pd.DataFrame:
     """Each run's per-topic scores as the statistics use them: a long DataFrame (``run, measure, query_id, value``)
-    over the qrels' topics, sorted; a topic a run does not answer scores 0 (one
-    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
+    over the qrels' topics, sorted; a topic a run does not answer evaluated as a ranking of no documents (one
+    :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`); ``rel`` as :class:`Experiment`'s."""
     import pandas as pd
     if not isinstance(runs, Mapping):
         raise InputError(f'runs must be a mapping of names to runs (a dict), got {type(runs).__name__}')
     parsed = _measures(measures)
-    evaluation = _evaluation(parsed, qrels)
+    evaluation = _evaluation(parsed, qrels, rel)
     scored = {name: _Scored.of(evaluation, run) for name, run in runs.items()}
     warn_unanswered({name: run.unanswered for name, run in scored.items()})
     frames = [pd.DataFrame({'run': name, 'measure': str(measure), 'query_id': run.topics.to_pylist(),

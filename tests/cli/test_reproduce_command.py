@@ -493,3 +493,23 @@ def test_errors_of_the_rankings_name_the_runs_and_their_files(tmp_path):
                             ranked_lists=True, topics='repro_eval')
     assert str(raised.value) == (f'the original baseline run ({original}) does not answer topics 103 of the '
                                  f'reproduced baseline run ({REF / "rpd_b.txt"})')
+
+
+def test_rel_gives_python_s_values_of_real_valued_labels(capsys, tmp_path):
+    from irmeasures_ext import reproduce as api
+    qrels = tmp_path / 'qrels.txt'
+    qrels.write_text('1 0 a 0.5\n1 0 b 1.7\n1 0 c 0.2\n2 0 d 0.6\n2 0 e 0.1\n')
+    original, reproduced = tmp_path / 'original.txt', tmp_path / 'reproduced.txt'
+    original.write_text('1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 d 1 2 r\n2 Q0 e 2 1 r\n')
+    reproduced.write_text('1 Q0 c 1 3 r\n1 Q0 b 2 2 r\n1 Q0 a 3 1 r\n2 Q0 e 1 2 r\n2 Q0 d 2 1 r\n')
+    runs = ['--original', original, original, '--reproduced', reproduced, reproduced]
+    for extra, call in (([], lambda rel: api.reproducibility(qrels, original, original, reproduced, reproduced,
+                                                             ['AP', 'P@1'], ranked_lists=True, rel=rel)),
+                        (['--qrels-b', qrels], lambda rel: api.replicability(qrels, original, original, qrels,
+                                                                              reproduced, reproduced, ['AP', 'P@1'],
+                                                                              rel=rel))):
+        records = by_key(jsonl(capsys, 'reproduce', qrels, *runs, 'AP', 'P@1', '--rel', '0.5', '-p', '-1', *extra))
+        expected = {(row.measure, row.statistic, row.run): row.value for row in call(0.5).itertuples()}
+        assert set(records) == set(expected) and all(close(records[key], expected[key]) for key in expected)
+        default = call(None).value.tolist()  # (the threshold changes them)
+        assert not all(close(records[key], value) for key, value in zip(expected, default, strict=True))

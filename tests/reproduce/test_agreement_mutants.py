@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from irmeasures_ext import reproduce
-from irmeasures_ext.errors import InputError, ReversedScoresWarning, UnansweredTopicsWarning
+from irmeasures_ext.errors import InputError, MeasureParamError, ReversedScoresWarning, UnansweredTopicsWarning
 from irmeasures_ext.reproduce.agreement import RankedLists
 
 
@@ -240,3 +240,20 @@ def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top)
     values = [rng.integers(0, top, length) for length in lengths]
     counts = _inversions(np.repeat(np.arange(len(lengths)), lengths), np.concatenate(values), len(lengths))
     assert counts.tolist() == [inversions_by_merging(v.tolist())[1] for v in values]
+
+
+def test_a_real_valued_threshold_reaches_every_statistic():
+    # (rel=0.5: topic 1 judges a 0.5 and b 1.7 relevant, c 0.2 not; topic 2 d 0.6 only. The reproduction ranks
+    # c b a (AP (1/2 + 2/3)/2, P@1 0) and e d (AP 1/2, P@1 0); the original ranks the relevant docs first (1, 1))
+    qrels = {'1': {'a': 0.5, 'b': 1.7, 'c': 0.2}, '2': {'d': 0.6, 'e': 0.1}}
+    original = {'1': {'a': 3.0, 'b': 2.0, 'c': 1.0}, '2': {'d': 2.0, 'e': 1.0}}
+    reproduced = {'1': {'c': 3.0, 'b': 2.0, 'a': 1.0}, '2': {'e': 2.0, 'd': 1.0}}
+    scores = reproduce.topic_scores(qrels, {'o': original, 'r': reproduced}, ['AP', 'P@1'], rel=0.5)
+    assert scores.value.tolist() == pytest.approx([1, 1, 1, 1, 7 / 12, 1 / 2, 0, 0], abs=1e-15)
+    frame = reproduce.reproducibility(qrels, original, original, reproduced, reproduced, ['AP'], rel=0.5)
+    rmse = frame.set_index(['statistic', 'run']).value['rmse', 'baseline']
+    assert rmse == pytest.approx(math.sqrt(((5 / 12) ** 2 + (1 / 2) ** 2) / 2), abs=1e-15)
+    frame = reproduce.replicability(qrels, original, original, qrels, reproduced, reproduced, ['P@1'], rel=0.5)
+    assert frame.set_index(['statistic', 'run']).value['p_value', 'baseline'] == 0.0  # (1 1 against 0 0)
+    with pytest.raises(MeasureParamError, match='rel must be a number above 0'):
+        reproduce.Experiment(qrels, original, original, ['AP'], rel=0)
