@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 #: A mapping of metadata, or the path of a YAML file holding one.
 MetadataLike: TypeAlias = 'Mapping[str, Any] | str | os.PathLike[str]'
-#: The key of a Parquet or Arrow file's schema metadata that holds the YAML text.
-SCHEMA_KEY = 'ir_metadata'
 #: Characters a query id, doc id or tag of a TREC file cannot hold (they separate fields and lines).
 _BLANKS = r'[ \t\v\f\r\n]'
 #: Rows written at once to a TREC file.
@@ -54,14 +52,12 @@ def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
     None when it has none. MetadataError (an InputError) naming the line of YAML that cannot be read."""
     from irmeasures_ext.readers.columnar import ColumnarSource
     from irmeasures_ext.readers.source import open_file
-    from irmeasures_ext.readers.trec import TrecSource, parse_metadata
+    from irmeasures_ext.readers.trec import TrecSource
     source = open_file(run)
     if isinstance(source, TrecSource):
         return None if source.header is None else source.header.metadata
     assert isinstance(source, ColumnarSource)  # (the formats are TREC, Parquet and Arrow)
-    text = source.schema_metadata.get(SCHEMA_KEY.encode())
-    where = f"{source.name} (schema metadata '{SCHEMA_KEY}')"
-    return None if text is None else parse_metadata(_utf8(text, where), where)
+    return source.metadata
 
 
 def load_metadata(metadata: MetadataLike) -> dict[str, Any]:
@@ -76,7 +72,7 @@ def load_metadata(metadata: MetadataLike) -> dict[str, Any]:
         raise MetadataError(f'{metadata}: no such file') from None
     except OSError as error:
         raise MetadataError(f'{metadata}: cannot read: {error.strerror or error}') from None
-    return parse_metadata(_utf8(data, str(metadata)).removeprefix('\ufeff'), str(metadata))
+    return parse_metadata(data.removeprefix(b'\xef\xbb\xbf'), str(metadata))  # (a BOM opening the file dropped)
 
 
 def metadata_block(metadata: MetadataLike, comment: str = '#') -> str:
@@ -218,6 +214,8 @@ def _appender(file: IO[bytes], path: Path, file_format: str, text: str | None, t
     :data:`_ROWS` rows, however the tables come) or an Arrow IPC file, the YAML ``text`` (if any) under the schema
     metadata key ``ir_metadata``."""
     import pyarrow as pa
+
+    from irmeasures_ext.readers.columnar import SCHEMA_KEY
     if tag is not None:
         with _compressed(file, path) as out:
             if text is not None:
@@ -319,11 +317,3 @@ def _dumper() -> Any:
 
     Dumper.add_representer(str, Dumper.represent_str)
     return Dumper
-
-
-def _utf8(data: bytes, where: str) -> str:
-    """``data`` decoded as UTF-8; MetadataError naming ``where`` if it is not."""
-    try:
-        return data.decode('utf-8')
-    except UnicodeDecodeError as error:
-        raise MetadataError(f'{where}: not valid UTF-8 ({error.reason})') from None

@@ -5,7 +5,8 @@ A :class:`ColumnarSource` knows its column names from the schema and reads only 
 needs, checked and converted as an Arrow table's are (:mod:`.conversion`), whole or in batches of rows. An
 Arrow file may be in the IPC file format (Feather v2) or the IPC stream format. Standard input and pipes
 are read once, into memory. ``pyarrow.dataset`` is imported only when such a source is opened (it adds a
-tenth of a second to the command's start).
+tenth of a second to the command's start). The schema's metadata key ``ir_metadata`` holds the data's ir_metadata, as
+YAML text, read when the source is opened (:attr:`ColumnarSource.metadata`).
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from irmeasures_ext.readers.source import Source
 _IPC_FILE_MAGIC = b'ARROW1'
 #: What pyarrow raises for data it cannot read (ArrowIOError is an OSError).
 _UNREADABLE = (pa.ArrowException, OSError)
+#: The key of a Parquet or Arrow file's schema metadata that holds its ir_metadata, as YAML text.
+SCHEMA_KEY = 'ir_metadata'
 #: The bytes a row stands for (about a TREC run line: ``q1234 Q0 D123456 12 -0.123 tag``): a run of at least
 #: STREAM_FROM_BYTES / ROW_BYTES rows is streamed (:mod:`.pieces`), a block's bytes / ROW_BYTES rows at once.
 #: (Rows, not the files' bytes: the in-memory path's memory follows the rows, however well the files compress.)
@@ -61,6 +64,9 @@ class ColumnarSource(Source):
         self._opened: Any = opener()
         #: The columns the data holds, in their stored order.
         self.column_names: list[str] = self._opened.schema.names
+        #: The ir_metadata of the schema's metadata (its YAML, parsed), or None; MetadataError on opening for YAML that
+        #: cannot be read, as for a TREC file's block.
+        self.metadata = self._ir_metadata()
 
     @classmethod
     def of_path(cls, path: str | os.PathLike[str], file_format: str, name: str | None = None) -> ColumnarSource:
@@ -156,6 +162,14 @@ class ColumnarSource(Source):
         ir_metadata (:func:`irmeasures_ext.ir_metadata.read_metadata`)."""
         with self._reading(keep=True) as dataset:
             return dict(dataset.schema.metadata or {})
+
+    def _ir_metadata(self) -> dict[str, Any] | None:
+        """The mapping the YAML text of the schema metadata key :data:`SCHEMA_KEY` holds, or None without it."""
+        text = self.schema_metadata.get(SCHEMA_KEY.encode())
+        if text is None:
+            return None
+        from irmeasures_ext.readers.trec import parse_metadata
+        return parse_metadata(text, f"{self.name or 'dataset'} (schema metadata '{SCHEMA_KEY}')")
 
     @functools.cached_property
     def num_rows(self) -> int:

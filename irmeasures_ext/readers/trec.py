@@ -184,11 +184,16 @@ class Header(NamedTuple):
     metadata: dict[str, Any]
 
 
-def parse_metadata(text: str, name: str, first_line: int = 1) -> dict[str, Any]:
-    """The mapping the YAML ``text`` holds (an empty text: an empty one), read with PyYAML's safe loader (libyaml's;
-    a key twice in a mapping refused: :func:`_yaml_loader`); MetadataError naming ``name`` and the line of a problem
-    (``text`` starts at line ``first_line`` of ``name``)."""
+def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[str, Any]:
+    """The mapping the YAML ``text`` (bytes: UTF-8) holds (an empty text: an empty one), read with PyYAML's safe
+    loader (libyaml's; a key twice in a mapping refused: :func:`_yaml_loader`); MetadataError naming ``name`` and the
+    line of a problem (``text`` starts at line ``first_line`` of ``name``)."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency: only for files with metadata)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode('utf-8')
+        except UnicodeDecodeError as error:
+            raise MetadataError(f'{name}: not valid UTF-8 ({error.reason})') from None
     try:
         metadata = yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as error:

@@ -449,3 +449,28 @@ def test_merge_keys_may_repeat_the_keys_they_merge(tmp_path):
     run = write(tmp_path / 'run', START + ''.join(f'# {line}\n' for line in text.splitlines()) + END + RUN)
     assert read_metadata(run) == yaml.safe_load(text)  # (as PyYAML merges them)
     assert read_metadata(run)['method'] == {'k1': 1.2, 'b': 0.8}
+
+
+@pytest.mark.parametrize('suffix', ['.parquet', '.arrow'])
+def test_a_columnar_run_whose_metadata_is_not_yaml_is_refused_on_every_entry_point(tmp_path, capsys, suffix):
+    """As a TREC run's block that does not parse: when the run is opened, by an evaluation in Python or the
+    command, not only by read_metadata."""
+    from irmeasures_ext.cli import main
+    run = tmp_path / f'run{suffix}'
+    table = pa.table({'query_id': ['q1'], 'doc_id': ['d1'], 'score': [1.0]}).replace_schema_metadata(
+        {'ir_metadata': b'a: [x'})
+    if suffix == '.parquet':
+        pq.write_table(table, run)
+    else:
+        with pa.ipc.new_file(run, table.schema) as writer:
+            writer.write_table(table)
+    qrels = write(tmp_path / 'qrels', QRELS)
+    message = (f"{run} (schema metadata 'ir_metadata'):2: ir_metadata is not valid YAML: did not find expected ',' "
+               "or ']'")
+    for evaluate in (ir_measures.calc_aggregate, irmeasures_ext.provider.calc_aggregate,
+                     lambda _, __, path: read_input(path, 'run'), lambda _, __, path: read_metadata(path)):
+        with pytest.raises(MetadataError) as raised:
+            evaluate([ir_measures.AP], str(qrels), str(run))
+        assert str(raised.value) == message
+    assert main([str(qrels), str(run), 'AP']) == 2
+    assert capsys.readouterr() == ('', f'irmeasures-ext: error: {message}\n')
