@@ -142,9 +142,10 @@ def write_frame(out: IO[str], frame: Any, output_format: str, places: int) -> No
         out.write('\t'.join(columns) + '\n')
         out.writelines('\t'.join(row) + '\n' for row in rows)
         return
-    out.write('| ' + ' | '.join(columns) + ' |\n')
+    from irmeasures_ext.comparison.output import markdown_escape
+    out.write('| ' + ' | '.join(map(markdown_escape, columns)) + ' |\n')
     out.write('|' + '|'.join('---' for _ in columns) + '|\n')
-    out.writelines('| ' + ' | '.join(row) + ' |\n' for row in rows)
+    out.writelines('| ' + ' | '.join(map(markdown_escape, row)) + ' |\n' for row in rows)
 
 
 def _cell(value: Any, places: int) -> str:

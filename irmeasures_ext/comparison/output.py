@@ -131,12 +131,17 @@ def write_markdown(out: IO[str], table: pd.DataFrame, places: int) -> None:
     def mark(marks: str) -> str:
         return f'<sup>{marks}</sup>' if table.attrs.get('all_pairs') else marks
     measures, names, cells, letters = paper_cells(table, places, mark, lambda text: f'**{text}**')
-    out.write('| ' + ' | '.join(['run', *measures]) + ' |\n')
+    out.write('| ' + ' | '.join(map(markdown_escape, ['run', *measures])) + ' |\n')
     out.write('| --- |' + ' ---: |' * len(measures) + '\n')
     for name in names:
         label = f'({letters[name]}) {name}' if letters else name
-        out.write('| ' + ' | '.join([label, *cells[name]]) + ' |\n')
+        out.write('| ' + ' | '.join(map(markdown_escape, [label, *cells[name]])) + ' |\n')
     out.write('\n' + _caption(table, names, letters) + '\n')
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` as a Markdown table's cell holds it: a ``|`` escaped (it would end the cell)."""
+    return text.replace('|', '\\|')
 
 
 def latex_escape(text: str) -> str:

@@ -3,6 +3,7 @@ formats, --per-topic, --plot, bad input; and irmeasures_ext.reproduce.plot (the 
 case."""
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -513,3 +514,13 @@ def test_rel_gives_python_s_values_of_real_valued_labels(capsys, tmp_path):
         assert set(records) == set(expected) and all(close(records[key], expected[key]) for key in expected)
         default = call(None).value.tolist()  # (the threshold changes them)
         assert not all(close(records[key], value) for key, value in zip(expected, default, strict=True))
+
+
+def test_markdown_escapes_a_bar_in_a_topic_id(capsys, tmp_path):
+    qrels, *runs = write_runs(tmp_path, {'101': 'a|b'})
+    status, out, _ = run_main(capsys, 'reproduce', qrels, '--original', *runs[:2], '--reproduced', *runs[2:], 'AP',
+                              '--per-topic', '-o', 'markdown')
+    rows = [line for line in out.splitlines() if line.startswith('|')]
+    cells = [len(re.split(r'(?<!\\)\|', row)) for row in rows]
+    assert status == 0 and len(set(cells)) == 2  # (the scores' rows, the agreement's: each with its own columns)
+    assert any('| a\\|b |' in row for row in rows)

@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -630,3 +631,12 @@ def test_the_choices_are_registries():
     with pytest.raises(irmeasures_ext.ComparisonError, match=r"^test must be one of t, wilcoxon, randomization, "
                                                              r"tukey-hsd; got 'sign'$"):
         check_options('sign', 'none', 't', 0.05, 10)
+
+
+def test_markdown_escapes_a_bar_in_a_run_name():
+    qrels = {f'q{i}': {'rel': 1} for i in range(3)}
+    runs = {'bm25|rm3': {q: {'rel': 2.0} for q in qrels}, 'dense': {q: {'x': 1.0} for q in qrels}}
+    out = io.StringIO()
+    write_markdown(out, irmeasures_ext.compare(qrels, runs, [RR]), 2)
+    rows = [line for line in out.getvalue().splitlines() if line.startswith('|')]
+    assert rows[2].startswith('| bm25\\|rm3 | ') and {len(re.split(r'(?<!\\)\|', r)) for r in rows} == {4}
