@@ -49,12 +49,17 @@ _COMMENT_END = re.compile('(?<=--)>|(?<=--!)>')
 def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The ir_metadata of the run file ``run`` (TREC, plain or compressed; Parquet; Arrow IPC): the YAML mapping of a
     TREC file's ``# ir_metadata.start`` block, or of a Parquet or Arrow file's schema metadata key ``ir_metadata``;
-    None when it has none. MetadataError (an InputError) naming the line of YAML that cannot be read."""
+    None when it has none. MetadataError (an InputError) naming the line of YAML that cannot be read; for a file
+    the TREC reader refuses as not text (a Parquet file named ``.txt``), its TrecFileError (an InputError) saying
+    what the file is."""
     from irmeasures_ext.readers.columnar import ColumnarSource
+    from irmeasures_ext.readers.schemas import RUN
     from irmeasures_ext.readers.source import open_file
     from irmeasures_ext.readers.trec import TrecSource
     source = open_file(run)
     if isinstance(source, TrecSource):
+        if source.header is None and source.not_text() is not None:
+            source.read(RUN)  # (raises the reader's error for a file that is not text; one it reads has no metadata)
         return None if source.header is None else source.header.metadata
     assert isinstance(source, ColumnarSource)  # (the formats are TREC, Parquet and Arrow)
     return source.metadata

@@ -474,3 +474,28 @@ def test_a_columnar_run_whose_metadata_is_not_yaml_is_refused_on_every_entry_poi
         assert str(raised.value) == message
     assert main([str(qrels), str(run), 'AP']) == 2
     assert capsys.readouterr() == ('', f'irmeasures-ext: error: {message}\n')
+
+
+@pytest.mark.parametrize('writer', ['parquet', 'arrow'])
+def test_read_metadata_of_a_columnar_file_named_as_text_says_what_it_is(tmp_path, writer):
+    """The error evaluating it gives ("this is a Parquet file, ..."), not None (no header found)."""
+    table = pa.table({'query_id': ['q1'], 'doc_id': ['d1'], 'score': [1.0]})
+    run = tmp_path / 'run.txt'
+    if writer == 'parquet':
+        pq.write_table(table, run)
+    else:
+        with pa.ipc.new_file(run, table.schema) as writer_:
+            writer_.write_table(table)
+    with pytest.raises(TrecFileError) as evaluated:
+        irmeasures_ext.provider.calc_aggregate([ir_measures.AP], str(write(tmp_path / 'qrels', QRELS)), str(run))
+    description = 'a Parquet file' if writer == 'parquet' else 'an Arrow IPC (Feather) file'
+    assert str(evaluated.value).startswith(f'{run}: this is {description}, not TREC text: name it .')
+    with pytest.raises(TrecFileError) as raised:
+        read_metadata(run)
+    assert str(raised.value) == str(evaluated.value)
+
+
+def test_read_metadata_of_a_text_run_holding_a_nul_byte_is_none(tmp_path):
+    """A NUL byte makes a file look binary, but the reader reads this one (a doc id holding it): no metadata."""
+    run = write(tmp_path / 'run.txt', 'q1 Q0 d\x001 1 1.0 r\n')
+    assert rows_of(read_run(run)) == [('q1', 'd\x001', 1.0)] and read_metadata(run) is None
