@@ -173,11 +173,11 @@ def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[
 
 
 def _check_target(path: Path, overwrite: bool) -> None:
-    """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file
-    already unless ``overwrite``."""
+    """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file (or
+    a symbolic link, even to nothing) already unless ``overwrite``."""
     if path.is_dir():
         raise RunWriteError(f'{path}: is a folder; give a file name')
-    if path.exists() and not overwrite:
+    if os.path.lexists(path) and not overwrite:
         raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True')
     if not path.parent.is_dir():
         raise RunWriteError(f'{path}: no such folder {path.parent}')

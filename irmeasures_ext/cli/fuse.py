@@ -65,8 +65,7 @@ def run(argv: list[str]) -> int:
         params['weights'] = args.weights
     _check_options(args, params)
     grid = None if args.grid is None else _grid(args.grid)
-    output = os.path.abspath(args.output)
-    if os.path.exists(output) and not args.overwrite:
+    if os.path.lexists(args.output) and not args.overwrite:  # (a symbolic link too, even to nothing)
         raise CliError(f'{args.output}: exists; give another file name, or --overwrite to replace it')
     prepare_process()
     from irmeasures_ext.ir_metadata import write_run

@@ -32,15 +32,18 @@ def plot_formats() -> list[str]:
 
 def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     """``path`` as a Path if a plot can be written there, else ComparisonError: its suffix is a format
-    matplotlib writes, its folder exists and is writable, and an existing file is replaced only with
-    ``overwrite``. The command checks this before it evaluates anything."""
+    matplotlib writes, it is not a folder, its folder exists and is writable, and an existing file (or symbolic
+    link, even to nothing) is replaced only with ``overwrite``. The command checks this before it evaluates
+    anything."""
     path = Path(path)
     formats = plot_formats()
     if path.suffix.lower() not in formats:
         raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
-    if path.is_dir() or (path.exists() and not overwrite):
-        replace = '' if path.is_dir() else ', or replace it with --overwrite (overwrite=True in Python)'
-        raise ComparisonError(f'{path}: exists; give another file name{replace}')
+    if path.is_dir():
+        raise ComparisonError(f'{path}: is a folder; give a file name')
+    if os.path.lexists(path) and not overwrite:
+        raise ComparisonError(f'{path}: exists; give another file name, or replace it with --overwrite '
+                              '(overwrite=True in Python)')
     folder = path.parent
     if not folder.is_dir():
         raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
