@@ -129,13 +129,8 @@ def run_writer(path: str | os.PathLike[str], metadata: MetadataLike | None = Non
     and ranked as :func:`write_run` does it; parts written in turn give the file :func:`write_run` writes of them
     together when no query is in two of them: a RunWriteError otherwise). The file at ``path`` is replaced (or made)
     when the ``with`` block ends without an error, and only then."""
-    from irmeasures_ext.readers.source import format_of
     path = Path(path)
-    _check_target(path, overwrite)
-    file_format = format_of(path)
-    given = None if metadata is None else load_metadata(metadata)
-    text = None if given is None else _yaml_of(given)
-    tag = _tag(tag, given, path) if file_format == 'trec' else None
+    file_format, text, tag = _target(path, metadata, tag, overwrite)
     temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
     try:
         with open(temporary, 'xb') as file:
@@ -148,6 +143,26 @@ def run_writer(path: str | os.PathLike[str], metadata: MetadataLike | None = Non
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def check_run_target(path: str | os.PathLike[str], metadata: MetadataLike | None = None, *, tag: str | None = None,
+                     overwrite: bool = False) -> None:
+    """What :func:`write_run` checks before it reads the run, for checking it before long work (the command's
+    ``fuse``): a file can be written at ``path`` (RunWriteError), ``metadata`` can be read and written as YAML
+    (MetadataError), and a TREC file's tag is one field (RunWriteError)."""
+    _target(Path(path), metadata, tag, overwrite)
+
+
+def _target(path: Path, metadata: MetadataLike | None, tag: str | None, overwrite: bool) \
+        -> tuple[str, str | None, str | None]:
+    """:func:`check_run_target`'s checks; the format of ``path``, the YAML text of ``metadata`` (None without it) and
+    the tag of a TREC file's lines (None for another format)."""
+    from irmeasures_ext.readers.source import format_of
+    _check_target(path, overwrite)
+    file_format = format_of(path)
+    given = None if metadata is None else load_metadata(metadata)
+    text = None if given is None else _yaml_of(given)
+    return file_format, text, _tag(tag, given, path) if file_format == 'trec' else None
 
 
 def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[RunLike], None]:
@@ -178,7 +193,8 @@ def _check_target(path: Path, overwrite: bool) -> None:
     if path.is_dir():
         raise RunWriteError(f'{path}: is a folder; give a file name')
     if os.path.lexists(path) and not overwrite:
-        raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True')
+        raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True (--overwrite '
+                            'on the command line)')
     if not path.parent.is_dir():
         raise RunWriteError(f'{path}: no such folder {path.parent}')
 
@@ -207,7 +223,7 @@ def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
         tag = str(metadata['tag']) if metadata and metadata.get('tag') is not None else path.name.split('.')[0]
     if not tag or re.search(_BLANKS, tag):
         raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, or holding a blank); '
-                            'give tag=...')
+                            'give tag=... (--tag on the command line)')
     return tag
 
 

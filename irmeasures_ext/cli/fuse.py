@@ -65,21 +65,21 @@ def run(argv: list[str]) -> int:
         params['weights'] = args.weights
     _check_options(args, params)
     grid = None if args.grid is None else _grid(args.grid)
-    if os.path.lexists(args.output) and not args.overwrite:  # (a symbolic link too, even to nothing)
-        raise CliError(f'{args.output}: exists; give another file name, or --overwrite to replace it')
     prepare_process()
-    from irmeasures_ext.ir_metadata import write_run
+    from irmeasures_ext.ir_metadata import check_run_target, load_metadata, write_run
     from irmeasures_ext.readers.inputs import read_input
+    metadata = None if args.metadata is None else load_metadata(args.metadata)
+    check_run_target(args.output, metadata, tag=args.tag, overwrite=args.overwrite)  # (before any work)
     runs = [load_run(path, args.format) for path in args.runs]
     if args.optimize is not None:
         fused = _tuned(args, [read_input(run, 'run') for run in runs], grid)
-        write_run(fused, args.output, args.metadata, tag=args.tag, overwrite=args.overwrite)
+        write_run(fused, args.output, metadata, tag=args.tag, overwrite=args.overwrite)
         lines, queries = len(fused), fused['query_id'].nunique()
     else:  # (streamed: fused and written a range of queries at a time)
         from irmeasures_ext.fusion import fuse_to_file
         if args.method in SUPERVISED:
             params = _trained(args, runs, params)
-        lines, queries = fuse_to_file(runs, args.output, args.method, _norm(args), params, metadata=args.metadata,
+        lines, queries = fuse_to_file(runs, args.output, args.method, _norm(args), params, metadata=metadata,
                                       tag=args.tag, overwrite=args.overwrite)
     print(f'{PROG}: {lines} lines of {queries} queries written to {args.output}', file=sys.stderr)
     return 0

@@ -115,3 +115,25 @@ def test_the_console_script(tmp_path):
     done = subprocess.run([sys.executable, '-m', 'irmeasures_ext', 'fuse', *paths, '-o', str(out)],
                           capture_output=True, text=True)
     assert done.returncode == 0 and 'of 3 queries written' in done.stderr
+
+
+@pytest.mark.parametrize('arguments,message', [
+    (['--metadata', '{bad}'], "{bad}:3: ir_metadata is not valid YAML: did not find expected ',' or ']'"),
+    (['--metadata', '{spaced}'], "{out}: tag 'a b' is not one field of a TREC line (empty, or holding a blank); give "
+                                 'tag=... (--tag on the command line)'),
+    (['--tag', 'a b'], "{out}: tag 'a b' is not one field of a TREC line (empty, or holding a blank); give tag=... "
+                       '(--tag on the command line)'),
+])
+def test_the_metadata_and_tag_are_checked_before_tuning(tmp_path, capsys, arguments, message):
+    """Refused before any work: the tuning's report (stdout) is not written, nor OUTPUT."""
+    paths = [write(tmp_path, name, run) for name, run in RUNS.items()]
+    (tmp_path / 'qrels').write_text('1 0 x 1\n1 0 y 0\n')
+    (tmp_path / 'bad.yaml').write_text('tag: x\nplatform: [a\n')
+    (tmp_path / 'spaced.yaml').write_text('tag: a b\n')
+    out = tmp_path / 'fused.txt'
+    names = {'bad': tmp_path / 'bad.yaml', 'spaced': tmp_path / 'spaced.yaml', 'out': out}
+    status = main(['fuse', *paths, '-o', str(out), '-m', 'wsum', '--optimize', 'AP', '--qrels', str(tmp_path / 'qrels'),
+                   *(argument.format(**names) for argument in arguments)])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == '' and not out.exists() and captured.err.count('\n') == 1
+    assert captured.err.startswith(f'irmeasures-ext: error: {message.format(**names)}')

@@ -36,7 +36,8 @@ def test_write_run_does_not_replace_a_dangling_link(files):
     link = dangling(files, 'd.txt')
     with pytest.raises(RunWriteError) as raised:
         write_run('a.txt', link)
-    assert str(raised.value) == 'd.txt: exists; give another file name, or replace it with overwrite=True'
+    assert str(raised.value) == ('d.txt: exists; give another file name, or replace it with overwrite=True '
+                                 '(--overwrite on the command line)')
     assert_still_dangling(files, link)
     write_run('a.txt', link, overwrite=True)  # (the link replaced by the file, as a file is)
     assert not os.path.islink(link) and len((files / link).read_text().splitlines()) == 3
@@ -45,8 +46,8 @@ def test_write_run_does_not_replace_a_dangling_link(files):
 def test_fuse_does_not_replace_a_dangling_link(files, capsys):
     link = dangling(files, 'd.txt')
     assert main(['fuse', 'a.txt', 'b.txt', '-o', link]) == 2
-    assert capsys.readouterr().err == ('irmeasures-ext: error: d.txt: exists; give another file name, or --overwrite '
-                                       'to replace it\n')
+    assert capsys.readouterr().err == ('irmeasures-ext: error: d.txt: exists; give another file name, or replace it '
+                                       'with overwrite=True (--overwrite on the command line)\n')
     assert_still_dangling(files, link)
 
 
