@@ -7,6 +7,7 @@ queries prints millions of rows.
 """
 from __future__ import annotations
 
+import datetime
 import json
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,20 +33,26 @@ def metadata_header(path: str | None, output_format: str) -> str:
     """What ``--metadata FILE`` puts at the top of a report in ``output_format``: the ir_metadata block of the YAML
     file ``path`` (:func:`~irmeasures_ext.ir_metadata.metadata_block`) as ``#`` lines (tsv; markdown: inside an HTML
     comment, not headings: :func:`~irmeasures_ext.ir_metadata.metadata_comment`) or ``%`` lines (LaTeX), or a first
-    line ``{"ir_metadata": {...}}`` (jsonl; dates as text); nothing without a file. MetadataError names the file and
-    line of a problem."""
+    line ``{"ir_metadata": {...}}`` (jsonl; dates in ISO 8601: :func:`_json_text`); nothing without a file.
+    MetadataError names the file and line of a problem."""
     if path is None:
         return ''
     from irmeasures_ext.ir_metadata import load_metadata, metadata_block, metadata_comment
     metadata = load_metadata(path)
     if output_format == 'jsonl':
         try:
-            return json.dumps({'ir_metadata': metadata}, default=str) + '\n'
+            return json.dumps({'ir_metadata': metadata}, default=_json_text) + '\n'
         except TypeError as error:  # (a key JSON has no form for: a date, a list)
             raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None
     if output_format == 'markdown':
         return metadata_comment(metadata)
     return metadata_block(metadata, '%' if output_format == 'latex' else '#')
+
+
+def _json_text(value: object) -> str:
+    """The text jsonl writes for a value of YAML that JSON has no form for: a date or date and time in ISO 8601
+    (``2022-07-01T10:00:00+00:00``), anything else as ``str`` writes it."""
+    return value.isoformat() if isinstance(value, datetime.date) else str(value)
 
 
 def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:

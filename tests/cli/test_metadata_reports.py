@@ -167,3 +167,12 @@ def test_metadata_cannot_close_the_markdown_comment(capsys, files):
     assert inside.endswith('# ir_metadata.end\n') and r'"a --\x3E b"' in inside
     (files / 'run.txt').write_text(inside + RUN_A, encoding='utf-8')
     assert read_metadata(files / 'run.txt') == metadata
+
+
+def test_jsonl_writes_dates_and_times_in_iso_8601(capsys, files):
+    (files / 'dated.yaml').write_text(
+        'day: 2022-07-01\nwhen: 2022-07-01 10:00:00+00:00\nlocal: 2022-07-01t10:00:00.5\n', encoding='utf-8')
+    first = output(capsys, files / 'qrels', files / 'a.txt', 'AP', '-o', 'jsonl', '--metadata',
+                   files / 'dated.yaml').split('\n', 1)[0]
+    assert json.loads(first) == {'ir_metadata': {'day': '2022-07-01', 'when': '2022-07-01T10:00:00+00:00',
+                                                 'local': '2022-07-01T10:00:00.500000'}}
