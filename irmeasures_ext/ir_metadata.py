@@ -318,12 +318,43 @@ def _check_ids(table: pa.Table, path: Path) -> None:
 
 def _yaml_of(metadata: dict[str, Any]) -> str:
     """``metadata`` as PyYAML's safe dumper writes it (:func:`_dumper`), keys in their order; MetadataError for a
-    value YAML has no form for."""
+    value YAML has no form for, naming where it is (:func:`_where`)."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency)
     try:
         return yaml.dump(metadata, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
+    except yaml.representer.RepresenterError as error:  # (args: a message, the object)
+        value = error.args[-1]
+        kind = type(value).__qualname__
+        if type(value).__module__ != 'builtins':
+            kind = f'{type(value).__module__}.{kind}'
+        raise MetadataError(f'the metadata cannot be written as YAML: {_where(metadata, value)} is {value!r}, of type '
+                            f'{kind}, which YAML has no form for: give a str, int, float, bool, None, date, list or '
+                            'dict') from None
     except yaml.YAMLError as error:
         raise MetadataError(f'the metadata cannot be written as YAML: {" ".join(str(error).split())}') from None
+
+
+def _where(metadata: dict[str, Any], value: object) -> str:
+    """Where the object ``value`` is first in the mappings and lists of ``metadata``, as the dumper meets it: ``the
+    key K in PATH`` or ``the value at PATH``, a key path (``['method']['retrieval'][0]``); ``a value`` if it is in
+    none."""
+    seen: set[int] = set()
+
+    def search(data: Any, path: str) -> str | None:
+        if id(data) in seen:  # (a structure holding itself)
+            return None
+        seen.add(id(data))
+        pairs = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, (list, tuple)) else ()
+        for key, item in pairs:
+            if isinstance(data, dict) and key is value:
+                return f'the key {key!r} in {path or "the top mapping"}'
+            if item is value:
+                return f'the value at {path}[{key!r}]'
+            if (found := search(item, f'{path}[{key!r}]')) is not None:
+                return found
+        return None
+
+    return search(metadata, '') or 'a value'
 
 
 @functools.cache

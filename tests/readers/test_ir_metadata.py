@@ -8,6 +8,7 @@ import os
 import threading
 
 import ir_measures
+import numpy
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -499,3 +500,19 @@ def test_read_metadata_of_a_text_run_holding_a_nul_byte_is_none(tmp_path):
     """A NUL byte makes a file look binary, but the reader reads this one (a doc id holding it): no metadata."""
     run = write(tmp_path / 'run.txt', 'q1 Q0 d\x001 1 1.0 r\n')
     assert rows_of(read_run(run)) == [('q1', 'd\x001', 1.0)] and read_metadata(run) is None
+
+
+@pytest.mark.parametrize(('metadata', 'where', 'value'), [
+    ({'tag': 'x', 'method': {'retrieval': [{'name': 'bm25', 'k1': numpy.float64(1.2)}]}},
+     "the value at ['method']['retrieval'][0]['k1']", numpy.float64(1.2)),
+    ({'data': {numpy.int64(7): 'seven'}}, "the key {value!r} in ['data']", numpy.int64(7)),
+    ({'tag': 'x', 'n': (1, numpy.float32(2))}, "the value at ['n'][1]", numpy.float32(2)),
+])
+def test_a_value_yaml_cannot_write_is_named_by_its_key_path(tmp_path, metadata, where, value):
+    with pytest.raises(MetadataError) as raised:
+        write_run(scored_run(), tmp_path / 'run.txt', metadata)
+    kind = f'numpy.{type(value).__name__}'
+    assert str(raised.value) == (f'the metadata cannot be written as YAML: {where.format(value=value)} is {value!r}, '
+                                 f'of type {kind}, which YAML has no form for: give a str, int, float, bool, None, '
+                                 'date, list or dict')
+    assert os.listdir(tmp_path) == []
