@@ -38,8 +38,9 @@ with PyYAML's safe loader, is a mapping: the schema's keys are ``schema-version`
 ``platform``, ``research goal``, ``implementation``, ``method``, ``actor`` and ``data``, none required (the schema
 is extensible). The block is found in the file's first bytes (:attr:`TrecSource.header` holds it, parsed), and
 every path reads the file from the line after it, as if it were absent: line numbers stay the file's, and a BOM
-opening that line is ignored as at the start of a file. A block not closed, YAML that does not parse, or YAML
-that is not a mapping is a :class:`~irmeasures_ext.errors.MetadataError` naming the file and line. Qrels files take
+opening that line is ignored as at the start of a file. A block not closed, YAML that does not parse (a key twice
+in a mapping included), or YAML that is not a mapping is a :class:`~irmeasures_ext.errors.MetadataError` naming the
+file and line. Qrels files take
 the same block, read the same way: the schema describes runs, but the block is the file's, and refusing it in qrels
 would only make an annotated qrels file unreadable.
 
