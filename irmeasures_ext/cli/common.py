@@ -103,6 +103,23 @@ def places(text: str) -> int:
     return int(number)
 
 
+#: The commands' default --places.
+DEFAULT_PLACES = 4
+
+
+def add_places(parser: ArgumentParser | argparse._ArgumentGroup, p_values: bool = False) -> None:
+    """The --places (-p) option: decimal places of the text output (``p_values``: their significant digits)."""
+    digits = 'p-values: significant digits; ' if p_values else ''
+    parser.add_argument('--places', '-p', type=places, default=DEFAULT_PLACES, metavar='N',
+                        help=f'decimal places ({digits}default {DEFAULT_PLACES}; -1: all digits)')
+
+
+def note_ignored_places(args: argparse.Namespace) -> None:
+    """Says on stderr that --places is ignored, where it is given with ``--output_format jsonl`` (numbers in full)."""
+    if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
+        print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
+
+
 def add_intents(parser: ArgumentParser) -> None:
     """The --intents option: the intents' probabilities beside QRELS (NTCIREVAL's diversity measures), and
     --renormalise-intents."""

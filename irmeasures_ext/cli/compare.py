@@ -19,11 +19,12 @@ from irmeasures_ext.cli.common import (
     CliError,
     add_formats,
     add_intents,
+    add_places,
     add_ranking,
     add_threshold,
     load_qrels,
     load_run,
-    places,
+    note_ignored_places,
     positive_int,
     prepare_process,
     with_intents,
@@ -37,6 +38,7 @@ FORMATS = ('tsv', 'jsonl', 'markdown', 'latex')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
+    note_ignored_places(args)
     run_args, measures = split_runs_and_measures(args.inputs)
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
     if not measures:
@@ -159,8 +161,7 @@ def parser() -> ArgumentParser:
                         help='put the ir_metadata of the YAML FILE at the top of the report: its "# '
                              'ir_metadata.start" ... "# ir_metadata.end" block (tsv; markdown: inside an HTML '
                              'comment; latex: as %% lines), or a first line {"ir_metadata": {...}} (jsonl)')
-    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (p-values: significant '
-                                                                     'digits; default 4; -1: all)')
+    add_places(parser, p_values=True)
     parser.add_argument('--plot', metavar='FILE', help='draw the differences and intervals into FILE (.png, .svg, '
                                                        '.pdf; needs matplotlib)')
     parser.add_argument('--overwrite', action='store_true', help='let --plot replace an existing FILE')

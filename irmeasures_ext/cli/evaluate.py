@@ -17,10 +17,11 @@ from irmeasures_ext.cli.common import (
     add_depth,
     add_inputs,
     add_intents,
+    add_places,
     add_ranking,
     add_threshold,
     load,
-    places,
+    note_ignored_places,
     prepare_process,
     with_intents,
 )
@@ -29,8 +30,6 @@ from irmeasures_ext.names import parse_measure, parse_measures
 from irmeasures_ext.plugin import provider as ext_provider
 from irmeasures_ext.reports import PROTOCOLS
 from irmeasures_ext.suites import SUITES
-
-DEFAULT_PLACES = 4
 
 
 def run(argv: list[str]) -> int:
@@ -47,8 +46,7 @@ def run(argv: list[str]) -> int:
     if not measures:
         command_parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
     configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth, args.rel)
-    if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
-        print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
+    note_ignored_places(args)
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.evaluation import evaluate
@@ -120,8 +118,7 @@ def parser() -> ArgumentParser:
     parser.add_argument('--suite', action='append', choices=sorted(SUITES),
                         help='add the measures of a benchmark suite (repeatable): '
                              + '; '.join(f'{name}: {" ".join(map(str, ms))}' for name, ms in SUITES.items()))
-    parser.add_argument('--places', '-p', type=places, default=DEFAULT_PLACES,
-                        help=f'decimal places in tsv output (default {DEFAULT_PLACES}; -1: all)')
+    add_places(parser)
     parser.add_argument('--by_query', '-q', action='store_true',
                         help=f'one row per query and measure, then the summary rows (query id "{SUMMARY_QID}")')
     parser.add_argument('--no_summary', '-n', action='store_true', help='with -q: leave out the summary rows')

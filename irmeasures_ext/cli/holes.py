@@ -11,11 +11,12 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_places,
     add_ranking,
     add_threshold,
     load_qrels,
     load_run,
-    places,
+    note_ignored_places,
     positive_int,
     prepare_process,
 )
@@ -25,6 +26,7 @@ from irmeasures_ext.suites import SUITES
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
+    note_ignored_places(args)
     inputs = list(args.inputs)
     sets = named_qrels(args.qrels or ([inputs.pop(0)] if inputs else []))
     run_paths, measures = runs_and_measures(inputs)
@@ -52,7 +54,7 @@ def parser() -> ArgumentParser:
                         help="the label given to every unjudged doc for the 'if_relevant' column (default: the "
                              "set's highest label)")
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (default 4; -1: all)')
+    add_places(parser)
     add_formats(parser)
     add_ranking(parser)
     add_threshold(parser)

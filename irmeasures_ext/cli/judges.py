@@ -17,11 +17,12 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_places,
     add_ranking,
     add_threshold,
     load_qrels,
     load_run,
-    places,
+    note_ignored_places,
     positive_int,
     prepare_process,
 )
@@ -34,6 +35,7 @@ FORMATS = ('tsv', 'jsonl', 'markdown')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
+    note_ignored_places(args)
     sets = named_qrels(args.qrels)
     if len(sets) < 2:
         raise CliError('give two or more judgement sets: --qrels NAME=QRELS --qrels NAME=QRELS')
@@ -187,7 +189,7 @@ def parser() -> ArgumentParser:
                              'measure with the unjudged docs non-relevant, at the highest label, and condensed')
     parser.add_argument('--table', choices=TABLES, help='write this table alone')
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (default 4; -1: all)')
+    add_places(parser)
     parser.add_argument('--plot', metavar='FILE',
                         help="draw the systems' scores under two sets into FILE (.png, .svg, .pdf; needs matplotlib)")
     parser.add_argument('--plot-measure', metavar='MEASURE', help='the measure plotted (default: the first)')

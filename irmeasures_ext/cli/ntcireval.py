@@ -34,6 +34,7 @@ from irmeasures_ext.cli.common import (
     add_ranking,
     add_renormalise,
     load,
+    places,
     positive_int,
     prepare_process,
 )
@@ -470,13 +471,6 @@ def _cutoffs(text: str) -> list[int]:
     return cutoffs
 
 
-def _places(text: str) -> int:
-    """The ``-p`` value: decimals >= 0, or -1 for all digits."""
-    if not text.lstrip('-').isdigit() or int(text) < -1:
-        raise argparse.ArgumentTypeError(f'{text!r}: expected decimals >= 0, or -1 for all digits')
-    return int(text)
-
-
 def _summary_ids() -> Any:
     from irmeasures_ext._arrow.arrays import string_array
     return string_array([SUMMARY_QID])
@@ -546,7 +540,7 @@ def parser() -> ArgumentParser:
     parser.add_argument('-q', action='store_true', help='per topic, before the means (query id "all")')
     parser.add_argument('-o', choices=['text', 'tsv'], default='text',
                         help='text: NTCIREVAL\'s "QID NAME=  VALUE" lines (default); tsv: QID<TAB>NAME<TAB>VALUE')
-    parser.add_argument('-p', type=_places, default=DEFAULT_PLACES, metavar='PLACES',
+    parser.add_argument('-p', type=places, default=DEFAULT_PLACES, metavar='PLACES',
                         help=f'decimal places (default {DEFAULT_PLACES}, as NTCIREVAL; -1: all digits)')
     parser.add_argument('-j', action='store_true',
                         help='condensed lists: unjudged docs removed before computing (label -j; judged_only=True)')

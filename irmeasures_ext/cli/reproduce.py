@@ -24,10 +24,11 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_places,
     add_threshold,
     load_qrels,
     load_run,
-    places,
+    note_ignored_places,
     prepare_process,
 )
 from irmeasures_ext.cli.compare import FORMATS
@@ -52,6 +53,7 @@ ORDERS = ('trec_eval', 'file')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
+    note_ignored_places(args)
     paths = [*args.original, *args.reproduced]
     for path in paths:
         if path != STDIN and not os.path.exists(path):
@@ -204,8 +206,7 @@ def parser() -> ArgumentParser:
                         help="instead of the table: each topic's scores, original beside reproduced (table scores), "
                              "and each topic's rankings' agreement, with their means (query_id all; table agreement)")
     parser.add_argument('--output_format', '-o', choices=FORMATS, default='tsv')
-    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (p-values: significant digits; '
-                                                                     'default 4; -1: all)')
+    add_places(parser, p_values=True)
     parser.add_argument('--plot', metavar='FILE',
                         help='draw the per-topic scores, original against reproduced, into FILE (.png, .svg, .pdf; '
                              'needs matplotlib)')

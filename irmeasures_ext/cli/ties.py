@@ -16,9 +16,9 @@ from irmeasures_ext.cli.common import (
     CliError,
     add_inputs,
     add_intents,
+    add_places,
     add_threshold,
     load,
-    places,
     prepare_process,
     with_intents,
 )
@@ -39,7 +39,7 @@ def parser() -> ArgumentParser:
     parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
     parser.add_argument('--score-precision', choices=SCORE_PRECISIONS, default='float32',
                         help='scores tie when equal as float32 (default) or float64')
-    parser.add_argument('--places', '-p', type=places, default=4, help='decimal places (default 4; -1: all)')
+    add_places(parser)
     add_intents(parser)
     add_threshold(parser)
     return parser

@@ -819,3 +819,12 @@ def test_places_below_minus_1_or_not_a_whole_number_are_refused_before_any_work(
 def test_places_of_minus_1_or_more_are_taken(places):
     from irmeasures_ext.cli.common import places as places_type
     assert places_type(places) == int(places)
+
+
+@pytest.mark.parametrize('command', [['qrels.txt'], ['compare', 'qrels.txt'], ['judges', '--qrels', 'a=qrels.txt'],
+                                     ['holes', '--qrels', 'a=qrels.txt'],
+                                     ['reproduce', 'qrels.txt', '--original', 'b', 'a', '--reproduced', 'b', 'a']])
+def test_places_with_jsonl_are_said_to_be_ignored_before_any_work(capsys, command):
+    status = main([*command, 'run.txt', 'AP', '-o', 'jsonl', '-p', '2'])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and err[0] == 'irmeasures-ext: --places is ignored with --output_format jsonl'
