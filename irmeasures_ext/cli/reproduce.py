@@ -34,7 +34,7 @@ from irmeasures_ext.cli.common import (
 from irmeasures_ext.cli.compare import FORMATS
 from irmeasures_ext.cli.judges import write_frame
 from irmeasures_ext.errors import UnansweredTopicsWarning
-from irmeasures_ext.names import parse_measures
+from irmeasures_ext.names import parse_measure, parse_measures
 from irmeasures_ext.suites import SUITES
 
 if TYPE_CHECKING:
@@ -107,15 +107,25 @@ def run(argv: list[str]) -> int:
 
 
 def _measures(texts: list[str], suites: list[str] | None) -> list[Measure]:
-    """The measures of the MEASURE arguments and ``--suite``s, each once; a file among them is a run too many."""
+    """The measures of the MEASURE arguments and ``--suite``s, each once; a file among them that names no measure is
+    a run too many."""
     for text in texts:
-        if text == STDIN or os.path.exists(text):
+        if text == STDIN or (os.path.exists(text) and not _names_a_measure(text)):
             raise CliError(f'{text}: a run among the measures; --original and --reproduced take two runs each '
                            '(BASELINE ADVANCED)')
     measures = list(dict.fromkeys(parse_measures(texts) + [m for name in suites or [] for m in SUITES[name]]))
     if not measures:
         raise CliError('give at least one MEASURE or --suite NAME')
     return measures
+
+
+def _names_a_measure(text: str) -> bool:
+    """Whether ``text`` names a measure (a file of that name beside it notwithstanding)."""
+    try:
+        parse_measure(text)
+    except ValueError:  # (MeasureSyntaxError, MeasureParamError)
+        return False
+    return True
 
 
 def _write_summary(out: IO[str], long: pd.DataFrame, output_format: str, places: int) -> None:

@@ -524,3 +524,13 @@ def test_markdown_escapes_a_bar_in_a_topic_id(capsys, tmp_path):
     cells = [len(re.split(r'(?<!\\)\|', row)) for row in rows]
     assert status == 0 and len(set(cells)) == 2  # (the scores' rows, the agreement's: each with its own columns)
     assert any('| a\\|b |' in row for row in rows)
+
+
+def test_a_measure_is_a_measure_beside_a_folder_of_its_name(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'AP').mkdir()
+    (tmp_path / 'run.txt').write_text('101 Q0 a 1 1 r\n')
+    assert by_key(jsonl(capsys, *REPRODUCTION, 'AP'))['AP', 'rmse', 'baseline'] == RPD['rmse']['baseline']['AP']
+    status, _, err = run_main(capsys, *REPRODUCTION, 'AP', 'run.txt')
+    assert status == 2 and err[-1].endswith('run.txt: a run among the measures; --original and --reproduced take '
+                                            'two runs each (BASELINE ADVANCED)')
