@@ -143,8 +143,8 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     return frame
 
 
-def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | Input | RankedLists,
-                 topics: str = 'original', p: float = RBO_P, depth: int = RBO_DEPTH, order: str = 'trec_eval',
+def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | Input | RankedLists, topics: str,
+                 p: float, depth: int, order: str,
                  described: tuple[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """:func:`ranked_list_agreement`'s frame, and the original's topics the reproduction does not answer (each
     counting 0 there, with ``topics='original'``; none with ``topics='repro_eval'``), without its warning. Errors

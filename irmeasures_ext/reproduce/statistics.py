@@ -328,7 +328,7 @@ class Experiment:
         deferred = DeferredWarnings()
         with ThreadPoolExecutor(2) as threads:
             done = list(threads.map(deferred.running(lambda run: agreement_of(
-                self._original_lists(run, order), reproduced[run], topics, order=order,
+                self._original_lists(run, order), reproduced[run], topics, RBO_P, RBO_DEPTH, order,
                 described=(run_described(f'original {run}', self.original[run].run),
                            run_described(f'reproduced {run}', reproduced[run])))), RUNS))
         deferred.reissue()

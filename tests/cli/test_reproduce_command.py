@@ -534,3 +534,63 @@ def test_a_measure_is_a_measure_beside_a_folder_of_its_name(capsys, tmp_path, mo
     status, _, err = run_main(capsys, *REPRODUCTION, 'AP', 'run.txt')
     assert status == 2 and err[-1].endswith('run.txt: a run among the measures; --original and --reproduced take '
                                             'two runs each (BASELINE ADVANCED)')
+
+
+def test_per_topic_is_each_run_s_agreement_and_the_paired_scores(tmp_path):
+    from irmeasures_ext import reproduce as api
+    experiment = api.Experiment(QRELS, REF / 'orig_b.txt', REF / 'orig_a.txt', ['AP'])
+    with pytest.warns(UnansweredTopicsWarning):
+        tables = experiment.per_topic(REF / 'rpd_b.txt', REF / 'rpd_a.txt')
+        scores = experiment.paired_topic_scores(REF / 'rpd_b.txt', REF / 'rpd_a.txt')
+        expected = [api.ranked_list_agreement(REF / f'orig_{r}.txt', REF / f'rpd_{r}.txt').assign(run=run)
+                    for r, run in (('b', 'baseline'), ('a', 'advanced'))]
+    pd.testing.assert_frame_equal(tables['scores'], scores)
+    agreement = tables['agreement']
+    assert list(agreement.index) == list(range(len(agreement)))
+    pd.testing.assert_frame_equal(agreement, pd.concat(expected, ignore_index=True)[agreement.columns])
+
+
+@pytest.mark.parametrize('order', ['file', 'trec_eval'])
+def test_the_rankings_order_reaches_the_reproduction_s_lists(tmp_path, order):
+    # (the reproduced runs' lines reversed within each topic: in file order their lists are reversed, by score not)
+    from irmeasures_ext import reproduce as api
+    reversed_runs = []
+    for name in ('rpd_b', 'rpd_a'):
+        lines = (REF / f'{name}.txt').read_text().splitlines()
+        by_topic: dict[str, list[str]] = {}
+        for line in lines:
+            by_topic.setdefault(line.split()[0], []).append(line)
+        reversed_runs.append(tmp_path / f'{name}.txt')
+        reversed_runs[-1].write_text(''.join(f'{line}\n' for topic in by_topic.values() for line in topic[::-1]))
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = api.reproducibility(QRELS, REF / 'orig_b.txt', REF / 'orig_a.txt', *reversed_runs, ['AP'],
+                                    ranked_lists=True, order=order)
+        expected = api.ranked_list_agreement(REF / 'orig_b.txt', reversed_runs[0], order=order).iloc[-1]
+    means = frame[frame.measure == 'ranked lists'].set_index(['statistic', 'run']).value
+    assert [means[statistic, 'baseline'] for statistic in expected.index[1:]] == expected.iloc[1:].tolist()
+
+
+def test_the_rankings_errors_name_runs_given_as_paths(tmp_path):
+    from irmeasures_ext import reproduce as api
+    empty = tmp_path / 'empty.txt'
+    empty.write_text('')
+    with pytest.raises(InputError) as raised:
+        api.ranked_list_agreement(str(REF / 'rpd_a.txt'), str(REF / 'orig_b.txt'), topics='repro_eval')
+    assert str(raised.value) == (f'the original run ({REF / "rpd_a.txt"}) does not answer topics 104 of the reproduced '
+                                 f'run ({REF / "orig_b.txt"})')
+    with pytest.raises(InputError) as raised:
+        api.ranked_list_agreement(REF / 'orig_b.txt', empty, topics='repro_eval')
+    assert str(raised.value) == f'the reproduced run ({empty}) answers no topic: there are no ranked lists to compare'
+    with pytest.raises(InputError) as raised:
+        api.ranked_list_agreement(REF / 'orig_b.txt', REF / 'rpd_b.txt', depth=10 ** 7 + 1)
+    assert str(raised.value) == 'depth must be at most 10,000,000, got 10000001'
+
+
+@pytest.mark.parametrize('count,named', [(20, ''), (21, ' and 1 more')])
+def test_a_warning_of_twenty_topics_names_them_all(count, named):
+    from irmeasures_ext.reproduce.agreement import warn_unanswered
+    topics = [f't{i:02d}' for i in range(count)]
+    with pytest.warns(UnansweredTopicsWarning) as caught:
+        warn_unanswered(rankings={'reproduced': topics})
+    assert str(caught[0].message) == (f'topics not answered ({"reproduced: " + " ".join(topics[:20]) + named}): '
+                                      "each counts 0 in the rankings' KTU, RBO and RBO_ext")
