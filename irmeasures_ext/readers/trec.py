@@ -393,7 +393,8 @@ class TrecSource(Source):
     def _stream(self) -> pa.NativeFile:
         """The file's bytes, decompressed, from the line after its ir_metadata block (if any)."""
         if self.compression == 'xz':  # (no Arrow codec: Python's lzma, read through by Arrow)
-            stream = pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw())), mode='r')
+            stream = pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw() if self._data is not None else self.path)),
+                                   mode='r')  # (a file's name: the LZMAFile opens and closes it)
         else:
             raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
             stream = raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
@@ -528,9 +529,16 @@ class TrecSource(Source):
         """The file's bytes as stored (compressed or not)."""
         return io.BytesIO(self._data) if self._data is not None else open(self.path, 'rb')  # noqa: SIM115
 
-    def _binary(self) -> BinaryIO:
-        raw = self._raw()
-        return raw if self.compression is None else _OPENER[self.compression](raw)
+    @contextlib.contextmanager
+    def _binary(self) -> Iterator[BinaryIO]:
+        """The file's bytes, decompressed; the decompressor and the file closed after (a decompressor does not close
+        a file object it is given)."""
+        with self._raw() as raw:
+            if self.compression is None:
+                yield raw
+                return
+            with _OPENER[self.compression](raw) as binary:
+                yield binary
 
     def _raise_unreadable(self, layout: Layout) -> None:
         """Raises TrecFileError for the first line the grammar refuses (or, for a file that is not text, what it

@@ -7,6 +7,7 @@ import math
 import os
 import re
 import threading
+import warnings
 
 import ir_measures
 import pyarrow as pa
@@ -558,3 +559,23 @@ def test_text_that_starts_as_a_parquet_file_does_is_still_text(tmp_path):
     assert str(error.value) == f"{path}:2: score 'x' is not a number"
     path.write_bytes(b'PAR1 Q0 a 1 2 t\nPAR1 Q0 b 2 1 t\n')
     assert read_run(path)['query_id'].to_pylist() == ['PAR1', 'PAR1']
+
+
+@pytest.mark.parametrize('suffix,opener', [('.gz', gzip.open), ('.bz2', bz2.open), ('.xz', lzma.open)])
+def test_a_compressed_file_read_every_way_is_closed_after(tmp_path, suffix, opener):
+    # (a decompressor given a file object does not close it: the file stayed open until collected)
+    import gc
+
+    from irmeasures_ext.readers.inputs import read_input
+    good, bad = tmp_path / f'good.txt{suffix}', tmp_path / f'bad.txt{suffix}'
+    with opener(good, 'wt') as file:
+        file.write('# ir_metadata.start\n# tag: r\n# ir_metadata.end\nq1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n')
+    with opener(bad, 'wt') as file:
+        file.write('q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 high r\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always', ResourceWarning)
+        assert read_input(good, 'run').table.num_rows == 2
+        with pytest.raises(TrecFileError, match=r'bad\.txt.*:2: '):
+            read_input(bad, 'run').table.validate()
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
