@@ -33,6 +33,7 @@ from irmeasures_ext.cli.common import (
     ArgumentParser,
     CliError,
     add_formats,
+    add_places,
     load_qrels,
     load_run,
     positive_int,
@@ -302,8 +303,7 @@ def parser() -> ArgumentParser:
                         help="the comparison's test of the fused run against each run (default t)")
     tuning.add_argument('--correction', choices=CORRECTIONS,
                         help="the comparison's correction over the runs (default holm)")
-    tuning.add_argument('--places', '-p', type=int, default=4, metavar='N',
-                        help='decimal places of the report (p-values: significant digits; default 4; -1: all)')
+    add_places(tuning, p_values=True)
     parser.add_argument('--metadata', metavar='FILE', help='write the ir_metadata of this YAML file with the run')
     parser.add_argument('--tag', help="the run tag of a TREC file's lines (default: the metadata's, else OUTPUT's "
                                       'name up to its first dot)')

@@ -805,7 +805,7 @@ def test_measures_of_ours_evaluate_queries_pytrec_eval_cannot(tmp_path, capsys):
     assert [line for line in out if line.startswith('q8')] == ['q8\tnDCG\t0.0000', 'q8\tNumRet\t1.0000']
 
 
-@pytest.mark.parametrize('command', [[], ['compare'], ['holes'], ['judges'], ['reproduce'], ['ties']])
+@pytest.mark.parametrize('command', [[], ['compare'], ['holes'], ['judges'], ['reproduce'], ['ties'], ['fuse']])
 @pytest.mark.parametrize('places', ['-2', 'x', '1.5', '٣'])
 def test_places_below_minus_1_or_not_a_whole_number_are_refused_before_any_work(capsys, command, places):
     status = main([*command, 'qrels.txt', 'run.txt', 'AP', '--places', places])
