@@ -218,21 +218,26 @@ def _yaml_loader() -> Any:
     import yaml
 
     class Loader(getattr(yaml, 'CSafeLoader', yaml.SafeLoader)):  # type: ignore[misc]
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-            keys: set[Any] = set()
-            for key_node, _ in node.value:
-                if key_node.tag == 'tag:yaml.org,2002:merge':
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                try:
-                    if key in keys:
-                        raise yaml.constructor.ConstructorError(
-                            None, None, f'the key {key!r} is in the mapping twice; give each key once',
-                            key_node.start_mark)
-                    keys.add(key)
-                except TypeError:  # (an unhashable key: the safe loader's own error)
-                    break
-            return super().construct_mapping(node, deep)
+        def flatten_mapping(self, node: Any) -> None:
+            # (a mapping's own keys checked once, before PyYAML merges into it the keys of its ``<<`` mappings, which
+            # it does in place, at the mapping's construction or at an alias merging it, whichever comes first)
+            checked = self.__dict__.setdefault('_checked', set())
+            if id(node) not in checked:
+                checked.add(id(node))
+                keys: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == 'tag:yaml.org,2002:merge':
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        if key in keys:
+                            raise yaml.constructor.ConstructorError(
+                                None, None, f'the key {key!r} is in the mapping twice; give each key once',
+                                key_node.start_mark)
+                        keys.add(key)
+                    except TypeError:  # (an unhashable key: the safe loader's own error)
+                        break
+            super().flatten_mapping(node)
 
     return Loader
 

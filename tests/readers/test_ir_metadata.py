@@ -5,6 +5,7 @@ import datetime
 import gzip
 import lzma
 import os
+import re
 import threading
 
 import ir_measures
@@ -450,6 +451,26 @@ def test_merge_keys_may_repeat_the_keys_they_merge(tmp_path):
     run = write(tmp_path / 'run', START + ''.join(f'# {line}\n' for line in text.splitlines()) + END + RUN)
     assert read_metadata(run) == yaml.safe_load(text)  # (as PyYAML merges them)
     assert read_metadata(run)['method'] == {'k1': 1.2, 'b': 0.8}
+
+
+@pytest.mark.parametrize('text', [
+    # (a mapping that merges and overrides, merged itself into a mapping before or after it is built: PyYAML merges
+    # in place, so its own keys are checked before that)
+    'a:\n  b: &m\n    <<: {k: 1}\n    k: 2\nc:\n  <<: *m\n',
+    'c:\n  <<: &m\n    <<: {k: 1}\n    k: 2\na: *m\n',
+    'base: &b {k: 1}\nd:\n  <<: *b\n  k: 2\ne:\n  <<: *b\n  k: 3\n',
+])
+def test_a_mapping_that_overrides_a_merge_may_be_merged_itself(tmp_path, text):
+    run = write(tmp_path / 'run', START + ''.join(f'# {line}\n' for line in text.splitlines()) + END + RUN)
+    assert read_metadata(run) == yaml.safe_load(text)
+
+
+def test_a_key_twice_beside_a_merge_is_refused_at_its_second_line(tmp_path):
+    text = 'base: &b {k: 1}\nd:\n  <<: *b\n  k: 2\n  k: 3\n'
+    run = write(tmp_path / 'run', START + ''.join(f'# {line}\n' for line in text.splitlines()) + END + RUN)
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(run))}:6: ir_metadata is not valid YAML: the key 'k' "
+                                            'is in the mapping twice; give each key once$'):
+        read_metadata(run)
 
 
 @pytest.mark.parametrize('suffix', ['.parquet', '.arrow'])
