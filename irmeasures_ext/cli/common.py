@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import signal
 import stat
 import sys
@@ -95,11 +96,16 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+#: The most decimal places asked for (a float64 has 17 significant digits).
+MOST_PLACES = 100
+
+
 def places(text: str) -> int:
-    """argparse type of --places: decimal places, 0 or more, or -1 for all digits."""
+    """argparse type of --places: decimal places, 0 to :data:`MOST_PLACES`, or -1 for all digits."""
     number = text.strip()
-    if not (number.isascii() and number.removeprefix('-').lstrip('+').isdigit()) or int(number) < -1:
-        raise argparse.ArgumentTypeError(f'expected decimal places (0 or more), or -1 for all digits, got {text!r}')
+    if not re.fullmatch(r'[+-]?[0-9]+', number) or not -1 <= int(number) <= MOST_PLACES:
+        raise argparse.ArgumentTypeError(f'expected decimal places (0 to {MOST_PLACES}), or -1 for all digits, got '
+                                         f'{text!r}')
     return int(number)
 
 

@@ -132,13 +132,12 @@ def _write_summary(out: IO[str], long: pd.DataFrame, output_format: str, places:
     """The long table as jsonl, else its wide form: a row per (measure, statistic), by measure in the order given,
     the agreement rows last, a column per run (missing where a statistic has none)."""
     import pandas as pd
-    order = {measure: i for i, measure in enumerate(dict.fromkeys(long['measure'].dropna()))}
-    long = long.sort_values('measure', key=lambda column: column.map(order).fillna(len(order)), kind='stable',
-                            ignore_index=True)
+    order = {measure: i for i, measure in enumerate(dict.fromkeys(long['measure']))}
+    long = long.sort_values('measure', key=lambda column: column.map(order), kind='stable', ignore_index=True)
     if output_format == 'jsonl':
         write_frame(out, long, output_format, places)
         return
-    cells: dict[tuple[str | None, str], dict[str, float]] = {}
+    cells: dict[tuple[str, str], dict[str, float]] = {}
     for measure, statistic, run, value in long.itertuples(index=False):
         cells.setdefault((measure, statistic), {})[run] = value
     wide = pd.DataFrame([(measure, statistic, *(row.get(run) for run in VALUE_COLUMNS))

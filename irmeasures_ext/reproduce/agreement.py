@@ -149,8 +149,7 @@ def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | 
     """:func:`ranked_list_agreement`'s frame, and the original's topics the reproduction does not answer (each
     counting 0 there, with ``topics='original'``; none with ``topics='repro_eval'``), without its warning. Errors
     name the runs as ``described`` (default: :func:`run_described` of each)."""
-    if topics not in TOPIC_SETS:
-        raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
+    check_lists_options(topics, order)
     p, depth = _persistence(p), _whole('depth', depth, RBO_MAX_DEPTH)
     described = described or (run_described('original', original), run_described('reproduced', reproduced))
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
@@ -165,9 +164,19 @@ def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | 
     return agreement_frame(orig, rep, chosen, p, depth), missing.to_pylist()
 
 
+def check_lists_options(topics: str, order: str) -> None:
+    """InputError unless ``topics`` is one of :data:`TOPIC_SETS` and ``order`` one of :data:`ORDERS`."""
+    if topics not in TOPIC_SETS:
+        raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
+    if order not in ORDERS:
+        raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
+
+
 def run_described(label: str, run: object) -> str:
-    """``'the {label} run'``, with the name of its file where it has one (a run read from a file)."""
-    name = getattr(getattr(run, 'source', None), 'name', None) or (run if isinstance(run, (str, os.PathLike)) else None)
+    """``'the {label} run'``, with the name of its file where it has one (a path, or a run read from a file)."""
+    from irmeasures_ext.readers.inputs import Input
+    name = run.source.name if isinstance(run, Input) and run.source is not None else (
+        run if isinstance(run, (str, os.PathLike)) else None)
     return f'the {label} run' + (f' ({os.fspath(name)})' if name is not None else '')
 
 

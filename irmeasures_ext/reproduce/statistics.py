@@ -1,8 +1,8 @@
 """Reproducibility and replicability measures (Breuer et al., SIGIR 2020), equal to repro_eval 0.5.0.
 
 Score-based statistics (RMSE, nRMSE, ER, ΔRI, t-test p-values) are computed from the per-topic scores of our provider
-(trec_eval's tie rule) over the qrels' topics; a topic a run does not answer scores 0 in every measure
-(``measure.DEFAULT``, as ir_measures gives it), said in one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`. The
+(trec_eval's tie rule) over the qrels' topics; a topic a run does not answer is evaluated as a ranking of no documents
+(0 in every measure of the ranking), said in one :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`. The
 rank-based ones (KTU, RBO) are in :mod:`~irmeasures_ext.reproduce.agreement`. See docs/reproducibility.md for the
 formulas and where they depart from the papers. Given per-topic scores (:data:`TopicScores`), the statistics pair
 two arrays or lists by position, and two pandas Series or mappings (topic -> score) by topic.
@@ -23,13 +23,12 @@ from ir_measures.measures import Measure
 
 from irmeasures_ext.errors import DeferredWarnings, InputError
 from irmeasures_ext.reproduce.agreement import (
-    ORDERS,
     RBO_DEPTH,
     RBO_P,
     STATISTICS,
     RankedLists,
     agreement_of,
-    ranked_list_agreement,
+    check_lists_options,
     run_described,
     warn_unanswered,
 )
@@ -66,8 +65,8 @@ def _evaluation(measures: list[Measure], qrels: QrelsLike, rel: float | None = N
 
 @dataclass(frozen=True)
 class _Scored:
-    """A run read once, its per-topic scores on the qrels' topics (sorted; trec_eval's ties; 0 for a topic it does
-    not answer) and those topics it does not answer."""
+    """A run read once, its per-topic scores on the qrels' topics (sorted; trec_eval's ties; a topic it does not
+    answer evaluated as a ranking of no documents) and those topics it does not answer."""
 
     run: Input
     topics: pa.Array
@@ -303,6 +302,7 @@ class Experiment:
         :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics on ``topics`` in ``order``
         (``measure`` :data:`RANKED_LISTS`), each run read once for both. One
         :class:`~irmeasures_ext.errors.UnansweredTopicsWarning` names the topics each run does not answer."""
+        check_lists_options(topics, order)
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
@@ -392,12 +392,15 @@ class Experiment:
         (``'baseline'`` or ``'advanced'``) with ``reproduced`` (the original's lists made once per ``order``)."""
         if not isinstance(run, str) or run not in self.original:
             raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
-        return ranked_list_agreement(self._original_lists(run, order), reproduced, topics, p, depth, order)
+        frame, lacking = agreement_of(self._original_lists(run, order), reproduced, topics, p, depth, order,
+                                      (run_described(f'original {run}', self.original[run].run),
+                                       run_described('reproduced', reproduced)))
+        warn_unanswered(rankings={'reproduced': lacking})
+        return frame
 
     def _original_lists(self, run: str, order: str) -> RankedLists:
         """The original ``run``'s lists in ``order`` (made once; InputError for an order that is not one)."""
-        if order not in ORDERS:
-            raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
+        check_lists_options('original', order)
         if (run, order) not in self._ranked:
             self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
         return self._ranked[run, order]

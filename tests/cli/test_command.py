@@ -397,7 +397,7 @@ def test_qrels_from_ir_datasets(capsys, tmp_path, files):
     ([], 'the following arguments are required: QRELS, RUN'),
     (['--bogus'], 'the following arguments are required: QRELS, RUN'),
     (['--bogus', 'QRELS', 'RUN', 'RR'], 'unrecognized arguments: --bogus'),
-    (['QRELS', 'RUN', 'RR', '--places', 'x'], "argument --places/-p: expected decimal places (0 or more), or -1 for "
+    (['QRELS', 'RUN', 'RR', '--places', 'x'], "argument --places/-p: expected decimal places (0 to 100), or -1 for "
                                              "all digits, got 'x'"),
     (['QRELS', 'RUN', '-n', 'RR'], '--no_summary (-n) only applies with --by_query (-q)'),
     (['QRELS', 'RUN'], 'give at least one MEASURE, --suite NAME or --protocol NAME'),
@@ -806,16 +806,16 @@ def test_measures_of_ours_evaluate_queries_pytrec_eval_cannot(tmp_path, capsys):
 
 
 @pytest.mark.parametrize('command', [[], ['compare'], ['holes'], ['judges'], ['reproduce'], ['ties'], ['fuse']])
-@pytest.mark.parametrize('places', ['-2', 'x', '1.5', '٣'])
+@pytest.mark.parametrize('places', ['-2', 'x', '1.5', '٣', '++2', '101', '3000000000'])
 def test_places_below_minus_1_or_not_a_whole_number_are_refused_before_any_work(capsys, command, places):
     status = main([*command, 'qrels.txt', 'run.txt', 'AP', '--places', places])
     out, err = capsys.readouterr()
     assert (status, out) == (2, '')
-    assert (f"error: argument --places/-p: expected decimal places (0 or more), or -1 for all digits, got "
+    assert (f"error: argument --places/-p: expected decimal places (0 to 100), or -1 for all digits, got "
             f"{places!r}") in err
 
 
-@pytest.mark.parametrize('places', ['-1', '0', '+3', ' 12'])
+@pytest.mark.parametrize('places', ['-1', '0', '+3', ' 12', '100'])
 def test_places_of_minus_1_or_more_are_taken(places):
     from irmeasures_ext.cli.common import places as places_type
     assert places_type(places) == int(places)

@@ -475,15 +475,6 @@ def test_a_topic_of_the_original_rankings_outside_the_qrels_is_named_where_it_co
     assert ktu == pytest.approx(per_topic.ktu.mean(), abs=1e-15)
 
 
-def test_a_warning_names_twenty_topics_then_how_many_more():
-    from irmeasures_ext.reproduce.agreement import warn_unanswered
-    topics = [f't{i:02d}' for i in range(25)]
-    with pytest.warns(UnansweredTopicsWarning) as caught:
-        warn_unanswered({'reproduced baseline': topics})
-    assert str(caught[0].message).startswith(f'topics not answered (reproduced baseline: {" ".join(topics[:20])} and '
-                                             '5 more): ')
-
-
 def test_errors_of_the_rankings_name_the_runs_and_their_files(tmp_path):
     from irmeasures_ext import reproduce as api
     original = tmp_path / 'orig_b.txt'
@@ -545,6 +536,10 @@ def test_per_topic_is_each_run_s_agreement_and_the_paired_scores(tmp_path):
         expected = [api.ranked_list_agreement(REF / f'orig_{r}.txt', REF / f'rpd_{r}.txt').assign(run=run)
                     for r, run in (('b', 'baseline'), ('a', 'advanced'))]
     pd.testing.assert_frame_equal(tables['scores'], scores)
+    for row in tables['scores'].itertuples():  # (repro_eval's scores; 0 where the run does not answer the topic)
+        short = row.run[0]
+        assert close(row.original, TOPIC_SCORES[f'orig_{short}'][row.query_id]['AP'])
+        assert close(row.reproduced, TOPIC_SCORES[f'rep_{short}'].get(row.query_id, {'AP': 0.0})['AP'])
     agreement = tables['agreement']
     assert list(agreement.index) == list(range(len(agreement)))
     pd.testing.assert_frame_equal(agreement, pd.concat(expected, ignore_index=True)[agreement.columns])
@@ -586,11 +581,41 @@ def test_the_rankings_errors_name_runs_given_as_paths(tmp_path):
     assert str(raised.value) == 'depth must be at most 10,000,000, got 10000001'
 
 
-@pytest.mark.parametrize('count,named', [(20, ''), (21, ' and 1 more')])
-def test_a_warning_of_twenty_topics_names_them_all(count, named):
+@pytest.mark.parametrize('count,named', [(20, ''), (21, ' and 1 more'), (25, ' and 5 more')])
+def test_a_warning_names_twenty_topics_then_how_many_more(count, named):
     from irmeasures_ext.reproduce.agreement import warn_unanswered
     topics = [f't{i:02d}' for i in range(count)]
     with pytest.warns(UnansweredTopicsWarning) as caught:
         warn_unanswered(rankings={'reproduced': topics})
     assert str(caught[0].message) == (f'topics not answered ({"reproduced: " + " ".join(topics[:20]) + named}): '
                                       "each counts 0 in the rankings' KTU, RBO and RBO_ext")
+
+
+def test_experiment_agreement_names_the_original_run_and_its_file():
+    from irmeasures_ext import reproduce as api
+    experiment = api.Experiment(QRELS, REF / 'rpd_a.txt', REF / 'orig_a.txt', ['AP'])
+    with pytest.raises(InputError) as raised:
+        experiment.agreement(REF / 'orig_b.txt', 'baseline', topics='repro_eval')
+    assert str(raised.value) == (f'the original baseline run ({REF / "rpd_a.txt"}) does not answer topics 104 of the '
+                                 f'reproduced run ({REF / "orig_b.txt"})')
+
+
+def test_a_run_s_column_named_source_is_not_its_file_name():
+    from irmeasures_ext import reproduce as api
+    original = pd.DataFrame({'query_id': ['1'], 'doc_id': ['a'], 'score': [1.0], 'source': ['x']})
+    reproduced = pd.DataFrame({'query_id': ['1', '2'], 'doc_id': ['a', 'b'], 'score': [1.0, 1.0]})
+    with pytest.raises(InputError) as raised:
+        api.ranked_list_agreement(original, reproduced, topics='repro_eval')
+    assert str(raised.value) == 'the original run does not answer topics 2 of the reproduced run'
+
+
+@pytest.mark.parametrize('options,error', [
+    ({'topics': 'bogus'}, "topics must be one of original, repro_eval, got 'bogus'"),
+    ({'order': 'bogus'}, "order must be one of trec_eval, file, got 'bogus'")])
+@pytest.mark.parametrize('ranked_lists', [False, True])
+def test_the_rankings_options_are_checked_with_or_without_the_rankings(options, error, ranked_lists):
+    from irmeasures_ext import reproduce as api
+    experiment = api.Experiment(QRELS, REF / 'orig_b.txt', REF / 'orig_a.txt', ['AP'])
+    with pytest.raises(InputError) as raised:
+        experiment.reproducibility(REF / 'orig_b.txt', REF / 'orig_a.txt', ranked_lists, **options)
+    assert str(raised.value) == error

@@ -264,8 +264,8 @@ def test_bad_values_are_one_line_errors(capsys, argv, message):
     (['-truncate', '1' + '0' * 30], f"argument -truncate: expected an integer from 1 to 9223372036854775807, got "
                                     f"'1{'0' * 30}'"),
     (['-truncate', '١٠'], "argument -truncate: expected an integer from 1 to 9223372036854775807, got '١٠'"),
-    (['-p', '-2'], "argument -p: expected decimal places (0 or more), or -1 for all digits, got '-2'"),
-    (['-p', 'x'], "argument -p: expected decimal places (0 or more), or -1 for all digits, got 'x'"),
+    (['-p', '-2'], "argument -p: expected decimal places (0 to 100), or -1 for all digits, got '-2'"),
+    (['-p', 'x'], "argument -p: expected decimal places (0 to 100), or -1 for all digits, got 'x'"),
     (['-o', 'jsonl'], "argument -o: invalid choice: 'jsonl' (choose from 'text', 'tsv')"),
 ])
 def test_usage_errors(capsys, argv, message):

@@ -183,7 +183,7 @@ def test_replicability_rows_of_both_runs_named_by_measure():
 
 def test_a_replication_on_other_topics_with_the_same_scores_keeps_its_undefined_p_values():
     # (repro_eval's 1.0 is for runs scoring the same topics the same: its score dicts, keyed by topic, are equal;
-    # here topic '1' against topic '2', P@1 0 and AP 0.5 on both sides: t = 0/0 in both measures, NaN)
+    # here topic '1' against topic '2', P@1 0 and AP 0 on both sides (the relevant doc not retrieved): NaN)
     qrels, qrels_b = {'1': {'a': 1, 'b': 0}}, {'2': {'c': 1, 'd': 0}}
     original, replicated = {'1': {'b': 2.0, 'x': 1.0}}, {'2': {'d': 2.0, 'y': 1.0}}
     frame = reproduce.replicability(qrels, original, original, qrels_b, replicated, replicated, ['P@1', 'AP'])
