@@ -619,3 +619,13 @@ def test_the_rankings_options_are_checked_with_or_without_the_rankings(options, 
     with pytest.raises(InputError) as raised:
         experiment.reproducibility(REF / 'orig_b.txt', REF / 'orig_a.txt', ranked_lists, **options)
     assert str(raised.value) == error
+
+
+def test_experiment_agreement_warns_of_the_topics_the_reproduction_lacks():
+    from irmeasures_ext import reproduce as api
+    experiment = api.Experiment(QRELS, REF / 'orig_b.txt', REF / 'orig_a.txt', ['AP'])
+    with pytest.warns(UnansweredTopicsWarning) as caught:
+        frame = experiment.agreement(REF / 'rpd_a.txt', 'advanced')
+    assert [str(w.message) for w in caught if w.category is UnansweredTopicsWarning] == [
+        "topics not answered (reproduced: 104): each counts 0 in the rankings' KTU, RBO and RBO_ext"]
+    assert frame.set_index('query_id').loc['104'].tolist() == [0.0] * 4
