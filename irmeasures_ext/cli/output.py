@@ -42,7 +42,7 @@ def metadata_header(path: str | None, output_format: str) -> str:
     if output_format == 'jsonl':
         try:
             return json.dumps({'ir_metadata': metadata}, default=_json_text) + '\n'
-        except TypeError as error:  # (a key JSON has no form for: a date, a list)
+        except TypeError as error:  # (a value or key JSON has no form for: a set, bytes, a list as a key)
             raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None
     if output_format == 'markdown':
         return metadata_comment(metadata)
@@ -50,9 +50,12 @@ def metadata_header(path: str | None, output_format: str) -> str:
 
 
 def _json_text(value: object) -> str:
-    """The text jsonl writes for a value of YAML that JSON has no form for: a date or date and time in ISO 8601
-    (``2022-07-01T10:00:00+00:00``), anything else as ``str`` writes it."""
-    return value.isoformat() if isinstance(value, datetime.date) else str(value)
+    """The text jsonl writes for a date or date and time of the YAML: ISO 8601 (``2022-07-01T10:00:00+00:00``);
+    TypeError for the other values JSON has no form for (a YAML ``!!set``, ``!!binary``), not a text that would
+    read back as another value."""
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    raise TypeError(f'{value!r} is a {type(value).__name__}, which JSON has no form for')
 
 
 def write_tsv(out: TextIO, results: Results, places: int, by_query: bool, summary: bool) -> None:

@@ -176,3 +176,16 @@ def test_jsonl_writes_dates_and_times_in_iso_8601(capsys, files):
                    files / 'dated.yaml').split('\n', 1)[0]
     assert json.loads(first) == {'ir_metadata': {'day': '2022-07-01', 'when': '2022-07-01T10:00:00+00:00',
                                                  'local': '2022-07-01T10:00:00.500000'}}
+
+
+@pytest.mark.parametrize('yaml_text,what', [('tags: !!set {a: null, b: null}\n', "{'a', 'b'} is a set"),
+                                            ('key: !!binary aGVsbG8=\n', "b'hello' is a bytes")])
+def test_jsonl_refuses_a_value_json_has_no_form_for(capsys, files, yaml_text, what):
+    # (str() wrote "{'a', 'b'}" and "b'hello'": texts that read back as other values)
+    (files / 'odd.yaml').write_text(yaml_text, encoding='utf-8')
+    status = main([str(files / 'qrels'), str(files / 'a.txt'), 'AP', '-o', 'jsonl', '--metadata',
+                   str(files / 'odd.yaml')])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2, '')
+    assert err.splitlines()[-1].startswith(f'irmeasures-ext: error: {files / "odd.yaml"}: cannot be written as JSON: ')
+    assert what in err or what.replace("{'a', 'b'}", "{'b', 'a'}") in err
