@@ -360,13 +360,22 @@ def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
 
 def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:
     """Per segment, the pairs of its rows i < j (rows grouped by segment, in order) with values[i] > values[j]
-    (non-negative integers): the segments of each power-of-two width (their length rounded up) merge-sorted at
-    once (:func:`_inversions_of_width`)."""
+    (non-negative integers): the segments out of order (a value above the next one) of each power-of-two width
+    (their length rounded up) merge-sorted at once (:func:`_inversions_of_width`); those in order count 0 unsorted
+    (a reproduction's identical lists)."""
     counts = np.zeros(n_segments, dtype=np.int64)
     lengths = np.bincount(segment, minlength=n_segments)
     widths = np.array([int(length - 1).bit_length() for length in lengths.tolist()]) if n_segments else lengths
-    for width in sorted(set(widths[lengths > 1].tolist())):
-        chosen = (widths == width) & (lengths > 1)
+    unsorted = np.zeros(n_segments, dtype=bool)
+    if len(values):
+        descents = np.empty(len(values), dtype=bool)  # (a value below the one before it, in its segment)
+        descents[0] = False
+        np.less(values[1:], values[:-1], out=descents[1:])
+        starts = (np.cumsum(lengths) - lengths)[lengths > 0]
+        descents[starts] = False
+        unsorted[lengths > 0] = np.logical_or.reduceat(descents, starts)
+    for width in sorted(set(widths[unsorted].tolist())):
+        chosen = (widths == width) & unsorted
         in_chosen = chosen[segment]
         numbered = np.cumsum(chosen) - 1  # (the chosen segments numbered from 0)
         counts[chosen] = _inversions_of_width(numbered[segment[in_chosen]], values[in_chosen],

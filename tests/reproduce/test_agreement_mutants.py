@@ -242,6 +242,23 @@ def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top)
     assert counts.tolist() == [inversions_by_merging(v.tolist())[1] for v in values]
 
 
+def test_inversions_of_segments_in_order_or_nearly_equal_a_plain_count():
+    # (segments in order, repeated values included, count 0 unsorted; one swapped pair at a segment's start or end
+    # must be counted; a descent from one segment's last value to the next one's first is no inversion)
+    from irmeasures_ext.reproduce.agreement import _inversions
+    rng = np.random.default_rng(5)
+    in_order = [np.arange(1000), np.sort(rng.integers(0, 50, 300)), np.array([7]), np.array([3, 3])]
+    swapped_last, swapped_first = np.arange(40), np.arange(33)
+    swapped_last[[-2, -1]] = swapped_last[[-1, -2]]
+    swapped_first[[0, 1]] = swapped_first[[1, 0]]
+    values = [*in_order, swapped_last, np.arange(500)[::-1].copy(), swapped_first, rng.integers(0, 9, 70),
+              np.arange(5) + 100, np.arange(2)]
+    counts = _inversions(np.repeat(np.arange(len(values)), [len(v) for v in values]), np.concatenate(values),
+                         len(values))
+    assert counts.tolist() == [inversions_by_merging(v.tolist())[1] for v in values]
+    assert counts.tolist()[:4] == [0, 0, 0, 0] and counts.tolist()[4:6] == [1, 500 * 499 // 2]
+
+
 def test_a_real_valued_threshold_reaches_every_statistic():
     # (rel=0.5: topic 1 judges a 0.5 and b 1.7 relevant, c 0.2 not; topic 2 d 0.6 only. The reproduction ranks
     # c b a (AP (1/2 + 2/3)/2, P@1 0) and e d (AP 1/2, P@1 0); the original ranks the relevant docs first (1, 1))
