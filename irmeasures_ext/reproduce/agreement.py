@@ -369,9 +369,8 @@ def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.
     unsorted = np.zeros(n_segments, dtype=bool)
     if len(values):
         descents = np.empty(len(values), dtype=bool)  # (a value below the one before it, in its segment)
-        descents[0] = False
         np.less(values[1:], values[:-1], out=descents[1:])
-        starts = (np.cumsum(lengths) - lengths)[lengths > 0]
+        starts = (np.cumsum(lengths) - lengths)[lengths > 0]  # (row 0 among them)
         descents[starts] = False
         unsorted[lengths > 0] = np.logical_or.reduceat(descents, starts)
     for width in sorted(set(widths[unsorted].tolist())):
