@@ -329,8 +329,7 @@ class Experiment:
         with ThreadPoolExecutor(2) as threads:
             done = list(threads.map(deferred.running(lambda run: agreement_of(
                 self._original_lists(run, order), reproduced[run], topics, RBO_P, RBO_DEPTH, order,
-                described=(run_described(f'original {run}', self.original[run].run),
-                           run_described(f'reproduced {run}', reproduced[run])))), RUNS))
+                self._described(run, reproduced[run], f'reproduced {run}'))), RUNS))
         deferred.reissue()
         return ({run: frame for run, (frame, _) in zip(RUNS, done, strict=True)},
                 {run: lacking for run, (_, lacking) in zip(RUNS, done, strict=True)})
@@ -393,14 +392,17 @@ class Experiment:
         if not isinstance(run, str) or run not in self.original:
             raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
         frame, lacking = agreement_of(self._original_lists(run, order), reproduced, topics, p, depth, order,
-                                      (run_described(f'original {run}', self.original[run].run),
-                                       run_described('reproduced', reproduced)))
+                                      self._described(run, reproduced, 'reproduced'))
         warn_unanswered(rankings={'reproduced': lacking})
         return frame
 
+    def _described(self, run: str, reproduced: RunLike | Input, label: str) -> tuple[str, str]:
+        """How errors name the original ``run`` and ``reproduced`` (called ``label``), with their files."""
+        return run_described(f'original {run}', self.original[run].run), run_described(label, reproduced)
+
     def _original_lists(self, run: str, order: str) -> RankedLists:
-        """The original ``run``'s lists in ``order`` (made once; InputError for an order that is not one)."""
-        check_lists_options('original', order)
+        """The original ``run``'s lists in ``order`` (made once; InputError for an order that is not one, from
+        :meth:`RankedLists.of`)."""
         if (run, order) not in self._ranked:
             self._ranked[run, order] = RankedLists.of(self.original[run].run, order=order)
         return self._ranked[run, order]
