@@ -120,10 +120,14 @@ def add_places(parser: ArgumentParser | argparse._ArgumentGroup, p_values: bool 
                         help=f'decimal places ({digits}default {DEFAULT_PLACES}; -1: all digits)')
 
 
-def note_ignored_places(args: argparse.Namespace) -> None:
-    """Says on stderr that --places is ignored, where it is given with ``--output_format jsonl`` (numbers in full)."""
+def note_ignored_options(args: argparse.Namespace) -> None:
+    """Says on stderr which options given are ignored: --places with ``--output_format jsonl`` (numbers in full), and
+    --overwrite without --plot (in the commands with both: it lets the plot replace a file, and nothing else)."""
     if args.output_format == 'jsonl' and args.places != DEFAULT_PLACES:
         print(f'{PROG}: --places is ignored with --output_format jsonl', file=sys.stderr)
+    if getattr(args, 'overwrite', False) and hasattr(args, 'plot') and not args.plot:
+        print(f'{PROG}: --overwrite is ignored without --plot (it lets the plot replace an existing file)',
+              file=sys.stderr)
 
 
 def add_intents(parser: ArgumentParser) -> None:

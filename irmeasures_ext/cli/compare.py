@@ -24,7 +24,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
-    note_ignored_places,
+    note_ignored_options,
     positive_int,
     prepare_process,
     with_intents,
@@ -38,7 +38,7 @@ FORMATS = ('tsv', 'jsonl', 'markdown', 'latex')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
-    note_ignored_places(args)
+    note_ignored_options(args)
     run_args, measures = split_runs_and_measures(args.inputs)
     measures = list(dict.fromkeys(measures + [m for name in args.suite or [] for m in SUITES[name]]))
     if not measures:

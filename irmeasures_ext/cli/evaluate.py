@@ -21,7 +21,7 @@ from irmeasures_ext.cli.common import (
     add_ranking,
     add_threshold,
     load,
-    note_ignored_places,
+    note_ignored_options,
     prepare_process,
     with_intents,
 )
@@ -46,7 +46,7 @@ def run(argv: list[str]) -> int:
     if not measures:
         command_parser.error('give at least one MEASURE, --suite NAME or --protocol NAME')
     configured = ext_provider.for_provider(args.provider, args.ties, args.score_precision, args.depth, args.rel)
-    note_ignored_places(args)
+    note_ignored_options(args)
     prepare_process()
     from irmeasures_ext.cli import output
     from irmeasures_ext.evaluation import evaluate

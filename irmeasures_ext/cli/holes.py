@@ -16,7 +16,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
-    note_ignored_places,
+    note_ignored_options,
     positive_int,
     prepare_process,
 )
@@ -26,7 +26,7 @@ from irmeasures_ext.suites import SUITES
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
-    note_ignored_places(args)
+    note_ignored_options(args)
     inputs = list(args.inputs)
     sets = named_qrels(args.qrels or ([inputs.pop(0)] if inputs else []))
     run_paths, measures = runs_and_measures(inputs)

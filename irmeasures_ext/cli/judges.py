@@ -22,7 +22,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
-    note_ignored_places,
+    note_ignored_options,
     positive_int,
     prepare_process,
 )
@@ -35,7 +35,7 @@ FORMATS = ('tsv', 'jsonl', 'markdown')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
-    note_ignored_places(args)
+    note_ignored_options(args)
     sets = named_qrels(args.qrels)
     if len(sets) < 2:
         raise CliError('give two or more judgement sets: --qrels NAME=QRELS --qrels NAME=QRELS')

@@ -28,7 +28,7 @@ from irmeasures_ext.cli.common import (
     add_threshold,
     load_qrels,
     load_run,
-    note_ignored_places,
+    note_ignored_options,
     prepare_process,
 )
 from irmeasures_ext.cli.compare import FORMATS
@@ -53,7 +53,7 @@ ORDERS = ('trec_eval', 'file')
 
 def run(argv: list[str]) -> int:
     args = parser().parse_intermixed_args(argv)
-    note_ignored_places(args)
+    note_ignored_options(args)
     paths = [*args.original, *args.reproduced]
     for path in paths:
         if path != STDIN and not os.path.exists(path):

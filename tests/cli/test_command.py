@@ -828,3 +828,17 @@ def test_places_with_jsonl_are_said_to_be_ignored_before_any_work(capsys, comman
     status = main([*command, 'run.txt', 'AP', '-o', 'jsonl', '-p', '2'])
     err = capsys.readouterr().err.splitlines()
     assert status == 2 and err[0] == 'irmeasures-ext: --places is ignored with --output_format jsonl'
+
+
+@pytest.mark.parametrize('command', [['compare', 'qrels.txt'], ['judges', '--qrels', 'a=qrels.txt'],
+                                     ['reproduce', 'qrels.txt', '--original', 'b', 'a', '--reproduced', 'b', 'a']])
+def test_overwrite_without_plot_is_said_to_be_ignored_before_any_work(capsys, command):
+    status = main([*command, 'run.txt', 'AP', '--overwrite'])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and err[0] == ('irmeasures-ext: --overwrite is ignored without --plot (it lets the plot '
+                                      'replace an existing file)')
+
+
+def test_overwrite_with_plot_says_nothing_of_it(tmp_path, capsys):
+    status = main(['compare', 'qrels.txt', 'run.txt', 'AP', '--overwrite', '--plot', str(tmp_path / 'p.png')])
+    assert status == 2 and 'ignored' not in capsys.readouterr().err
