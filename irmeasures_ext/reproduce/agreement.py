@@ -73,8 +73,7 @@ class RankedLists:
         from irmeasures_ext.engine.ranking import check_run, order_by_score
         from irmeasures_ext.engine.segments import run_starts
         from irmeasures_ext.readers.inputs import read_input
-        if order not in ORDERS:
-            raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
+        _check_order(order)
         length = min(_whole('length', length), np.iinfo(np.int64).max)  # (longer: every list whole, as at its max)
         read = read_input(run, 'run')
         table = read.table
@@ -138,7 +137,13 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently);
     InputError if the original does not answer one (repro_eval raises AttributeError). Lists of different lengths:
     ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
-    frame, lacking = agreement_of(original, reproduced, topics, p, depth, order)
+    return warn_lacking(agreement_of(original, reproduced, topics, p, depth, order))
+
+
+def warn_lacking(agreement: tuple[pd.DataFrame, list[str]]) -> pd.DataFrame:
+    """The frame of :func:`agreement_of`'s ``agreement``, after the warning naming the topics the reproduction
+    lacks."""
+    frame, lacking = agreement
     warn_unanswered(rankings={'reproduced': lacking})
     return frame
 
@@ -168,6 +173,11 @@ def check_lists_options(topics: str, order: str) -> None:
     """InputError unless ``topics`` is one of :data:`TOPIC_SETS` and ``order`` one of :data:`ORDERS`."""
     if topics not in TOPIC_SETS:
         raise InputError(f'topics must be one of {", ".join(TOPIC_SETS)}, got {topics!r}')
+    _check_order(order)
+
+
+def _check_order(order: str) -> None:
+    """InputError unless ``order`` is one of :data:`ORDERS`."""
     if order not in ORDERS:
         raise InputError(f'order must be one of {", ".join(ORDERS)}, got {order!r}')
 

@@ -30,6 +30,7 @@ from irmeasures_ext.reproduce.agreement import (
     agreement_of,
     check_lists_options,
     run_described,
+    warn_lacking,
     warn_unanswered,
 )
 
@@ -100,7 +101,7 @@ def rmse(original: TopicScores, reproduced: TopicScores) -> float:
 
 
 def _rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
-    return math.sqrt(sum(np.square(original - reproduced)) / len(original))
+    return math.sqrt(sum(np.square(original - reproduced).tolist()) / len(original))  # (repro_eval's order)
 
 
 def nrmse(original: TopicScores, reproduced: TopicScores) -> float:
@@ -391,10 +392,8 @@ class Experiment:
         (``'baseline'`` or ``'advanced'``) with ``reproduced`` (the original's lists made once per ``order``)."""
         if not isinstance(run, str) or run not in self.original:
             raise InputError(f"run must be 'baseline' or 'advanced', got {run!r}")
-        frame, lacking = agreement_of(self._original_lists(run, order), reproduced, topics, p, depth, order,
-                                      self._described(run, reproduced, 'reproduced'))
-        warn_unanswered(rankings={'reproduced': lacking})
-        return frame
+        return warn_lacking(agreement_of(self._original_lists(run, order), reproduced, topics, p, depth, order,
+                                         self._described(run, reproduced, 'reproduced')))
 
     def _described(self, run: str, reproduced: RunLike | Input, label: str) -> tuple[str, str]:
         """How errors name the original ``run`` and ``reproduced`` (called ``label``), with their files."""
