@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
-from irmeasures_ext.errors import MetadataError, RunWriteError
+from irmeasures_ext.errors import MetadataError, RunWriteError, check_flag
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -190,6 +190,7 @@ def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[
 def _check_target(path: Path, overwrite: bool) -> None:
     """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file (or
     a symbolic link, even to nothing) already unless ``overwrite``."""
+    check_flag('overwrite', overwrite, RunWriteError)
     if path.is_dir():
         raise RunWriteError(f'{path}: is a folder; give a file name')
     if os.path.lexists(path) and not overwrite:

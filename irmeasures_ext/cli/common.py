@@ -191,7 +191,7 @@ def load_qrels(qrels_arg: str, file_format: str | None = None) -> Any:
     """A qrels file (in ``file_format``, else as its extension says), or an ir_datasets id's qrels records."""
     from irmeasures_ext.readers.source import open_file
     if qrels_arg == STDIN:
-        raise CliError(f'only RUN may be "{STDIN}" (standard input)')
+        raise CliError(f'the qrels cannot be "{STDIN}" (standard input): only a run can')
     if os.path.exists(qrels_arg):  # a directory too: the reader says whether it can read it
         return open_file(qrels_arg, file_format)
     return _ir_datasets_qrels(qrels_arg)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from irmeasures_ext.comparison.table import RunValues, baseline_index
-from irmeasures_ext.errors import ComparisonError, extra_install
+from irmeasures_ext.errors import ComparisonError, check_flag, extra_install
 from irmeasures_ext.measures.base import lower_is_better
 
 
@@ -35,6 +35,7 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     matplotlib writes, it is not a folder, its folder exists and is writable, and an existing file (or symbolic
     link, even to nothing) is replaced only with ``overwrite``. The command checks this before it evaluates
     anything."""
+    check_flag('overwrite', overwrite, ComparisonError)
     path = Path(path)
     formats = plot_formats()
     if path.suffix.lower() not in formats:
@@ -49,7 +50,8 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
         raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
                               f'{path}: no such folder {folder}')
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise ComparisonError(f'{path}: cannot write into the folder {folder} (permission denied)')
+        raise ComparisonError(f'{path}: cannot write into the folder {folder} (no permission, or a read-only file '
+                              'system)')
     return path
 
 

@@ -6,6 +6,7 @@ extra); it is drawn without pyplot (a notebook's backend is left as it is) and w
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,12 +31,13 @@ COLUMNS = list(PAIRED_COLUMNS)
 
 def paired_topic_scores(qrels: QrelsLike, original_baseline: RunLike, original_advanced: RunLike,
                         reproduced_baseline: RunLike, reproduced_advanced: RunLike,
-                        measures: Iterable[Measure | str]) -> pd.DataFrame:
+                        measures: Iterable[Measure | str], rel: float | None = None) -> pd.DataFrame:
     """The per-topic scores of a reproduction side by side: a DataFrame ``measure, run, query_id, original,
     reproduced`` (``run``: ``baseline`` or ``advanced``), over the qrels' topics (sorted), by measure in the order
-    given (:meth:`~irmeasures_ext.reproduce.statistics.Experiment.paired_topic_scores`: 0 for an unanswered topic,
-    with an :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`)."""
-    return Experiment(qrels, original_baseline, original_advanced, measures).paired_topic_scores(
+    given (:meth:`~irmeasures_ext.reproduce.statistics.Experiment.paired_topic_scores`: an unanswered topic
+    evaluated as a ranking of no documents, with an :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`);
+    ``rel`` as :class:`~irmeasures_ext.reproduce.statistics.Experiment`'s."""
+    return Experiment(qrels, original_baseline, original_advanced, measures, rel).paired_topic_scores(
         reproduced_baseline, reproduced_advanced)
 
 
@@ -45,19 +47,48 @@ def plot_topic_scores(scores: pd.DataFrame, path: str | Path | None = None, over
     the axes span [0, 1] when the scores are in [0, 1]. ``scores``: :func:`paired_topic_scores`' table. With a
     ``path`` (.png, .svg, .pdf, ...; checked before drawing), also writes the figure there, replacing an existing
     file only with ``overwrite`` and only by a complete figure. Returns the figure."""
-    missing = [column for column in COLUMNS if column not in scores.columns]
-    if missing:
-        raise InputError(f'the per-topic scores have no column {", ".join(missing)}; expected the columns '
-                         f'{", ".join(COLUMNS)} (paired_topic_scores)')
-    if scores.empty:
-        raise InputError('no per-topic scores to plot')
+    _check_scores(scores)
     if path is not None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError(f'path must be a file name (a str or a path) or None, got {type(path).__name__}')
         from irmeasures_ext.comparison.plot import check_plot_path, save_beside
         path = check_plot_path(path, overwrite)
     figure = _figure(scores)
     if path is not None:
         save_beside(figure, path, overwrite)
     return figure
+
+
+def _check_scores(scores: pd.DataFrame) -> None:
+    """InputError unless ``scores`` is a table as :func:`paired_topic_scores` makes: a DataFrame with its columns,
+    not empty, runs ``baseline`` and ``advanced`` only, each topic once per measure and run, scores finite numbers."""
+    import pandas as pd
+    expected = f'expected paired_topic_scores\' table (a DataFrame with the columns {", ".join(COLUMNS)})'
+    if not isinstance(scores, pd.DataFrame):
+        raise InputError(f'the per-topic scores are a {type(scores).__name__}; {expected}')
+    missing = [column for column in COLUMNS if column not in scores.columns]
+    if missing:
+        raise InputError(f'the per-topic scores have no column {", ".join(missing)}; {expected}')
+    if scores.empty:
+        raise InputError('no per-topic scores to plot')
+    others = [run for run in dict.fromkeys(scores['run']) if run not in MARKERS]
+    if others:
+        raise InputError(f'the per-topic scores hold run {others[0]!r}: the runs of a reproduction are '
+                         f'{" and ".join(MARKERS)} ({expected})')
+    twice = scores.duplicated(['measure', 'run', 'query_id'])
+    if twice.any():
+        measure, run, topic = scores.loc[twice.idxmax(), ['measure', 'run', 'query_id']]
+        raise InputError(f'the per-topic scores hold topic {topic!r} twice for {measure} ({run})')
+    for column in ('original', 'reproduced'):
+        try:
+            values = scores[column].to_numpy(np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f'the per-topic scores\' column {column} holds something other than numbers') from None
+        if not np.isfinite(values).all():
+            first = int(np.argmin(np.isfinite(values)))
+            row = scores.iloc[first]
+            raise InputError(f'the per-topic scores hold {column} score {float(values[first])} for topic '
+                             f'{row["query_id"]!r} of {row["measure"]} ({row["run"]}): not a finite number')
 
 
 def _figure(scores: pd.DataFrame) -> Figure:
@@ -89,7 +120,8 @@ def _figure(scores: pd.DataFrame) -> Figure:
         axes.set_ylim(low, high)
         axes.set_aspect('equal')
         axes.axline((low, low), slope=1, color='grey', linewidth=0.8, label='y = x')
-        axes.set_title(f'{measure}\nRMSE: {", ".join(errors)}', fontsize='medium')
+        title = str(measure).replace('$', r'\$')  # (not matplotlib's math)
+        axes.set_title(f'{title}\nRMSE: {", ".join(errors)}', fontsize='medium')
         axes.set_xlabel('original')
         axes.set_ylabel('reproduced')
         axes.legend(fontsize='small', loc='upper left')

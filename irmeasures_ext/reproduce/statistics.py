@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pyarrow as pa
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import DeferredWarnings, InputError
+from irmeasures_ext.errors import DeferredWarnings, InputError, check_flag
 from irmeasures_ext.reproduce.agreement import (
     RBO_DEPTH,
     RBO_P,
@@ -304,6 +304,7 @@ class Experiment:
         (``measure`` :data:`RANKED_LISTS`), each run read once for both. One
         :class:`~irmeasures_ext.errors.UnansweredTopicsWarning` names the topics each run does not answer."""
         check_lists_options(topics, order)
+        check_flag('ranked_lists', ranked_lists)
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:

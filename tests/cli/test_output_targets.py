@@ -71,3 +71,19 @@ def test_a_folder_named_as_a_plot_is_called_a_folder(files, capsys):
         assert str(raised.value) == message
     assert main(['compare', 'qrels', 'a.txt', 'b.txt', 'AP', '--plot', 'pdir.png', '--overwrite']) == 2
     assert capsys.readouterr() == ('', f'irmeasures-ext: error: {message}\n')
+
+
+@pytest.mark.parametrize('write', [lambda target, flag: write_run('a.txt', target, overwrite=flag),
+                                   lambda target, flag: check_plot_path(target, flag)])
+def test_overwrite_must_be_a_bool_not_a_truthy_text(files, write):
+    (files / 'mine.png').write_text('mine')
+    with pytest.raises(ValueError, match="overwrite must be True or False, got 'no'"):
+        write('mine.png', 'no')
+    assert (files / 'mine.png').read_text() == 'mine'
+
+
+def test_a_folder_that_cannot_be_written_is_said_so(files, monkeypatch):
+    monkeypatch.setattr(os, 'access', lambda path, mode: False)  # (as for root on a read-only file system)
+    with pytest.raises(ComparisonError) as raised:
+        check_plot_path('p.png')
+    assert str(raised.value) == 'p.png: cannot write into the folder . (no permission, or a read-only file system)'

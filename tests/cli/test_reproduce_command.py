@@ -326,6 +326,8 @@ def test_standard_input_for_one_run_only(capsys, monkeypatch):
     assert close(values['AP', 'rmse', 'advanced'], RPD['rmse']['advanced']['AP'])
     status, _, err = run_main(capsys, 'reproduce', QRELS, '--original', '-', '-', *REPRODUCED, 'AP')
     assert (status, err) == (2, ['irmeasures-ext: error: only one run may be "-" (standard input)'])
+    status, _, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED[:-1], '-', 'AP')
+    assert (status, err) == (2, ['irmeasures-ext: error: the qrels cannot be "-" (standard input): only a run can'])
 
 
 def test_qrels_by_ir_datasets_id_read_once_for_the_table_and_the_plot(capsys, tmp_path):
@@ -377,6 +379,20 @@ def test_paired_topic_scores_by_hand():
         ['RR', 'advanced', '1', 1.0, 1.0], ['RR', 'advanced', '2', 1.0, 0.5]]
 
 
+def test_paired_topic_scores_with_a_relevance_threshold():
+    from irmeasures_ext.reproduce.plot import paired_topic_scores
+    runs = [{'1': {'b': 2.0, 'a': 1.0}}] * 4  # (b, labelled 1, first: relevant at the default threshold, not at 2)
+    for rel, expected in ((None, 1.0), (2, 0.0)):
+        frame = paired_topic_scores({'1': {'a': 2, 'b': 1}}, *runs, ['P@1'], rel=rel)
+        assert frame[['original', 'reproduced']].values.tolist() == [[expected, expected]] * 2
+
+
+def test_ranked_lists_must_be_a_bool():
+    from irmeasures_ext.reproduce import reproducibility
+    with pytest.raises(InputError, match="ranked_lists must be True or False, got 'no'"):
+        reproducibility(HAND_QRELS, *HAND_RUNS, ['P@1'], ranked_lists='no')
+
+
 def test_plot_topic_scores_draws_each_topic_original_against_reproduced(tmp_path):
     from irmeasures_ext.reproduce.plot import paired_topic_scores, plot_topic_scores
     figure = plot_topic_scores(paired_topic_scores(HAND_QRELS, *HAND_RUNS, ['P@1', 'RR']))
@@ -414,6 +430,49 @@ def test_plot_topic_scores_bad_input():
         plot_topic_scores(pd.DataFrame({'measure': ['AP'], 'run': ['baseline'], 'query_id': ['1']}))
     with pytest.raises(InputError, match='no per-topic scores'):
         plot_topic_scores(pd.DataFrame(columns=PAIRED_COLUMNS))
+
+
+def scores_of(*rows: tuple) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=PAIRED_COLUMNS)
+
+
+@pytest.mark.parametrize('scores, message', [
+    ([('AP', 'baseline', 'q1', 0.5, 0.5)], 'the per-topic scores are a list; expected paired_topic_scores'),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), ('AP', 'baseline', 'q1', 0.5, 0.9)),
+     "the per-topic scores hold topic 'q1' twice for AP (baseline)"),  # (its RMSE would count it twice)
+    (scores_of(('AP', 'bm25', 'q1', 0.5, 0.5)),  # (drawn as nothing)
+     "the per-topic scores hold run 'bm25': the runs of a reproduction are baseline and advanced"),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 'a')),
+     "the per-topic scores' column reproduced holds something other than numbers"),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), ('AP', 'advanced', 'q2', float('nan'), 0.5)),
+     "the per-topic scores hold original score nan for topic 'q2' of AP (advanced): not a finite number"),
+])
+def test_plot_topic_scores_refuses_what_paired_topic_scores_does_not_make(scores, message):
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    with pytest.raises(InputError) as raised:
+        plot_topic_scores(scores)
+    assert str(raised.value).startswith(message)
+
+
+def test_plot_topic_scores_path_and_overwrite_are_checked(tmp_path):
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    scores = scores_of(('AP', 'baseline', 'q1', 0.5, 0.5))
+    with pytest.raises(InputError, match='path must be a file name'):
+        plot_topic_scores(scores, 5)
+    existing = tmp_path / 'p.png'
+    existing.write_bytes(b'mine')
+    with pytest.raises(ValueError, match="overwrite must be True or False, got 'no'"):  # (a truthy text)
+        plot_topic_scores(scores, existing, overwrite='no')
+    assert existing.read_bytes() == b'mine'
+    plot_topic_scores(scores, existing, overwrite=np.True_)
+    assert existing.read_bytes().startswith(b'\x89PNG')
+
+
+def test_a_measure_name_is_drawn_as_written_not_as_math():
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    figure = plot_topic_scores(scores_of(('a$b$c', 'baseline', 'q1', 0.5, 0.5)))
+    figure.canvas.draw()  # ($\frac$ raised in matplotlib's math parser)
+    assert figure.axes[0].get_title().startswith(r'a\$b\$c')
 
 
 # --- one answer, one warning -----------------------------------------------------------------------------------
@@ -629,3 +688,9 @@ def test_experiment_agreement_warns_of_the_topics_the_reproduction_lacks():
     assert [str(w.message) for w in caught if w.category is UnansweredTopicsWarning] == [
         "topics not answered (reproduced: 104): each counts 0 in the rankings' KTU, RBO and RBO_ext"]
     assert frame.set_index('query_id').loc['104'].tolist() == [0.0] * 4
+
+
+def test_a_replication_names_the_qrels_each_warning_of_the_qrels_is_about(capsys):
+    status, _, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED, 'alpha_nDCG@5')
+    single = [line for line in err if 'has one intent (subtopic) only' in line]
+    assert status == 0 and [line.split(': ')[2] for line in single] == [QRELS, QRELS_B]
