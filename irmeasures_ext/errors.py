@@ -127,14 +127,13 @@ class TemporaryFilesError(IrMeasuresExtError):
                    'set TMPDIR to a folder with room')
 
 
-
-def check_flag(name: str, value: object, error: type[IrMeasuresExtError] = InputError) -> bool:
-    """``value`` if it is True or False (Python's or numpy's bool), else ``error`` naming ``name``: a truthy text
-    such as ``'no'`` must not, say, replace a file."""
+def check_flag(name: str, value: object, error: type[IrMeasuresExtError] = InputError) -> None:
+    """``error`` naming ``name`` unless ``value`` is True or False (Python's or numpy's bool): a truthy text such as
+    ``'no'`` must not, say, replace a file."""
     import numpy as np
     if not isinstance(value, (bool, np.bool_)):
         raise error(f'{name} must be True or False, got {value!r}')
-    return bool(value)
+
 
 class IrMeasuresExtWarning(UserWarning):
     """Base class of this package's warnings about input that gives numbers, but likely not the intended ones."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ir_measures.measures import Measure
 
 from irmeasures_ext.comparison.choices import CORRECTIONS, INTERVALS, TESTS
+from irmeasures_ext.errors import ComparisonError, check_flag
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +44,7 @@ def compare(qrels: QrelsLike, runs: RunsLike, measures: Iterable[Measure | str],
     """
     from irmeasures_ext.comparison.table import check_options, comparison_table, evaluate_runs
     check_options(test, correction, ci, alpha, samples)
+    check_flag('all_pairs', all_pairs, ComparisonError)
     values = evaluate_runs(qrels, runs, measures, names, ties, score_precision, rel=rel)
     table = comparison_table(values, baseline, all_pairs, test, correction, ci, alpha, samples, seed)
     if holes_at is None:

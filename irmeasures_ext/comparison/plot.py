@@ -36,6 +36,8 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     link, even to nothing) is replaced only with ``overwrite``. The command checks this before it evaluates
     anything."""
     check_flag('overwrite', overwrite, ComparisonError)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ComparisonError(f"the plot's path must be a file name (a str or a path), got {type(path).__name__}")
     path = Path(path)
     formats = plot_formats()
     if path.suffix.lower() not in formats:
@@ -70,14 +72,14 @@ def _figure(run_values: RunValues, table: pd.DataFrame, baseline: str | int | No
     """The figure, laid out: a row of two panels per measure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    names, measures = run_values.names, run_values.measures
+    names, measures = [literal(name) for name in run_values.names], run_values.measures
     reference = baseline_index(names, None if table.attrs.get('all_pairs') else baseline)
     interval = f'{1 - table.attrs.get("alpha", 0.05):.0%} interval'
     figure = Figure(figsize=(11, 3.4 * len(measures)))
     FigureCanvasAgg(figure)
     axes = figure.subplots(len(measures), 2, squeeze=False)
     for (left, right), measure in zip(axes, measures, strict=True):
-        heading = f'{measure} (lower is better)' if lower_is_better(measure) else str(measure)
+        heading = f'{literal(measure)} (lower is better)' if lower_is_better(measure) else literal(measure)
         aggregate = table.attrs.get('aggregates', {}).get(str(measure), 'mean')
         values = run_values.complete(measure)
         for index, name in enumerate(names):
@@ -87,7 +89,7 @@ def _figure(run_values: RunValues, table: pd.DataFrame, baseline: str | int | No
         left.set_title(f'{heading}\nper-query difference against {names[reference]}, sorted')
         left.set_xlabel('queries')
         left.legend(fontsize='small')
-        rows = table[table['measure'] == str(measure)].drop_duplicates('run').set_index('run').loc[names]
+        rows = table[table['measure'] == str(measure)].drop_duplicates('run').set_index('run').loc[run_values.names]
         positions = np.arange(len(names))
         errors = np.array([rows['mean'] - rows['ci_low'], rows['ci_high'] - rows['mean']], dtype=np.float64)
         right.errorbar(rows['mean'].to_numpy(np.float64), positions, xerr=errors, fmt='o', capsize=4)
@@ -97,6 +99,11 @@ def _figure(run_values: RunValues, table: pd.DataFrame, baseline: str | int | No
         right.set_xlabel(f'{aggregate} over the queries')
     figure.tight_layout()
     return figure
+
+
+def literal(text: object) -> str:
+    """``text`` as matplotlib draws it as written (a ``$`` would start its math, and ``$\\frac$`` fail)."""
+    return str(text).replace('$', r'\$')
 
 
 def save_beside(figure: Any, path: Path, overwrite: bool) -> None:

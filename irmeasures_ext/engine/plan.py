@@ -74,9 +74,9 @@ class Plan:
             warn_at_caller(self.qrels.describe(self.judgments.repeated), RepeatedJudgmentWarning)
         warn_if_unreached(self.computed_as, self.judgments)
         intents = self.judgments.intents
-        name = None if self.qrels.source is None else self.qrels.source.name
-        qrels = '' if name is None else f'{name}: '  # (naming the file)
         if intents is not None and len(intents.query) and np.bincount(intents.query).max() == 1:
+            name = None if self.qrels.source is None else self.qrels.source.name
+            qrels = '' if name is None else f'{name}: '  # (the qrels' file, where they are one)
             names = ', '.join(str(measure) for measure in self.measures
                               if kernel_of(measure).needs_intents) or "the diversity measures (another provider's)"
             warn_at_caller(f'{qrels}every query of the qrels has one intent (subtopic) only, so {names} measure no '
@@ -84,9 +84,9 @@ class Plan:
                            "file's second field the intent)?", SingleIntentWarning)
         unjudged = () if intents is None else intents.unjudged
         if unjudged:
-            warn_at_caller(f'{qrels}{unjudged[0]}: this intent has no qrels line ({len(unjudged)} such intent(s) '
-                           "listed in the intent probabilities): NTCIREVAL's diversity measures skip an intent "
-                           'without a relevant doc, and so do ours', UnjudgedIntentWarning)
+            warn_at_caller(f'{unjudged[0]}: this intent has no qrels line ({len(unjudged)} such intent(s) listed '
+                           "in the intent probabilities): NTCIREVAL's diversity measures skip an intent without a "
+                           'relevant doc, and so do ours', UnjudgedIntentWarning)
 
     @functools.cached_property
     def reads_rank(self) -> bool:

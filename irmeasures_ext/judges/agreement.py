@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from irmeasures_ext.errors import InputError, IrMeasuresExtWarning, UndefinedAgreementWarning, warn_at_caller
+from irmeasures_ext.errors import (
+    InputError,
+    IrMeasuresExtWarning,
+    UndefinedAgreementWarning,
+    check_flag,
+    warn_at_caller,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -349,6 +355,7 @@ def agreement(judgements: JudgementsLike, binning: Binning = None, per_query: bo
     """
     import pandas as pd
 
+    check_flag('per_query', per_query)
     sets = _JudgementSets.of(judgements, binning)
     if len(sets.names) < 2:
         raise InputError(f'agreement needs two judgement sets or more; the judgements have {len(sets.names)}')

@@ -43,6 +43,8 @@ class JudgesReport:
         import numpy as np
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+
+        from irmeasures_ext.comparison.plot import literal
         names = list(dict.fromkeys(self.scores['judge']))
         first, second = judges if judges is not None else names[:2]
         measure = measure if measure is not None else str(self.scores['measure'].iloc[0])
@@ -62,15 +64,16 @@ class JudgesReport:
         x, y = scores[first].to_numpy(np.float64), scores[second].to_numpy(np.float64)
         axes.scatter(x, y)
         for run, x_value, y_value in zip(scores.index, x, y, strict=True):
-            axes.annotate(str(run), (x_value, y_value), fontsize='x-small', xytext=(3, 3), textcoords='offset points')
+            axes.annotate(literal(run), (x_value, y_value), fontsize='x-small', xytext=(3, 3),
+                          textcoords='offset points')
         low, high = float(min(x.min(), y.min())), float(max(x.max(), y.max()))
         axes.plot([low, high], [low, high], color='grey', linewidth=0.8)
-        axes.set_xlabel(f'{measure} under {first}')
-        axes.set_ylabel(f'{measure} under {second}')
+        axes.set_xlabel(f'{literal(measure)} under {literal(first)}')
+        axes.set_ylabel(f'{literal(measure)} under {literal(second)}')
         if len(row):  # (τ_AP is undefined where systems tie: its tie-aware τ_AP_b then)
             tau_ap = ('τ_AP', row['tau_ap'].iloc[0]) if np.isfinite(row['tau_ap'].iloc[0]) else ('τ_AP_b',
                                                                                             row['tau_ap_b'].iloc[0])
-            axes.set_title(f"{measure}: Kendall's τ_b {row['tau_b'].iloc[0]:.3f}, {tau_ap[0]} {tau_ap[1]:.3f}")
+            axes.set_title(f"{literal(measure)}: Kendall's τ_b {row['tau_b'].iloc[0]:.3f}, {tau_ap[0]} {tau_ap[1]:.3f}")
         figure.tight_layout()
         return figure
 

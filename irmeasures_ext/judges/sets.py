@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import InputError
+from irmeasures_ext.errors import InputError, check_flag
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,6 +74,7 @@ def filled(judgements: JudgementsLike, precedence: Sequence[str] | None = None,
     sets' order) that judges it, as "the assessors first, the LLM fills the holes" (UMBRELA's filled qrels).
     Only the first set's queries, unless ``all_queries``. Columns ``query_id, doc_id, relevance`` and ``judge``
     (the set each label comes from): a qrels our provider reads as it is."""
+    check_flag('all_queries', all_queries)
     frame = judgements_frame(judgements)
     names = list(dict.fromkeys(frame[JUDGE]))
     order = list(names if precedence is None else precedence)
@@ -101,6 +102,7 @@ def evaluate_under(judgements: JudgementsLike, runs: RunsLike, measures: Iterabl
 
     from irmeasures_ext._arrow.memory import release_freed_memory
     from irmeasures_ext.comparison.table import run_names
+    check_flag('per_query', per_query)
     from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider

@@ -32,7 +32,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from irmeasures_ext.errors import InputError, IrMeasuresExtError, ProbabilitySumWarning, RowError, warn_at_caller
+from irmeasures_ext.errors import (
+    InputError,
+    IrMeasuresExtError,
+    ProbabilitySumWarning,
+    RowError,
+    check_flag,
+    warn_at_caller,
+)
 from irmeasures_ext.readers.inputs import as_source
 from irmeasures_ext.readers.schemas import Layout
 from irmeasures_ext.readers.source import Source
@@ -85,8 +92,7 @@ class IntentProbabilities(NamedTuple):
 def read_intent_probabilities(data: Any, renormalise: bool = False) -> IntentProbabilities:
     """The intent probabilities of ``data`` in any form of the module docstring, checked; as written (a
     ProbabilitySumWarning where a query's do not sum to 1), or with ``renormalise``, divided by their query's sum."""
-    if not isinstance(renormalise, bool):
-        raise IrMeasuresExtError(f'renormalise must be True or False, got {renormalise!r}')
+    check_flag('renormalise', renormalise, IrMeasuresExtError)
     if isinstance(data, IntentProbabilities):
         return _renormalised(data) if renormalise else data
     name = str(data) if isinstance(data, (str, Path)) else None

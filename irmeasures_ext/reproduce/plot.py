@@ -6,7 +6,6 @@ extra); it is drawn without pyplot (a notebook's backend is left as it is) and w
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,8 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from ir_measures.measures import Measure
 
-from irmeasures_ext.errors import InputError, extra_install
-from irmeasures_ext.reproduce.statistics import PAIRED_COLUMNS, Experiment, rmse
+from irmeasures_ext.errors import InputError, check_flag, extra_install
+from irmeasures_ext.reproduce.statistics import PAIRED_COLUMNS, Experiment, _rmse
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,10 +46,9 @@ def plot_topic_scores(scores: pd.DataFrame, path: str | Path | None = None, over
     the axes span [0, 1] when the scores are in [0, 1]. ``scores``: :func:`paired_topic_scores`' table. With a
     ``path`` (.png, .svg, .pdf, ...; checked before drawing), also writes the figure there, replacing an existing
     file only with ``overwrite`` and only by a complete figure. Returns the figure."""
+    check_flag('overwrite', overwrite)
     _check_scores(scores)
     if path is not None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise InputError(f'path must be a file name (a str or a path) or None, got {type(path).__name__}')
         from irmeasures_ext.comparison.plot import check_plot_path, save_beside
         path = check_plot_path(path, overwrite)
     figure = _figure(scores)
@@ -60,35 +58,58 @@ def plot_topic_scores(scores: pd.DataFrame, path: str | Path | None = None, over
 
 
 def _check_scores(scores: pd.DataFrame) -> None:
-    """InputError unless ``scores`` is a table as :func:`paired_topic_scores` makes: a DataFrame with its columns,
-    not empty, runs ``baseline`` and ``advanced`` only, each topic once per measure and run, scores finite numbers."""
+    """InputError unless ``scores`` is a table as :func:`paired_topic_scores` makes: a DataFrame with its columns
+    (once each), not empty, every row naming its measure, run and topic, runs ``baseline`` and ``advanced`` only,
+    each topic once per measure and run, scores numbers (NaN where a measure is undefined, never infinite)."""
     import pandas as pd
     expected = f'expected paired_topic_scores\' table (a DataFrame with the columns {", ".join(COLUMNS)})'
     if not isinstance(scores, pd.DataFrame):
         raise InputError(f'the per-topic scores are a {type(scores).__name__}; {expected}')
-    missing = [column for column in COLUMNS if column not in scores.columns]
+    columns = list(scores.columns)
+    missing = [column for column in COLUMNS if column not in columns]
     if missing:
         raise InputError(f'the per-topic scores have no column {", ".join(missing)}; {expected}')
+    for column in COLUMNS:
+        if columns.count(column) > 1:
+            raise InputError(f'the per-topic scores have {columns.count(column)} columns named {column}')
     if scores.empty:
         raise InputError('no per-topic scores to plot')
+    for column in ('measure', 'run', 'query_id'):
+        if scores[column].isna().any():
+            raise InputError(f'the per-topic scores have a row without its {column}')
     others = [run for run in dict.fromkeys(scores['run']) if run not in MARKERS]
     if others:
         raise InputError(f'the per-topic scores hold run {others[0]!r}: the runs of a reproduction are '
                          f'{" and ".join(MARKERS)} ({expected})')
     twice = scores.duplicated(['measure', 'run', 'query_id'])
     if twice.any():
-        measure, run, topic = scores.loc[twice.idxmax(), ['measure', 'run', 'query_id']]
+        measure, run, topic = scores[twice].iloc[0][['measure', 'run', 'query_id']]
         raise InputError(f'the per-topic scores hold topic {topic!r} twice for {measure} ({run})')
     for column in ('original', 'reproduced'):
-        try:
-            values = scores[column].to_numpy(np.float64)
-        except (TypeError, ValueError):
-            raise InputError(f'the per-topic scores\' column {column} holds something other than numbers') from None
-        if not np.isfinite(values).all():
-            first = int(np.argmin(np.isfinite(values)))
+        if not _numbers(scores[column]):
+            raise InputError(f'the per-topic scores\' column {column} holds something other than numbers '
+                             f'({scores[column].dtype} values)')
+        values = _values(scores[column])
+        if np.isinf(values).any():
+            first = int(np.argmax(np.isinf(values)))
             row = scores.iloc[first]
             raise InputError(f'the per-topic scores hold {column} score {float(values[first])} for topic '
                              f'{row["query_id"]!r} of {row["measure"]} ({row["run"]}): not a finite number')
+
+
+def _numbers(column: pd.Series) -> bool:
+    """Whether ``column`` holds real numbers (or missing values): not booleans, complex numbers, texts or dates."""
+    from pandas.api import types
+    if types.is_bool_dtype(column) or types.is_complex_dtype(column):
+        return False
+    if types.is_object_dtype(column):
+        return types.infer_dtype(column, skipna=True) in ('integer', 'floating', 'mixed-integer-float', 'empty')
+    return types.is_numeric_dtype(column)
+
+
+def _values(column: pd.Series) -> np.ndarray:
+    """A column of scores as float64 (a missing value NaN)."""
+    return column.to_numpy(np.float64, na_value=np.nan)
 
 
 def _figure(scores: pd.DataFrame) -> Figure:
@@ -99,6 +120,7 @@ def _figure(scores: pd.DataFrame) -> Figure:
     except ModuleNotFoundError as missing:
         raise ModuleNotFoundError(f'plot_topic_scores needs matplotlib: {extra_install("plot")}',
                                   name=missing.name) from None
+    from irmeasures_ext.comparison.plot import literal
     measures = list(dict.fromkeys(scores['measure']))
     columns = min(3, len(measures))
     rows = math.ceil(len(measures) / columns)
@@ -110,18 +132,18 @@ def _figure(scores: pd.DataFrame) -> Figure:
         errors = []
         for run, marker in MARKERS.items():
             of_run = of_measure[of_measure['run'] == run]
-            original, reproduced = (of_run[c].to_numpy(np.float64) for c in ('original', 'reproduced'))
-            axes.scatter(original, reproduced, marker=marker, label=run, alpha=0.7, clip_on=False)
+            original, reproduced = _values(of_run['original']), _values(of_run['reproduced'])
+            axes.scatter(original, reproduced, marker=marker, label=run, alpha=0.7, clip_on=False)  # (NaN: not drawn)
             if len(of_run):
-                errors.append(f'{run} {rmse(original, reproduced):.3f}')
-        values = of_measure[['original', 'reproduced']].to_numpy(np.float64)
-        low, high = _limits(float(values.min()), float(values.max()))
+                errors.append(f'{run} {_rmse(original, reproduced):.3f}')
+        values = np.concatenate([_values(of_measure['original']), _values(of_measure['reproduced'])])
+        values = values[~np.isnan(values)]
+        low, high = _limits(float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         axes.set_xlim(low, high)
         axes.set_ylim(low, high)
         axes.set_aspect('equal')
         axes.axline((low, low), slope=1, color='grey', linewidth=0.8, label='y = x')
-        title = str(measure).replace('$', r'\$')  # (not matplotlib's math)
-        axes.set_title(f'{title}\nRMSE: {", ".join(errors)}', fontsize='medium')
+        axes.set_title(f'{literal(measure)}\nRMSE: {", ".join(errors)}', fontsize='medium')
         axes.set_xlabel('original')
         axes.set_ylabel('reproduced')
         axes.legend(fontsize='small', loc='upper left')

@@ -101,20 +101,30 @@ def rmse(original: TopicScores, reproduced: TopicScores) -> float:
 
 
 def _rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """:func:`rmse` of two float arrays of one length (NaN where a score is)."""
     return math.sqrt(sum(np.square(original - reproduced).tolist()) / len(original))  # (repro_eval's order)
 
 
 def nrmse(original: TopicScores, reproduced: TopicScores) -> float:
     """RMSE divided by the largest RMSE a reproduction of scores in [0, 1] can have."""
-    original, reproduced = _paired_scores('nrmse', original, reproduced)
+    return _nrmse(*_paired_scores('nrmse', original, reproduced))
+
+
+def _nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """:func:`nrmse` of two float arrays of one length (NaN where a score is)."""
     return _divide(_rmse(original, reproduced), _rmse(original, np.where(original < 0.5, 1.0, 0.0)))
 
 
 def effect_ratio(original_baseline: TopicScores, original_advanced: TopicScores, reproduced_baseline: TopicScores,
                  reproduced_advanced: TopicScores) -> float:
     """ER: the reproduced mean per-topic improvement of advanced over baseline, divided by the original's."""
-    original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
-        'effect_ratio', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
+    return _effect_ratio(*_effect_scores('effect_ratio', original_baseline, original_advanced, reproduced_baseline,
+                                         reproduced_advanced))
+
+
+def _effect_ratio(original_baseline: np.ndarray, original_advanced: np.ndarray, reproduced_baseline: np.ndarray,
+                  reproduced_advanced: np.ndarray) -> float:
+    """:func:`effect_ratio` of float arrays, each pair of one length (NaN where a score is)."""
     return _divide(np.mean(reproduced_advanced - reproduced_baseline), np.mean(original_advanced - original_baseline))
 
 
@@ -207,8 +217,13 @@ def _relative_improvement(baseline: np.ndarray, advanced: np.ndarray) -> float:
 def delta_relative_improvement(original_baseline: TopicScores, original_advanced: TopicScores,
                                reproduced_baseline: TopicScores, reproduced_advanced: TopicScores) -> float:
     """ΔRI: the original's relative improvement of the mean score minus the reproduction's."""
-    original_baseline, original_advanced, reproduced_baseline, reproduced_advanced = _effect_scores(
-        'delta_relative_improvement', original_baseline, original_advanced, reproduced_baseline, reproduced_advanced)
+    return _delta_relative_improvement(*_effect_scores('delta_relative_improvement', original_baseline,
+                                                       original_advanced, reproduced_baseline, reproduced_advanced))
+
+
+def _delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
+                                reproduced_baseline: np.ndarray, reproduced_advanced: np.ndarray) -> float:
+    """:func:`delta_relative_improvement` of float arrays (NaN where a score is)."""
     with np.errstate(invalid='ignore'):
         return float(np.float64(_relative_improvement(original_baseline, original_advanced))
                      - np.float64(_relative_improvement(reproduced_baseline, reproduced_advanced)))
@@ -303,16 +318,15 @@ class Experiment:
         :func:`~irmeasures_ext.reproduce.agreement.ranked_list_agreement`'s statistics on ``topics`` in ``order``
         (``measure`` :data:`RANKED_LISTS`), each run read once for both. One
         :class:`~irmeasures_ext.errors.UnansweredTopicsWarning` names the topics each run does not answer."""
-        check_lists_options(topics, order)
-        check_flag('ranked_lists', ranked_lists)
+        _check_options(ranked_lists, topics, order)
         reproduced = self._reproduced(reproduced_baseline, reproduced_advanced)
         rows: list[tuple[str, str, str, float]] = []
         for run in RUNS:
             orig, rep = self.original[run].values, reproduced[run].values
             p_values = _p_values(self.original[run], reproduced[run], paired=True)
             for measure in self.measures:
-                rows += [(str(measure), 'rmse', run, rmse(orig[measure], rep[measure])),
-                         (str(measure), 'nrmse', run, nrmse(orig[measure], rep[measure])),
+                rows += [(str(measure), 'rmse', run, _rmse(orig[measure], rep[measure])),
+                         (str(measure), 'nrmse', run, _nrmse(orig[measure], rep[measure])),
                          (str(measure), 'p_value', run, p_values[measure])]
         rows += self._effects(reproduced)
         lacking = None
@@ -434,8 +448,8 @@ class Experiment:
         for measure in self.measures:
             runs = (self.original['baseline'].values[measure], self.original['advanced'].values[measure],
                     other['baseline'].values[measure], other['advanced'].values[measure])
-            rows += [(str(measure), 'er', BOTH, effect_ratio(*runs)),
-                     (str(measure), 'delta_ri', BOTH, delta_relative_improvement(*runs))]
+            rows += [(str(measure), 'er', BOTH, _effect_ratio(*runs)),
+                     (str(measure), 'delta_ri', BOTH, _delta_relative_improvement(*runs))]
         return rows
 
 
@@ -443,7 +457,9 @@ def reproducibility(qrels: QrelsLike, original_baseline: RunLike, original_advan
                     reproduced_baseline: RunLike, reproduced_advanced: RunLike,
                     measures: Iterable[Measure | str], ranked_lists: bool = False, topics: str = 'original',
                     order: str = 'trec_eval', rel: float | None = None) -> pd.DataFrame:
-    """Reproducibility of a baseline and an advanced run on the same qrels: :meth:`Experiment.reproducibility`."""
+    """Reproducibility of a baseline and an advanced run on the same qrels: :meth:`Experiment.reproducibility`
+    (its options checked before any run is read)."""
+    _check_options(ranked_lists, topics, order)
     return Experiment(qrels, original_baseline, original_advanced, measures, rel).reproducibility(
         reproduced_baseline, reproduced_advanced, ranked_lists, topics, order)
 
@@ -473,6 +489,12 @@ def topic_scores(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Iterab
                             'value': run.values[measure]}) for name, run in scored.items() for measure in parsed]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=['run', 'measure', 'query_id',
                                                                                       'value'])
+
+
+def _check_options(ranked_lists: bool, topics: str, order: str) -> None:
+    """InputError unless ``ranked_lists`` is a bool, ``topics`` and ``order`` options of the ranked lists."""
+    check_flag('ranked_lists', ranked_lists)
+    check_lists_options(topics, order)
 
 
 def _measures(measures: Iterable[Measure | str]) -> list[Measure]:

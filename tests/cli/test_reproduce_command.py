@@ -260,6 +260,7 @@ def test_a_missing_run_file(capsys, tmp_path):
         'BASELINE ADVANCED)']
 
 
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')  # (before the error)
 def test_an_original_run_answering_no_topic_is_refused_as_in_python(capsys, tmp_path):
     from irmeasures_ext import reproduce as api
     empty = tmp_path / 'empty.txt'
@@ -387,10 +388,12 @@ def test_paired_topic_scores_with_a_relevance_threshold():
         assert frame[['original', 'reproduced']].values.tolist() == [[expected, expected]] * 2
 
 
-def test_ranked_lists_must_be_a_bool():
+def test_ranked_lists_must_be_a_bool_before_any_run_is_read():
     from irmeasures_ext.reproduce import reproducibility
     with pytest.raises(InputError, match="ranked_lists must be True or False, got 'no'"):
-        reproducibility(HAND_QRELS, *HAND_RUNS, ['P@1'], ranked_lists='no')
+        reproducibility(HAND_QRELS, 'no such file', *HAND_RUNS[1:], ['P@1'], ranked_lists='no')
+    with pytest.raises(InputError, match="order must be one of trec_eval, file, got 'x'"):
+        reproducibility(HAND_QRELS, 'no such file', *HAND_RUNS[1:], ['P@1'], order='x')
 
 
 def test_plot_topic_scores_draws_each_topic_original_against_reproduced(tmp_path):
@@ -444,8 +447,18 @@ def scores_of(*rows: tuple) -> pd.DataFrame:
      "the per-topic scores hold run 'bm25': the runs of a reproduction are baseline and advanced"),
     (scores_of(('AP', 'baseline', 'q1', 0.5, 'a')),
      "the per-topic scores' column reproduced holds something other than numbers"),
-    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), ('AP', 'advanced', 'q2', float('nan'), 0.5)),
-     "the per-topic scores hold original score nan for topic 'q2' of AP (advanced): not a finite number"),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), ('AP', 'advanced', 'q2', float('-inf'), 0.5)),
+     "the per-topic scores hold original score -inf for topic 'q2' of AP (advanced): not a finite number"),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, '0.5')), "the per-topic scores' column reproduced holds something other "
+                                                        'than numbers ('),  # (object or str values: pandas' version)
+    (scores_of(('AP', 'baseline', 'q1', 0.5, True)), "the per-topic scores' column reproduced holds something other "
+                                                       'than numbers (bool values)'),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 1j)), "the per-topic scores' column reproduced holds something other "
+                                                     'than numbers (complex128 values)'),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), (None, 'baseline', 'q2', 0.5, 0.5)),
+     'the per-topic scores have a row without its measure'),
+    (pd.concat([scores_of(('AP', 'baseline', 'q1', 0.5, 0.5)), scores_of(('AP', 'baseline', 'q1', 0.5, 0.5))],
+               axis=1), 'the per-topic scores have 2 columns named measure'),
 ])
 def test_plot_topic_scores_refuses_what_paired_topic_scores_does_not_make(scores, message):
     from irmeasures_ext.reproduce.plot import plot_topic_scores
@@ -454,11 +467,40 @@ def test_plot_topic_scores_refuses_what_paired_topic_scores_does_not_make(scores
     assert str(raised.value).startswith(message)
 
 
+def test_a_topic_twice_is_named_whatever_the_index():
+    from irmeasures_ext.reproduce.plot import paired_topic_scores, plot_topic_scores
+    scores = paired_topic_scores(HAND_QRELS, *HAND_RUNS, ['P@1', 'RR'])
+    with pytest.raises(InputError) as raised:
+        plot_topic_scores(pd.concat([scores, scores.iloc[[1]]]))  # (the index holds 1 twice)
+    assert str(raised.value) == "the per-topic scores hold topic '2' twice for P@1 (baseline)"
+
+
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')  # (the failed reproduction's)
+def test_a_reproduction_answering_no_topic_gives_nan_where_a_measure_is_undefined(tmp_path):
+    from irmeasures_ext.reproduce import reproducibility
+    from irmeasures_ext.reproduce.plot import paired_topic_scores, plot_topic_scores
+    nothing = {'9': {'a': 1.0}}  # (MeanRank is undefined for a run retrieving nothing of the qrels' topics)
+    with pytest.warns(UnansweredTopicsWarning):
+        frame = reproducibility(HAND_QRELS, HAND_RUNS[0], HAND_RUNS[1], nothing, HAND_RUNS[1], ['MeanRank', 'P@1'])
+        scores = paired_topic_scores(HAND_QRELS, HAND_RUNS[0], HAND_RUNS[1], nothing, HAND_RUNS[1], ['MeanRank'])
+    got = {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+    assert all(math.isnan(got['MeanRank', statistic, 'baseline']) for statistic in ('rmse', 'nrmse', 'p_value'))
+    assert math.isnan(got['MeanRank', 'er', 'advanced_vs_baseline'])
+    assert got['MeanRank', 'rmse', 'advanced'] == 0.0 and got['P@1', 'rmse', 'baseline'] == math.sqrt(0.5)
+    assert scores['reproduced'].isna().tolist() == [True, True, False, False]
+    axes = plot_topic_scores(scores, tmp_path / 'p.png').axes[0]  # (NaN: not drawn; the axes from the rest)
+    assert axes.get_title() == 'MeanRank\nRMSE: baseline nan, advanced 0.000'
+    low, high = axes.get_xlim()
+    assert np.isclose(low, 1 - 0.05) and np.isclose(high, 2 + 0.05)
+
+
 def test_plot_topic_scores_path_and_overwrite_are_checked(tmp_path):
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     scores = scores_of(('AP', 'baseline', 'q1', 0.5, 0.5))
-    with pytest.raises(InputError, match='path must be a file name'):
+    with pytest.raises(ValueError, match="the plot's path must be a file name \\(a str or a path\\), got int"):
         plot_topic_scores(scores, 5)
+    with pytest.raises(InputError, match="overwrite must be True or False, got 'yes'"):
+        plot_topic_scores(scores, overwrite='yes')  # (checked without a path too)
     existing = tmp_path / 'p.png'
     existing.write_bytes(b'mine')
     with pytest.raises(ValueError, match="overwrite must be True or False, got 'no'"):  # (a truthy text)
@@ -468,11 +510,10 @@ def test_plot_topic_scores_path_and_overwrite_are_checked(tmp_path):
     assert existing.read_bytes().startswith(b'\x89PNG')
 
 
-def test_a_measure_name_is_drawn_as_written_not_as_math():
+def test_a_measure_name_is_drawn_as_written_not_as_math(tmp_path):
     from irmeasures_ext.reproduce.plot import plot_topic_scores
-    figure = plot_topic_scores(scores_of(('a$b$c', 'baseline', 'q1', 0.5, 0.5)))
-    figure.canvas.draw()  # ($\frac$ raised in matplotlib's math parser)
-    assert figure.axes[0].get_title().startswith(r'a\$b\$c')
+    figure = plot_topic_scores(scores_of(('a$\\frac$', 'baseline', 'q1', 0.5, 0.5)), tmp_path / 'p.png')
+    assert figure.axes[0].get_title().startswith(r'a\$\frac\$')  # (as math, $\frac$ fails to draw)
 
 
 # --- one answer, one warning -----------------------------------------------------------------------------------

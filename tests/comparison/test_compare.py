@@ -31,7 +31,7 @@ from irmeasures_ext import ComparisonError, MeanRank, MedianRank
 from irmeasures_ext.cli import main
 from irmeasures_ext.comparison import stats
 from irmeasures_ext.comparison.output import write_markdown
-from irmeasures_ext.comparison.plot import plot_comparison
+from irmeasures_ext.comparison.plot import check_plot_path, plot_comparison
 from irmeasures_ext.comparison.table import COLUMNS, RunValues, comparison_table, evaluate_runs
 from irmeasures_ext.engine.aggregates import MEDIAN
 
@@ -640,3 +640,28 @@ def test_markdown_escapes_a_bar_in_a_run_name():
     write_markdown(out, irmeasures_ext.compare(qrels, runs, [RR]), 2)
     rows = [line for line in out.getvalue().splitlines() if line.startswith('|')]
     assert rows[2].startswith('| bm25\\|rm3 | ') and {len(re.split(r'(?<!\\)\|', r)) for r in rows} == {4}
+
+
+def test_run_and_measure_names_are_drawn_as_written_not_as_math(tmp_path, monkeypatch):
+    qrels, runs = make_runs(n_queries=5, names=('a$\\frac$', 'b$x$'))
+    values = evaluate_runs(qrels, runs, [RR])
+    figure = drawn_figure(monkeypatch, values, comparison_table(values), tmp_path / 'plot.png')  # ($\frac$: fails)
+    left, right = figure.axes
+    assert left.get_title() == 'RR\nper-query difference against a\\$\\frac\\$, sorted'
+    assert [text.get_text() for text in left.get_legend().get_texts()] == ['b\\$x\\$']
+    assert [label.get_text() for label in right.get_yticklabels()] == ['a\\$\\frac\\$', 'b\\$x\\$']
+
+
+@pytest.mark.parametrize('call, name', [
+    (lambda qrels, runs: irmeasures_ext.compare(qrels, runs, [RR], all_pairs='no'), 'all_pairs'),
+    (lambda qrels, runs: check_plot_path('p.png', overwrite=1), 'overwrite'),
+])
+def test_flags_must_be_bools_not_truthy_values(call, name):
+    qrels, runs = make_runs(n_queries=3)
+    with pytest.raises(ComparisonError, match=f'{name} must be True or False, got'):
+        call(qrels, runs)
+
+
+def test_the_plot_path_must_be_a_file_name():
+    with pytest.raises(ComparisonError, match="the plot's path must be a file name \\(a str or a path\\), got int"):
+        check_plot_path(5)

@@ -16,6 +16,7 @@ import reference as ref
 from public_paths import main
 
 from irmeasures_ext import InputError, MeasureParamError
+from irmeasures_ext.judges.agreement import agreement
 from irmeasures_ext.judges.holes import holes
 from irmeasures_ext.judges.sets import evaluate_under, filled, judgement_sets, judgements_frame
 
@@ -215,3 +216,14 @@ def test_compare_gives_each_run_its_holes(tmp_path, capsys):
     assert main(['compare', str(nist_path), *(str(folder / f'{n}.txt') for n in runs), 'AP', '--holes', '4',
                  '-o', 'latex']) == 2
     assert '--holes adds columns' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('call, name', [
+    (lambda sets: filled(sets, all_queries='no'), 'all_queries'),  # ('no' is truthy: it would add queries)
+    (lambda sets: evaluate_under(sets, {'r': {'q0': {'d0': 1.0}}}, ['AP'], per_query='no'), 'per_query'),
+    (lambda sets: agreement(sets, per_query=1), 'per_query'),
+])
+def test_flags_must_be_bools_not_truthy_values(call, name):
+    nist, llm, _ = collection(1)
+    with pytest.raises(InputError, match=f'{name} must be True or False, got'):
+        call({'NIST': frame(nist), 'LLM': frame(llm)})

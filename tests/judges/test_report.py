@@ -136,3 +136,10 @@ def test_the_docs_worked_example_is_what_judges_gives():
             for column, cell in zip(header, row, strict=True):
                 value = want[column]
                 assert cell.strip() == (f'{value:.3f}' if isinstance(value, float) else str(value)), column
+
+
+def test_plot_draws_set_and_run_names_as_written_not_as_math(tmp_path):
+    report = judges({'n$\\frac$': SAMPLE / 'nist.txt', 'llm': SAMPLE / 'llm.txt'}, str(SAMPLE / 'runs'), ['AP'])
+    assert report.plot(tmp_path / 'j.png').read_bytes().startswith(b'\x89PNG')  # (as math, $\frac$ fails to draw)
+    axes = report._figure(None, None).axes[0]
+    assert axes.get_xlabel() == 'AP under n\\$\\frac\\$' and axes.get_ylabel() == 'AP under llm'
