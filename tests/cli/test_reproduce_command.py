@@ -236,8 +236,10 @@ def test_without_matplotlib_the_error_names_the_extra(capsys, tmp_path, monkeypa
     status, out, err = run_main(capsys, *REPRODUCTION, 'AP', '--plot', tmp_path / 'plot.png')
     assert (status, out) == (2, '') and len(err) == 1 and "--plot needs matplotlib: pip install '.[plot]'" in err[0]
     from irmeasures_ext.reproduce.plot import plot_topic_scores
-    with pytest.raises(ModuleNotFoundError, match=r"plot_topic_scores needs matplotlib: pip install '\.\[plot\]'"):
+    needs = r"plot_topic_scores needs matplotlib: pip install '\.\[plot\]'"
+    with pytest.raises(ModuleNotFoundError, match=needs) as raised:
         plot_topic_scores(pd.DataFrame([('AP', 'baseline', '1', 0.5, 0.5)], columns=PAIRED_COLUMNS))
+    assert raised.value.name == 'matplotlib.backends.backend_agg'  # (the module missing, for tools that read it)
 
 
 @pytest.mark.parametrize('option', [['--per-topic'], ['--plot', 'plot.png'], ['--topics', 'original'],
@@ -405,6 +407,8 @@ def test_plot_topic_scores_draws_each_topic_original_against_reproduced(tmp_path
     baseline, advanced = axes.collections
     assert baseline.get_offsets().tolist() == [[0.0, 0.0], [1.0, 0.0]]
     assert advanced.get_offsets().tolist() == [[1.0, 1.0], [1.0, 0.0]]
+    assert not np.array_equal(baseline.get_paths()[0].vertices, advanced.get_paths()[0].vertices)  # (two markers)
+    assert not baseline.get_clip_on() and not advanced.get_clip_on()  # (a point on an edge drawn whole)
     assert axes.get_xlim() == axes.get_ylim() == (0.0, 1.0)
     assert axes.get_xlabel() == 'original' and axes.get_ylabel() == 'reproduced'
     assert [text.get_text() for text in axes.get_legend().get_texts()] == ['baseline', 'advanced', 'y = x']
@@ -431,8 +435,9 @@ def test_plot_topic_scores_bad_input():
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     with pytest.raises(InputError, match='no column original, reproduced'):
         plot_topic_scores(pd.DataFrame({'measure': ['AP'], 'run': ['baseline'], 'query_id': ['1']}))
-    with pytest.raises(InputError, match='no per-topic scores'):
+    with pytest.raises(InputError) as raised:
         plot_topic_scores(pd.DataFrame(columns=PAIRED_COLUMNS))
+    assert str(raised.value) == 'no per-topic scores to plot'
 
 
 def scores_of(*rows: tuple) -> pd.DataFrame:
@@ -440,7 +445,8 @@ def scores_of(*rows: tuple) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize('scores, message', [
-    ([('AP', 'baseline', 'q1', 0.5, 0.5)], 'the per-topic scores are a list; expected paired_topic_scores'),
+    ([('AP', 'baseline', 'q1', 0.5, 0.5)], "the per-topic scores are a list; expected paired_topic_scores' table (a "
+                                           'DataFrame with the columns measure, run, query_id, original, reproduced)'),
     (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5), ('AP', 'baseline', 'q1', 0.5, 0.9)),
      "the per-topic scores hold topic 'q1' twice for AP (baseline)"),  # (its RMSE would count it twice)
     (scores_of(('AP', 'bm25', 'q1', 0.5, 0.5)),  # (drawn as nothing)
@@ -459,12 +465,38 @@ def scores_of(*rows: tuple) -> pd.DataFrame:
      'the per-topic scores have a row without its measure'),
     (pd.concat([scores_of(('AP', 'baseline', 'q1', 0.5, 0.5)), scores_of(('AP', 'baseline', 'q1', 0.5, 0.5))],
                axis=1), 'the per-topic scores have 2 columns named measure'),
+    (scores_of(('AP', 'baseline', 'q1', 0.5, 0.5)).assign(reproduced=pd.Series(['0.5'], dtype=object)),
+     "the per-topic scores' column reproduced holds something other than numbers (object values)"),
 ])
 def test_plot_topic_scores_refuses_what_paired_topic_scores_does_not_make(scores, message):
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     with pytest.raises(InputError) as raised:
         plot_topic_scores(scores)
     assert str(raised.value).startswith(message)
+
+
+
+@pytest.mark.parametrize('reproduced', [[0.5, 1, None], [0, 1, 1], [0.5, 1.0, pd.NA], [None, None, None]],
+                         ids=['floats, an int and None', 'ints', 'floats and NA', 'nothing'])
+def test_plot_topic_scores_takes_numbers_in_an_object_column(reproduced):
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    scores = scores_of(*[('AP', 'baseline', f'q{i}', 0.5, 0.0) for i in range(3)])
+    scores['reproduced'] = pd.Series(reproduced, dtype=object)
+    points = plot_topic_scores(scores).axes[0].collections[0].get_offsets()
+    drawn = [[0.5, float(value)] for value in reproduced if value is not None and value is not pd.NA]
+    assert np.ma.getdata(points[~np.ma.getmaskarray(points).any(axis=1)]).tolist() == drawn  # (NaN: masked)
+
+
+def test_plot_topic_scores_lays_out_three_panels_a_row_and_spans_0_1_without_a_number():
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    nothing = float('nan')
+    figure = plot_topic_scores(scores_of(*[(measure, 'baseline', 'q1', *([nothing] * 2 if measure == 'M4' else [3, 2]))
+                                           for measure in ('M1', 'M2', 'M3', 'M4')]))
+    assert [axes.get_title().split()[0] for axes in figure.axes] == ['M1', 'M2', 'M3', 'M4']  # (two unused: gone)
+    assert [(axes.get_subplotspec().rowspan.start, axes.get_subplotspec().colspan.start) for axes in figure.axes] == [
+        (0, 0), (0, 1), (0, 2), (1, 0)]
+    assert figure.get_size_inches().tolist() == pytest.approx([3 * 4.3, 2 * 4.3])
+    assert figure.axes[0].get_xlim() != (0.0, 1.0) and figure.axes[3].get_xlim() == (0.0, 1.0)  # (M4: NaN only)
 
 
 def test_a_topic_twice_is_named_whatever_the_index():
