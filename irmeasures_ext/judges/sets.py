@@ -98,11 +98,11 @@ def evaluate_under(judgements: JudgementsLike, runs: RunsLike, measures: Iterabl
     reads, or a folder of run files). Our provider (as ``configured(ties, score_precision, rel=rel)``) computes
     the measures it supports, ir_measures' default pipeline the others; each value is the measure's own aggregate
     over the set's queries."""
+    check_flag('per_query', per_query)
     import pandas as pd
 
     from irmeasures_ext._arrow.memory import release_freed_memory
     from irmeasures_ext.comparison.table import run_names
-    check_flag('per_query', per_query)
     from irmeasures_ext.evaluation import Evaluation
     from irmeasures_ext.plugin import measures_of
     from irmeasures_ext.plugin import provider as ext_provider
