@@ -9,6 +9,9 @@ of both (scores moved by a normal noise, rounded to 3 decimals: ties remain, lis
 fresh process, interleaved over ``--repeat`` rounds after a warm-up round:
 
 - ``evaluate``: our provider's per-topic scores of the 10 reproduced runs (``Evaluation.results``, one qrels read);
+- ``evaluate_reference``: the same runs evaluated as ir_measures evaluates them by default, and as repro_eval does:
+  ``ir_measures.evaluator`` made once from the qrels (its default provider for these measures is pytrec_eval,
+  trec_eval's code), then ``iter_calc`` of each run read with ``read_trec_run``;
 - ``statistics``: :class:`irmeasures_ext.reproduce.Experiment` on the original runs, then its ``reproducibility``
   for each reproduction (RMSE, nRMSE, paired t-test, ER, ΔRI per measure): the originals are evaluated once;
 - ``with_lists``: the same with ``ranked_lists=True`` (also KTU, repro_eval's KTU and RBO, RBO_ext of every run);
@@ -25,8 +28,9 @@ reproduction (the originals and the first reproduced pair), against ours on the 
 - ``repro_eval``: its ``RpdEvaluator`` on the same four files (its measures set to ours), ``trim()``,
   ``evaluate()``, then ``rmse``, ``nrmse``, ``er``, ``dri``, ``ttest``, ``ktu`` and ``rbo``.
 
-Targets (issue 50): statistics ≤ 1.5× evaluate; with_lists ≤ 1.5× evaluate (and the pairing floor beside it);
-repro_eval / one_reproduction is reported. Writes benchmarks/results/reproduce-<date>.md/.json.
+Targets (issue 50): statistics ≤ 1.5× evaluate; with_lists ≤ 1.5× evaluate (and the pairing floor beside it).
+Reported, with no target: statistics and with_lists against ``evaluate_reference`` (what evaluating the runs costs
+without our provider), and repro_eval / one_reproduction. Writes benchmarks/results/reproduce-<date>.md/.json.
 """
 from __future__ import annotations
 
@@ -72,6 +76,13 @@ if kind in ('evaluate', 'pairing_floor'):
         evaluation.results(read)
         if kind == 'pairing_floor':
             originals[i % 2].get_indexer(keys(read.table))
+elif kind == 'evaluate_reference':
+    import ir_measures
+    evaluator = ir_measures.evaluator([ir_measures.parse_measure(text) for text in measures],
+                                      ir_measures.read_trec_qrels(qrels))
+    for run in runs[2:]:
+        for _ in evaluator.iter_calc(ir_measures.read_trec_run(run)):
+            pass
 else:
     from irmeasures_ext.reproduce import Experiment
     experiment = Experiment(qrels, runs[0], runs[1], measures)
@@ -141,9 +152,10 @@ def main() -> int:
     arguments = [str(qrels), ','.join(MEASURES), *map(str, runs)]
     child = [sys.executable, '-c', CHILD]
     commands = {kind: ([*child, kind, *arguments], (qrels, *runs))
-                for kind in ('evaluate', 'statistics', 'with_lists', 'pairing_floor')}
+                for kind in ('evaluate', 'evaluate_reference', 'statistics', 'with_lists', 'pairing_floor')}
     compared = [('statistics', 'evaluate', 1.5), ('with_lists', 'evaluate', 1.5),
                 ('pairing_floor', 'evaluate', 1.5)]  # (the floor: beside the target)
+    beside_reference = [('statistics', 'evaluate_reference', math.inf), ('with_lists', 'evaluate_reference', math.inf)]
     if args.repro_eval_python:
         commands['one_reproduction'] = ([*child, 'with_lists', *arguments[:6]], (qrels, *runs[:4]))
         commands['repro_eval'] = ([args.repro_eval_python, '-c', REPRO_EVAL, *arguments[:6]], (qrels, *runs[:4]))
@@ -151,6 +163,7 @@ def main() -> int:
     seconds, peak_mb = interleaved_rounds(commands, args.repeat)
     load.append(os.getloadavg())
     ratios = target_ratios(seconds, compared)
+    beside = {label: {**ratio, 'target': None} for label, ratio in target_ratios(seconds, beside_reference).items()}
     reference = {label: {**ratio, 'target': None}  # (reported, no target)
                  for label, ratio in target_ratios(seconds, [('repro_eval', 'one_reproduction', math.inf)]).items()
                  } if args.repro_eval_python else {}
@@ -159,18 +172,25 @@ def main() -> int:
              '| command | median s | min–max s | peak RSS MB |', '| --- | --- | --- | --- |',
              *(f'| {name} | {timing_cells(seconds, peak_mb, name)} |' for name in commands), '',
              *target_lines(ratios),
-             *(f'- {label} (reported): {ratio["of_medians"]:.1f}× on medians; within each round '
-               f'{ratio["per_round"][0]:.1f}–{ratio["per_round"][-1]:.1f}× (repro_eval '
-               f'{_version(args.repro_eval_python, "repro-eval")}, pytrec_eval-terrier '
-               f'{_version(args.repro_eval_python, "pytrec-eval-terrier")})' for label, ratio in reference.items()),
+             *_reported(beside, f'ir_measures {_version(sys.executable, "ir-measures")}, pytrec_eval-terrier '
+                                f'{_version(sys.executable, "pytrec-eval-terrier")}'),
+             *(_reported(reference, f'repro_eval {_version(args.repro_eval_python, "repro-eval")}, pytrec_eval-terrier '
+                                    f'{_version(args.repro_eval_python, "pytrec-eval-terrier")}')
+               if args.repro_eval_python else []),
              '',
              f'Load average before and after: {load[0][0]:.2f}, {load[1][0]:.2f}; median evaluate '
              f'{statistics.median(seconds["evaluate"]):.2f} s.']
     report = '\n'.join(lines) + '\n'
     print(report)
     write_results('reproduce', rounds_record({name: command for name, (command, _) in commands.items()}, seconds,
-                                             peak_mb, ratios | reference, load), report)
+                                             peak_mb, ratios | beside | reference, load), report)
     return 0
+
+
+def _reported(ratios: dict[str, dict], tools: str) -> list[str]:
+    """A report line per ratio with no target (of :func:`target_ratios`), naming the reference ``tools``."""
+    return [f'- {label} (reported): {ratio["of_medians"]:.2f}× on medians; within each round '
+            f'{ratio["per_round"][0]:.2f}–{ratio["per_round"][-1]:.2f}× ({tools})' for label, ratio in ratios.items()]
 
 
 def _version(python: str, package: str) -> str:
