@@ -155,7 +155,6 @@ def main() -> int:
                 for kind in ('evaluate', 'evaluate_reference', 'statistics', 'with_lists', 'pairing_floor')}
     compared = [('statistics', 'evaluate', 1.5), ('with_lists', 'evaluate', 1.5),
                 ('pairing_floor', 'evaluate', 1.5)]  # (the floor: beside the target)
-    beside_reference = [('statistics', 'evaluate_reference', math.inf), ('with_lists', 'evaluate_reference', math.inf)]
     if args.repro_eval_python:
         commands['one_reproduction'] = ([*child, 'with_lists', *arguments[:6]], (qrels, *runs[:4]))
         commands['repro_eval'] = ([args.repro_eval_python, '-c', REPRO_EVAL, *arguments[:6]], (qrels, *runs[:4]))
@@ -163,20 +162,15 @@ def main() -> int:
     seconds, peak_mb = interleaved_rounds(commands, args.repeat)
     load.append(os.getloadavg())
     ratios = target_ratios(seconds, compared)
-    beside = {label: {**ratio, 'target': None} for label, ratio in target_ratios(seconds, beside_reference).items()}
-    reference = {label: {**ratio, 'target': None}  # (reported, no target)
-                 for label, ratio in target_ratios(seconds, [('repro_eval', 'one_reproduction', math.inf)]).items()
-                 } if args.repro_eval_python else {}
+    beside = _without_target(seconds, [('statistics', 'evaluate_reference'), ('with_lists', 'evaluate_reference')])
+    reference = _without_target(seconds, [('repro_eval', 'one_reproduction')]) if args.repro_eval_python else {}
     lines = ['# Reproducibility statistics of 10 reproduced 1M-line runs', '',
              f'Measures: {", ".join(MEASURES)}. {args.repeat} rounds, each command a fresh process.', '',
              '| command | median s | min–max s | peak RSS MB |', '| --- | --- | --- | --- |',
              *(f'| {name} | {timing_cells(seconds, peak_mb, name)} |' for name in commands), '',
              *target_lines(ratios),
-             *_reported(beside, f'ir_measures {_version(sys.executable, "ir-measures")}, pytrec_eval-terrier '
-                                f'{_version(sys.executable, "pytrec-eval-terrier")}'),
-             *(_reported(reference, f'repro_eval {_version(args.repro_eval_python, "repro-eval")}, pytrec_eval-terrier '
-                                    f'{_version(args.repro_eval_python, "pytrec-eval-terrier")}')
-               if args.repro_eval_python else []),
+             *_reported(beside, _tools(sys.executable, 'ir-measures')),
+             *(_reported(reference, _tools(args.repro_eval_python, 'repro-eval')) if args.repro_eval_python else []),
              '',
              f'Load average before and after: {load[0][0]:.2f}, {load[1][0]:.2f}; median evaluate '
              f'{statistics.median(seconds["evaluate"]):.2f} s.']
@@ -185,6 +179,17 @@ def main() -> int:
     write_results('reproduce', rounds_record({name: command for name, (command, _) in commands.items()}, seconds,
                                              peak_mb, ratios | beside | reference, load), report)
     return 0
+
+
+def _without_target(seconds: dict[str, list[float]], pairs: list[tuple[str, str]]) -> dict[str, dict]:
+    """:func:`target_ratios` of the (command, command it is compared with) ``pairs``, reported with no target."""
+    return {label: {**ratio, 'target': None}
+            for label, ratio in target_ratios(seconds, [(name, base, math.inf) for name, base in pairs]).items()}
+
+
+def _tools(python: str, package: str) -> str:
+    """``package`` and pytrec_eval-terrier with their versions in the environment of the interpreter ``python``."""
+    return f'{package} {_version(python, package)}, pytrec-eval-terrier {_version(python, "pytrec-eval-terrier")}'
 
 
 def _reported(ratios: dict[str, dict], tools: str) -> list[str]:
