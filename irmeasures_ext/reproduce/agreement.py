@@ -44,7 +44,6 @@ TOPIC_SETS = ('original', 'repro_eval')
 ORDERS = ('trec_eval', 'file')
 #: The statistics of :func:`ranked_list_agreement`, in its columns' order.
 STATISTICS = ('ktu', 'ktu_repro_eval', 'rbo_repro_eval', 'rbo_ext')
-_COLLISION = 'two doc ids share a 64-bit hash; please report them'
 
 
 @dataclass(frozen=True)
@@ -134,9 +133,10 @@ def ranked_list_agreement(original: RunLike | Input | RankedLists, reproduced: R
     ``topics='original'`` (the default): the original run's topics; one the reproduced run does not answer counts 0
     in all four (said in an :class:`~irmeasures_ext.errors.UnansweredTopicsWarning`), and the reproduced run's other
     topics are left out.
-    ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently);
-    InputError if the original does not answer one (repro_eval raises AttributeError). Lists of different lengths:
-    ``ktu_repro_eval`` NaN (repro_eval raises ValueError)."""
+    ``topics='repro_eval'``: repro_eval's set, the reproduced run's topics (unanswered ones are skipped, silently;
+    a reproduced run answering none has only the means, NaN); InputError if the original does not answer one
+    (repro_eval raises AttributeError). Lists of different lengths: ``ktu_repro_eval`` NaN (repro_eval raises
+    ValueError)."""
     return warn_lacking(agreement_of(original, reproduced, topics, p, depth, order))
 
 
@@ -160,9 +160,8 @@ def agreement_of(original: RunLike | Input | RankedLists, reproduced: RunLike | 
     orig, rep = (run if isinstance(run, RankedLists) else RankedLists.of(run, order=order)
                  for run in (original, reproduced))
     chosen = orig.topics if topics == 'original' else rep.topics
-    if not len(chosen):
-        raise InputError(f'{described[0 if topics == "original" else 1]} answers no topic: there are no ranked lists '
-                         'to compare')
+    if topics == 'original' and not len(chosen):  # (with repro_eval's topics, a reproduction of none: NaN means)
+        raise InputError(f'{described[0]} answers no topic: there are no ranked lists to compare')
     missing = pc.filter(chosen, pc.invert(pc.is_in(chosen, value_set=(rep if topics == 'original' else orig).topics)))
     if topics == 'repro_eval' and len(missing):
         raise InputError(f'{described[0]} does not answer topics {_listed(missing.to_pylist())} of {described[1]}')
@@ -257,13 +256,13 @@ class _Side:
         return cls(row_topic[kept], lists.rank[kept], lists.doc_ids.take(np.flatnonzero(kept)), sizes)
 
     @functools.cached_property
-    def keys(self) -> pd.Index:
-        """The rows' (topic, doc) hashes, as an index (its hash table made once, to find the other side's rows in)."""
+    def keys(self) -> pd.Index | None:
+        """The rows' (topic, doc) hashes, as an index (its hash table made once, to find the other side's rows in);
+        None where two of them are equal: two different docs of a topic share a hash (the run's docs are distinct in
+        each topic: checked)."""
         import pandas as pd
         keys = pd.Index(pair_keys(self.topic, self.doc_ids.hash))
-        if not keys.is_unique:  # (the run's docs are distinct in each topic: checked)
-            raise RuntimeError(_COLLISION)
-        return keys
+        return keys if keys.is_unique else None
 
     @functools.cached_property
     def doc_order(self) -> np.ndarray:
@@ -293,12 +292,7 @@ class _Pair:
     @classmethod
     def of(cls, orig: RankedLists, rep: RankedLists, chosen: pa.Array) -> _Pair:
         sides = _Side.of(orig, chosen), _Side.of(rep, chosen)
-        orig_row_of = sides[0].keys.get_indexer(pair_keys(sides[1].topic, sides[1].doc_ids.hash))  # (-1: none)
-        shared_rep = np.flatnonzero(orig_row_of >= 0)
-        shared_orig = orig_row_of[shared_rep].astype(np.int64)
-        if not sides[0].doc_ids.equal(shared_orig, sides[1].doc_ids, shared_rep).all():
-            raise RuntimeError(_COLLISION)  # (never seen)
-        return cls(sides[0], sides[1], shared_orig, shared_rep)
+        return cls(*sides, *_shared_rows(*sides))
 
     @property
     def n_topics(self) -> int:
@@ -325,6 +319,24 @@ class _Pair:
         return np.cumsum(counts, axis=1).astype(np.float64)
 
 
+def _shared_rows(orig: _Side, rep: _Side) -> tuple[np.ndarray, np.ndarray]:
+    """The rows in ``orig`` and in ``rep`` of each doc both hold in a topic, in ``rep``'s row order: found by their
+    (topic, doc) hashes, or by the strings (Arrow's hash join) where two different docs share a hash (ids that differ
+    only in trailing NUL bytes do: a hash reads an id's bytes zero-padded)."""
+    if orig.keys is not None:
+        orig_row_of = orig.keys.get_indexer(pair_keys(rep.topic, rep.doc_ids.hash))  # (-1: none)
+        shared_rep = np.flatnonzero(orig_row_of >= 0)
+        shared_orig = orig_row_of[shared_rep].astype(np.int64)
+        if orig.doc_ids.equal(shared_orig, rep.doc_ids, shared_rep).all():
+            return shared_orig, shared_rep
+    tables = [pa.table({'topic': side.topic, 'doc': side.doc_ids.ids, name: np.arange(len(side.topic))})
+              for side, name in ((orig, 'orig_row'), (rep, 'rep_row'))]
+    joined = tables[1].join(tables[0], ['topic', 'doc'], join_type='inner')
+    by_rep = pc.sort_indices(joined, [('rep_row', 'ascending')])
+    return (joined['orig_row'].take(by_rep).to_numpy().astype(np.int64),
+            joined['rep_row'].take(by_rep).to_numpy().astype(np.int64))
+
+
 def agreement_frame(orig: RankedLists, rep: RankedLists, chosen: pa.Array, p: float = RBO_P,
                     depth: int = RBO_DEPTH) -> pd.DataFrame:
     """The frame of :func:`ranked_list_agreement` on the ``chosen`` topics (each answered by ``orig``)."""
@@ -335,7 +347,7 @@ def agreement_frame(orig: RankedLists, rep: RankedLists, chosen: pa.Array, p: fl
                'rbo_repro_eval': _rbo_repro_eval(pair, p, depth), 'rbo_ext': _rbo_ext(pair, p)}
     frame = pd.DataFrame({'query_id': chosen.to_pylist(), **{name: np.where(answered, values, 0.0)
                                                              for name, values in columns.items()}})
-    means = [float(np.mean(frame[name].to_numpy())) for name in STATISTICS]
+    means = [float(np.mean(frame[name].to_numpy())) if len(frame) else math.nan for name in STATISTICS]
     return pd.concat([frame, pd.DataFrame([('all', *means)], columns=frame.columns)], ignore_index=True)
 
 
@@ -515,12 +527,15 @@ def rbo_ext(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P
 def _of_two_lists(statistic: str, original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
                   depth: int = RBO_DEPTH) -> float:
     """:func:`ranked_list_agreement`'s ``statistic`` of two lists of doc ids (a list, tuple, array or Series of
-    strings, each doc once); 0 where one is empty, as for a topic a run does not answer."""
+    strings, each doc once), whole (a run's topics are cut at 1000 docs, these lists are not); 0 where one is empty,
+    as for a topic a run does not answer."""
     p, depth = _persistence(p), _whole('depth', depth, RBO_MAX_DEPTH)
     lists = [_doc_list(docs, name) for docs, name in ((original, 'original'), (reproduced, 'reproduced'))]
     if not all(lists):
         return 0.0
-    return float(ranked_list_agreement(_as_run(lists[0]), _as_run(lists[1]), p=p, depth=depth).loc[0, statistic])
+    length = max(map(len, lists))  # (the whole lists, not repro_eval's first 1000 docs of a run's topic)
+    original_lists, reproduced_lists = (RankedLists.of(_as_run(docs), length) for docs in lists)
+    return float(ranked_list_agreement(original_lists, reproduced_lists, p=p, depth=depth).loc[0, statistic])
 
 
 def _doc_list(docs: Any, name: str) -> list[str]:

@@ -706,8 +706,8 @@ def test_the_rankings_errors_name_runs_given_as_paths(tmp_path):
     assert str(raised.value) == (f'the original run ({REF / "rpd_a.txt"}) does not answer topics 104 of the reproduced '
                                  f'run ({REF / "orig_b.txt"})')
     with pytest.raises(InputError) as raised:
-        api.ranked_list_agreement(REF / 'orig_b.txt', empty, topics='repro_eval')
-    assert str(raised.value) == f'the reproduced run ({empty}) answers no topic: there are no ranked lists to compare'
+        api.ranked_list_agreement(empty, REF / 'orig_b.txt')
+    assert str(raised.value) == f'the original run ({empty}) answers no topic: there are no ranked lists to compare'
     with pytest.raises(InputError) as raised:
         api.ranked_list_agreement(REF / 'orig_b.txt', REF / 'rpd_b.txt', depth=10 ** 7 + 1)
     assert str(raised.value) == 'depth must be at most 10,000,000, got 10000001'

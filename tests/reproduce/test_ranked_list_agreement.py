@@ -177,6 +177,48 @@ def test_order_file_keeps_the_order_given_and_sorts_adjacent_ties_only(tmp_path)
     assert reproduce.ranked_lists(path) == {'1': ['c', 'b', 'd', 'a'], '2': ['x']}
 
 
+def test_the_list_functions_take_the_whole_lists_past_1000_docs():
+    rng = random.Random(5)
+    docs = [f'd{i}' for i in range(1300)]
+    for original, reproduced in ((docs[:1001], docs[:1000] + ['z']), (rng.sample(docs, 1100), rng.sample(docs, 1250)),
+                                 (rng.sample(docs, 1200), rng.sample(docs, 1200))):
+        assert reproduce.ktu(original, reproduced) == pytest.approx(ktu_by_definition(original, reproduced),
+                                                                    abs=1e-12)
+        assert reproduce.ktu_repro_eval(original, reproduced) == pytest.approx(
+            ktu_repro_eval_by_definition(original, reproduced) if len(original) == len(reproduced) else math.nan,
+            abs=1e-12, nan_ok=True)
+        assert reproduce.rbo_ext(original, reproduced, 0.999) == pytest.approx(
+            rbo_ext_by_definition(original, reproduced, 0.999), abs=1e-12)
+        assert reproduce.rbo_repro_eval(original, reproduced, 0.999, 1300) == pytest.approx(
+            rbo_repro_eval_by_definition(original, reproduced, 0.999, 1300), abs=1e-12)
+    assert reproduce.ktu(docs[:1001], docs[:1000] + ['z']) < 1  # (cut at 1000, both lists would be the same)
+
+
+#: Two 24-byte ids with one 64-bit hash (chosen by inverting it: tests/engine/test_ranking.py).
+SAME_HASH = ('doc-0000aeviQNSBxpbO1fnG', 'doc-0000aJ6TtPjYxybg9Icv')
+
+
+@pytest.mark.parametrize('seed', range(6))
+def test_docs_that_share_a_hash_are_told_apart_by_their_strings(seed):
+    # (ids read zero-padded: 'a' and 'a\0' share their hash, as do 'a\0' and 'a\0\0'; the doc sets of both lists
+    # drawn from those, so that the pairing finds a hash shared by different docs within a list and across them)
+    rng = random.Random(seed)
+    docs = ['a', 'a\0', 'a\0\0', 'b', 'ccccccccc', 'ccccccccc\0', *SAME_HASH]
+    pairs = {f't{i}': (rng.sample(docs, rng.randint(2, len(docs))), rng.sample(docs, rng.randint(2, len(docs))))
+             for i in range(4)}
+    as_run = [{topic: {doc: float(100 - rank) for rank, doc in enumerate(pair[side])} for topic, pair in pairs.items()}
+              for side in (0, 1)]
+    frame = reproduce.ranked_list_agreement(*as_run).set_index('query_id')
+    for topic, (original, reproduced) in pairs.items():
+        assert frame.loc[topic, 'ktu'] == pytest.approx(ktu_by_definition(original, reproduced), abs=1e-12)
+        assert frame.loc[topic, 'rbo_ext'] == pytest.approx(rbo_ext_by_definition(original, reproduced, 0.95),
+                                                            abs=1e-12)
+        assert frame.loc[topic, 'rbo_repro_eval'] == pytest.approx(
+            rbo_repro_eval_by_definition(original, reproduced, 0.95, 1000), abs=1e-12)
+    assert reproduce.ktu(['a'], ['a\0']) == -1.0 and reproduce.rbo_ext(['a', 'b'], ['a\0', 'b']) == pytest.approx(
+        rbo_ext_by_definition(['a', 'b'], ['a\0', 'b'], 0.95))
+
+
 def test_lists_are_cut_at_the_length():
     run = {'1': {f'd{i:04d}': float(-i) for i in range(1005)}}
     lists = reproduce.ranked_lists(run)
@@ -246,12 +288,28 @@ def test_an_unanswered_topic_scores_0_in_every_statistic_and_counts_in_the_means
     assert list(repro_eval_topics.query_id) == ['1', 'all']
 
 
-def test_a_run_answering_no_topic_is_refused():
+def test_an_original_answering_no_topic_is_refused_and_a_reproduction_of_none_has_nan_means():
     run = {'1': {'a': 1.0}}
     with pytest.raises(InputError, match='the original run answers no topic'):
         reproduce.ranked_list_agreement([], run)
-    with pytest.raises(InputError, match='the reproduced run answers no topic'):
-        reproduce.ranked_list_agreement(run, [], topics='repro_eval')
+    with warnings.catch_warnings():  # (repro_eval's topics, the reproduced run's: none, so a mean of nothing)
+        warnings.simplefilter('error')
+        frame = reproduce.ranked_list_agreement(run, [], topics='repro_eval')
+    assert frame.query_id.tolist() == ['all'] and frame.iloc[0, 1:].isna().all()
+
+
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')  # (the failed reproduction's)
+def test_a_reproduction_answering_no_topic_still_has_its_score_statistics_with_repro_eval_topics():
+    qrels = {'1': {'a': 1, 'b': 0}, '2': {'c': 1}}
+    baseline, advanced = {'1': {'a': 1.0, 'b': 0.5}, '2': {'c': 1.0}}, {'1': {'b': 1.0, 'a': 0.5}, '2': {'c': 1.0}}
+    with pytest.warns(UnansweredTopicsWarning, match='reproduced baseline: 1 2'):
+        frame = reproduce.reproducibility(qrels, baseline, advanced, [], advanced, ['P@1'], ranked_lists=True,
+                                          topics='repro_eval')
+    got = {(row.measure, row.statistic, row.run): row.value for row in frame.itertuples()}
+    assert got['P@1', 'rmse', 'baseline'] == 1.0  # (1 and 1 against 0 and 0)
+    assert got['P@1', 'rmse', 'advanced'] == 0.0
+    assert all(math.isnan(got['ranked lists', statistic, 'baseline']) for statistic in reproduce.STATISTICS)
+    assert got['ranked lists', 'rbo_ext', 'advanced'] == pytest.approx(1.0)
 
 
 def test_the_list_functions_take_any_sequence_of_doc_ids_and_refuse_other_things():
