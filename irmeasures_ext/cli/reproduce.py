@@ -61,6 +61,9 @@ def run(argv: list[str]) -> int:
                            'ADVANCED)')
     measures = _measures(args.measures, args.suite)
     replication = args.qrels_b is not None
+    if not measures and (replication or args.plot):  # (a reproduction has its rankings' agreement without them)
+        raise CliError(f'{"a replication (--qrels-b)" if replication else "--plot"} compares the scores of measures: '
+                       'give at least one MEASURE or --suite NAME')
     if replication:
         for given, option in ((args.per_topic, '--per-topic'), (args.plot, '--plot'), (args.topics, '--topics'),
                               (args.order, '--order')):
@@ -113,10 +116,7 @@ def _measures(texts: list[str], suites: list[str] | None) -> list[Measure]:
         if text == STDIN or (os.path.exists(text) and not _names_a_measure(text)):
             raise CliError(f'{text}: a run among the measures; --original and --reproduced take two runs each '
                            '(BASELINE ADVANCED)')
-    measures = list(dict.fromkeys(parse_measures(texts) + [m for name in suites or [] for m in SUITES[name]]))
-    if not measures:
-        raise CliError('give at least one MEASURE or --suite NAME')
-    return measures
+    return list(dict.fromkeys(parse_measures(texts) + [m for name in suites or [] for m in SUITES[name]]))
 
 
 def _names_a_measure(text: str) -> bool:
@@ -199,7 +199,8 @@ def parser() -> ArgumentParser:
     parser.add_argument('--reproduced', nargs=2, required=True, metavar=('BASELINE', 'ADVANCED'),
                         help='the reproduced (with --qrels-b: replicated) baseline and advanced run files')
     parser.add_argument('measures', nargs='*', default=[], metavar='MEASURE',
-                        help="measures, by ir_measures' or trec_eval's names (AP, nDCG@10, ndcg_cut.10)")
+                        help="measures, by ir_measures' or trec_eval's names (AP, nDCG@10, ndcg_cut.10); none: a "
+                             "reproduction's rankings' agreement alone")
     parser.add_argument('--suite', action='append', choices=sorted(SUITES), help='add the measures of a suite')
     parser.add_argument('--qrels-b', metavar='QRELS_B',
                         help='a replication: the reproduced runs are judged on these qrels (another collection), and '

@@ -308,9 +308,22 @@ def test_a_wrong_number_of_runs(capsys, runs, message):
     assert len(err) == 1 or err[1] == "try 'irmeasures-ext reproduce --help'"  # (argparse's usage error: a hint)
 
 
-def test_no_measure_and_an_unknown_measure(capsys):
-    status, _, err = run_main(capsys, *REPRODUCTION)
-    assert (status, err) == (2, ['irmeasures-ext: error: give at least one MEASURE or --suite NAME'])
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.UnansweredTopicsWarning')
+def test_no_measure_gives_the_rankings_agreement_as_in_python_and_a_replication_or_plot_needs_one(capsys, tmp_path):
+    from irmeasures_ext import reproduce as api
+    values = by_key(jsonl(capsys, *REPRODUCTION))
+    expected = api.reproducibility(QRELS, *ORIGINAL[1:], *REPRODUCED[1:], [], ranked_lists=True)
+    assert values == {(row.measure, row.statistic, row.run): row.value for row in expected.itertuples()}
+    assert {measure for measure, _, _ in values} == {'ranked lists'} and len(values) == 8
+    for option, named in ((['--qrels-b', QRELS_B], 'a replication (--qrels-b)'),
+                          (['--plot', str(tmp_path / 'p.png')], '--plot')):
+        status, _, err = run_main(capsys, *REPRODUCTION, *option)
+        assert (status, err) == (2, [f'irmeasures-ext: error: {named} compares the scores of measures: give at least '
+                                     'one MEASURE or --suite NAME'])
+    assert not (tmp_path / 'p.png').exists()
+
+
+def test_an_unknown_measure(capsys):
     status, _, err = run_main(capsys, *REPRODUCTION, 'nDGC@10')
     assert status == 2 and len(err) == 1 and err[0].startswith("irmeasures-ext: error: unknown measure 'nDGC'")
 
