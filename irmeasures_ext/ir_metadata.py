@@ -18,7 +18,6 @@ import contextlib
 import functools
 import os
 import re
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
@@ -115,7 +114,8 @@ def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike
     TREC line's last field (default: the metadata's ``tag``, else the file's name up to its first dot).
 
     The run is checked as an evaluation checks it (a non-finite score, a doc twice in a query: InputError naming the
-    line); an id a TREC file cannot hold (empty, holding a blank, a query id starting with ``#``) is a RunWriteError.
+    line); an id a TREC file cannot hold (empty, holding a blank, a query id starting with ``#`` or U+FEFF) is a
+    RunWriteError.
     An existing file is replaced only with ``overwrite``, and only by a complete one: the run is written to a new
     file beside ``path``, then renamed onto it; on any failure ``path`` is as it was."""
     with run_writer(path, metadata, tag=tag, overwrite=overwrite) as write:
@@ -129,20 +129,12 @@ def run_writer(path: str | os.PathLike[str], metadata: MetadataLike | None = Non
     and ranked as :func:`write_run` does it; parts written in turn give the file :func:`write_run` writes of them
     together when no query is in two of them: a RunWriteError otherwise). The file at ``path`` is replaced (or made)
     when the ``with`` block ends without an error, and only then."""
+    from irmeasures_ext.files import written_beside
     path = Path(path)
     file_format, text, tag = _target(path, metadata, tag, overwrite)
-    temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
-    try:
-        with open(temporary, 'xb') as file:
-            with _appender(file, path, file_format, text, tag) as append:
-                yield _checked_parts(append, path)
-            file.flush()
-            os.fsync(file.fileno())
-        _check_target(path, overwrite)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with written_beside(path, lambda: _check_target(path, overwrite), RunWriteError, 'the run') as file, \
+            _appender(file, path, file_format, text, tag) as append:
+        yield _checked_parts(append, path)
 
 
 def check_run_target(path: str | os.PathLike[str], metadata: MetadataLike | None = None, *, tag: str | None = None,
@@ -190,14 +182,16 @@ def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[
 def _check_target(path: Path, overwrite: bool) -> None:
     """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file (or
     a symbolic link, even to nothing) already unless ``overwrite``."""
+    from irmeasures_ext.files import os_errors_as
     check_flag('overwrite', overwrite, RunWriteError)
-    if path.is_dir():
-        raise RunWriteError(f'{path}: is a folder; give a file name')
-    if os.path.lexists(path) and not overwrite:
-        raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True (--overwrite '
-                            'on the command line)')
-    if not path.parent.is_dir():
-        raise RunWriteError(f'{path}: no such folder {path.parent}')
+    with os_errors_as(RunWriteError, path, 'the run'):  # (a name too long for the file system)
+        if path.is_dir():
+            raise RunWriteError(f'{path}: is a folder; give a file name')
+        if os.path.lexists(path) and not overwrite:
+            raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True '
+                                '(--overwrite on the command line)')
+        if not path.parent.is_dir():
+            raise RunWriteError(f'{path}: no such folder {path.parent}')
 
 
 def _ranked(table: pa.Table) -> pa.Table:
@@ -305,16 +299,17 @@ def _texts(strings: pa.ChunkedArray) -> Iterator[memoryview]:
 
 def _check_ids(table: pa.Table, path: Path) -> None:
     """RunWriteError naming the first id a TREC line cannot hold: empty, holding a blank, a query id starting with
-    ``#`` (the reader takes such a line for a comment)."""
+    ``#`` (the reader takes such a line for a comment) or U+FEFF (at the file's first line, or the first after its
+    block, the reader takes it for a byte order mark)."""
     import pyarrow.compute as pc
-    for column, pattern in (('query_id', f'^$|^#|{_BLANKS}'), ('doc_id', f'^$|{_BLANKS}')):
+    for column, pattern in (('query_id', f'^$|^#|^\ufeff|{_BLANKS}'), ('doc_id', f'^$|{_BLANKS}')):
         bad = pc.match_substring_regex(table[column], pattern)
         if pc.any(bad).as_py():
             row = pc.index(bad, True).as_py()
             what = 'query id' if column == 'query_id' else f'doc id of query {table["query_id"][row].as_py()!r}'
             raise RunWriteError(f'{path}: {what} {table[column][row].as_py()!r} cannot be a field of a TREC line '
-                                '(empty, holding a blank, or a query id starting with "#"): write a Parquet file '
-                                '(a name ending .parquet) instead')
+                                '(empty, holding a blank, or a query id starting with "#" or U+FEFF): write a '
+                                'Parquet file (a name ending .parquet) instead')
 
 
 def _yaml_of(metadata: dict[str, Any]) -> str:

@@ -9,7 +9,6 @@ interrupt leaves the target as it was.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pandas as pd
 
 from irmeasures_ext.comparison.table import RunValues, baseline_index
 from irmeasures_ext.errors import ComparisonError, check_flag, extra_install
+from irmeasures_ext.files import os_errors_as, written_beside
 from irmeasures_ext.measures.base import lower_is_better
 
 
@@ -42,18 +42,19 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     formats = plot_formats()
     if path.suffix.lower() not in formats:
         raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
-    if path.is_dir():
-        raise ComparisonError(f'{path}: is a folder; give a file name')
-    if os.path.lexists(path) and not overwrite:
-        raise ComparisonError(f'{path}: exists; give another file name, or replace it with --overwrite '
-                              '(overwrite=True in Python)')
-    folder = path.parent
-    if not folder.is_dir():
-        raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
-                              f'{path}: no such folder {folder}')
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ComparisonError(f'{path}: cannot write into the folder {folder} (no permission, or a read-only file '
-                              'system)')
+    with os_errors_as(ComparisonError, path, 'the plot'):  # (a name too long for the file system)
+        if path.is_dir():
+            raise ComparisonError(f'{path}: is a folder; give a file name')
+        if os.path.lexists(path) and not overwrite:
+            raise ComparisonError(f'{path}: exists; give another file name, or replace it with --overwrite '
+                                  '(overwrite=True in Python)')
+        folder = path.parent
+        if not folder.is_dir():
+            raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
+                                  f'{path}: no such folder {folder}')
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ComparisonError(f'{path}: cannot write into the folder {folder} (no permission, or a read-only '
+                                  'file system)')
     return path
 
 
@@ -110,17 +111,5 @@ def save_beside(figure: Any, path: Path, overwrite: bool) -> None:
     """Writes ``figure`` into a new file beside ``path``, then renames it onto ``path``. On any failure
     (a full disk, an interrupt, a file made at ``path`` meanwhile without ``overwrite``) the new file
     is removed and ``path`` is as it was."""
-    temporary = path.with_name(f'.{path.name}.{uuid.uuid4().hex[:12]}.tmp')
-    try:
-        with open(temporary, 'xb') as file:
-            figure.savefig(file, format=path.suffix[1:].lower())
-            file.flush()
-            os.fsync(file.fileno())
-        check_plot_path(path, overwrite)
-        os.replace(temporary, path)
-    except BaseException as error:
-        temporary.unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise ComparisonError(f'{path}: cannot write the plot: {error.strerror or error}; '
-                                  'nothing was written there') from None
-        raise
+    with written_beside(path, lambda: check_plot_path(path, overwrite), ComparisonError, 'the plot') as file:
+        figure.savefig(file, format=path.suffix[1:].lower())

@@ -87,3 +87,23 @@ def test_a_folder_that_cannot_be_written_is_said_so(files, monkeypatch):
     with pytest.raises(ComparisonError) as raised:
         check_plot_path('p.png')
     assert str(raised.value) == 'p.png: cannot write into the folder . (no permission, or a read-only file system)'
+
+
+def test_names_as_long_as_a_file_name_may_be_are_written_and_longer_ones_refused_on_every_entry_point(files, capsys):
+    # (what is written goes first to a file beside its path, named after it: the name cut to fit)
+    long_run, long_plot = 'f' * 251 + '.txt', 'p' * 251 + '.png'  # (255 bytes)
+    assert main(['fuse', 'a.txt', 'b.txt', '-o', long_run]) == 0
+    assert main(['compare', 'qrels', 'a.txt', 'b.txt', 'AP', '--plot', long_plot]) == 0
+    assert (files / long_plot).read_bytes().startswith(b'\x89PNG') and len((files / long_run).read_text().split()) == 18
+    capsys.readouterr()
+    for name, command, error in (('f' * 256 + '.txt', ['fuse', 'a.txt', 'b.txt', '-o'], RunWriteError),
+                                 ('p' * 256 + '.png', ['compare', 'qrels', 'a.txt', 'b.txt', 'AP', '--plot'],
+                                  ComparisonError)):
+        what = 'the run' if error is RunWriteError else 'the plot'
+        message = f'{name}: cannot write {what}: File name too long; nothing was written there'
+        assert main([*command, name]) == 2
+        assert capsys.readouterr().err == f'irmeasures-ext: error: {message}\n'
+        with pytest.raises(error) as raised:
+            write_run('a.txt', name) if error is RunWriteError else check_plot_path(name)
+        assert str(raised.value) == message
+    assert sorted(os.listdir(files)) == sorted(['qrels', 'a.txt', 'b.txt', long_run, long_plot])

@@ -15,6 +15,7 @@ ALLOWED = {
     'errors': set(),
     'measures': set(),
     '_arrow': set(),
+    'files': set(),
     'autoload': set(),
     'datasets': set(),
     'sample': set(),
@@ -30,10 +31,10 @@ ALLOWED = {
     'frames': {'evaluation', 'plugin', 'readers'},
     'per_intent': {'engine', 'evaluation', 'plugin', 'measures', 'readers'},
     'reproduce': {'comparison', 'engine', 'evaluation', 'plugin', 'readers'},
-    'comparison': {'engine', 'evaluation', 'plugin', 'measures', 'readers', '_arrow'},
+    'comparison': {'engine', 'evaluation', 'files', 'plugin', 'measures', 'readers', '_arrow'},
     'dask': {'engine', 'frames', 'plugin', 'readers'},
     'judges': {'comparison', 'engine', 'evaluation', 'interop', 'plugin', 'measures', 'readers', '_arrow'},
-    'ir_metadata': {'engine', 'readers'},
+    'ir_metadata': {'engine', 'files', 'readers'},
     'fusion': {'comparison', 'engine', 'evaluation', 'ir_metadata', 'measures', 'plugin', 'readers', '_arrow'},
 }
 ALLOWED['cli'] = set(ALLOWED)

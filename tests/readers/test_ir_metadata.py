@@ -337,6 +337,9 @@ def test_write_run_leaves_nothing_when_the_run_is_refused(tmp_path):
         write_run({'q1': {'a b': 1.0}}, tmp_path / 'run.txt')
     with pytest.raises(RunWriteError, match="query id '#q' cannot be a field"):
         write_run({'#q': {'d': 1.0}}, tmp_path / 'run.txt')
+    for run in ({'\ufeffq1': {'d': 1.0}}, {'q0': {'d': 1.0}, '\ufeffq1': {'d': 1.0}}):  # (read back as a BOM: q1)
+        with pytest.raises(RunWriteError, match=r"query id '\\ufeffq1' cannot be a field .* U\+FEFF"):
+            write_run(run, tmp_path / 'run.txt', METADATA)
     with pytest.raises(InputError, match='not a finite number'):
         write_run({'q1': {'d': float('nan')}}, tmp_path / 'run.txt')
     with pytest.raises(RunWriteError, match="tag 'a b' is not one field"):
@@ -348,6 +351,22 @@ def test_write_run_leaves_nothing_when_the_run_is_refused(tmp_path):
     assert os.listdir(tmp_path) == []
     write_run({'q1': {'a b': 1.0}}, tmp_path / 'run.parquet')  # (Parquet holds any id)
     assert rows_of(pq.read_table(tmp_path / 'run.parquet')) == [('q1', 'a b', 1.0)]
+
+
+def test_a_name_as_long_as_a_file_name_may_be_is_written_and_a_longer_one_is_a_run_write_error(tmp_path):
+    # (the run is first written beside its path, under a name that holds the path's name cut to 200 bytes)
+    for name in ('r' * 251 + '.txt', 'é' * 125 + '.txt'):  # (255 and 254 bytes)
+        write_run(scored_run(), tmp_path / name)
+        assert rows_of(read_run(tmp_path / name)) == rows_of(read_run(tmp_path / name))
+        assert os.listdir(tmp_path) == [name]
+        assert {(q, d): s for q, d, s in rows_of(read_run(tmp_path / name))} == {
+            (query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
+        os.remove(tmp_path / name)
+    too_long = tmp_path / ('r' * 256 + '.txt')
+    with pytest.raises(RunWriteError, match=rf'^{too_long}: cannot write the run: File name too long; nothing was '
+                                            'written there$'):
+        write_run(scored_run(), too_long)
+    assert os.listdir(tmp_path) == []
 
 
 def test_a_duplicate_doc_is_refused_naming_its_line(tmp_path):
