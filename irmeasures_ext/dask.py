@@ -135,6 +135,8 @@ def _run_frame(run: DaskRunLike, with_rank: bool) -> tuple[dd.DataFrame, bool]:
         except pa.ArrowInvalid:
             raise InputError(f'run {path}: not Parquet (irmeasures_ext.dask reads Parquet runs; a TREC run '
                              'file is streamed by ir_measures.calc_aggregate and the irmeasures-ext command)') from None
+        if '://' not in path and not os.path.isdir(path):  # (a file's ir_metadata checked, as one process checks it;
+            ColumnarSource.of_path(path if os.path.exists(path) else min(glob.glob(path)), 'parquet')  # a glob's first)
     else:
         frame = run
     if not isinstance(frame, dd.DataFrame):

@@ -227,6 +227,22 @@ def test_a_run_path_that_is_not_parquet_or_not_there_is_named(tmp_path):
             ext_dask.calc_aggregate([ir_measures.AP], QRELS, str(missing))
 
 
+def test_a_parquet_run_whose_ir_metadata_is_not_yaml_is_refused_as_a_file_a_glob_and_a_folder(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from irmeasures_ext.errors import MetadataError
+    table = pa.Table.from_pandas(RUN, preserve_index=False)
+    (tmp_path / 'folder').mkdir()
+    for path in (tmp_path / 'run.parquet', tmp_path / 'folder' / 'part-0.parquet'):
+        pq.write_table(table.replace_schema_metadata({'ir_metadata': 'tag: [x\n'}), path)
+    for run in (tmp_path / 'run.parquet', str(tmp_path / 'ru*.parquet'), tmp_path / 'folder'):
+        with pytest.raises(MetadataError, match=r"\(schema metadata 'ir_metadata'\):2: ir_metadata is not valid YAML"):
+            ext_dask.calc_aggregate([ir_measures.AP], QRELS, run)
+        with pytest.raises(MetadataError, match='ir_metadata is not valid YAML'):  # (as one process refuses it)
+            irmeasures_ext.provider.calc_aggregate([ir_measures.AP], QRELS, str(run).replace('ru*', 'run'))
+
+
 def test_bad_input_is_refused_before_any_work():
     frame = dd.from_pandas(RUN.drop(columns='score'), npartitions=2)
     with pytest.raises(InputError, match=r"run is missing column\(s\) \['score'\]"):
