@@ -8,6 +8,7 @@ queries prints millions of rows.
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,12 +42,43 @@ def metadata_header(path: str | None, output_format: str) -> str:
     metadata = load_metadata(path)
     if output_format == 'jsonl':
         try:
-            return json.dumps({'ir_metadata': metadata}, default=_json_text) + '\n'
-        except TypeError as error:  # (a value or key JSON has no form for: a set, bytes, a list as a key)
-            raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None
+            _check_json_keys(metadata)
+            return json.dumps({'ir_metadata': metadata}, default=_json_text, allow_nan=False) + '\n'
+        except (TypeError, ValueError) as error:  # (a value or key JSON has no form for: a set, bytes, a list as a
+            raise MetadataError(f'{path}: cannot be written as JSON: {error}') from None  # key, NaN, infinity)
     if output_format == 'markdown':
         return metadata_comment(metadata)
     return metadata_block(metadata, '%' if output_format == 'latex' else '#')
+
+
+def _check_json_keys(metadata: dict) -> None:
+    """ValueError where two keys of a mapping of ``metadata`` are one key in JSON (``1`` and ``'1'``: JSON's keys are
+    texts) or where ``metadata`` holds over :data:`_JSON_VALUES` values, its aliases expanded (YAML's anchors let a
+    small file stand for a value too large to write, or for one that holds itself)."""
+    pending: list[object] = [metadata]
+    for count in itertools.count():
+        if not pending:
+            return
+        if count == _JSON_VALUES:
+            raise ValueError(f'it holds over {_JSON_VALUES:,} values once its aliases are expanded, or holds itself')
+        value = pending.pop()
+        if isinstance(value, dict):
+            texts: dict[str, object] = {}
+            for key in value:
+                text = _JSON_KEYS[key] if key is None or isinstance(key, bool) else (
+                    float.__repr__(key) if isinstance(key, float) else str(key))
+                if text in texts:
+                    raise ValueError(f'the keys {texts[text]!r} and {key!r} of a mapping are both "{text}" in JSON')
+                texts[text] = key
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+
+
+#: The JSON keys of YAML's null and booleans.
+_JSON_KEYS: dict[object, str] = {None: 'null', True: 'true', False: 'false'}
+#: The values a jsonl metadata line holds at most (mappings, lists and scalars, its aliases expanded).
+_JSON_VALUES = 1_000_000
 
 
 def _json_text(value: object) -> str:

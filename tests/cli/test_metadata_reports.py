@@ -189,3 +189,33 @@ def test_jsonl_refuses_a_value_json_has_no_form_for(capsys, files, yaml_text, wh
     assert (status, out) == (2, '')
     assert err.splitlines()[-1].startswith(f'irmeasures-ext: error: {files / "odd.yaml"}: cannot be written as JSON: ')
     assert what in err or what.replace("{'a', 'b'}", "{'b', 'a'}") in err
+
+
+@pytest.mark.parametrize('yaml_text,error', [
+    ('a: .nan\n', 'Out of range float values are not JSON compliant'),
+    ('b: [1, -.inf]\n', 'Out of range float values are not JSON compliant'),
+    ('"1": a\n1: b\n', 'the keys \'1\' and 1 of a mapping are both "1" in JSON'),
+    ('m: {true: x, "true": y}\n', 'the keys True and \'true\' of a mapping are both "true" in JSON'),
+    ('m: {~: x, "null": y}\n', 'the keys None and \'null\' of a mapping are both "null" in JSON'),
+    ('m: {1.5: x, "1.5": y}\n', 'the keys 1.5 and \'1.5\' of a mapping are both "1.5" in JSON'),
+    ('a: &x [*x]\n', 'it holds over 1,000,000 values once its aliases are expanded, or holds itself'),
+    ('a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(f'{name}: &{name} [{", ".join([f"*{below}"] * 10)}]\n'
+                                                        for below, name in zip('abcdefgh', 'bcdefghi', strict=True)),
+     'it holds over 1,000,000 values once its aliases are expanded, or holds itself'),
+])
+def test_jsonl_refuses_metadata_json_would_write_wrongly_or_never_finish(capsys, files, yaml_text, error):
+    # (NaN and infinity are no JSON; keys that are one text in JSON would leave one value; a value holding itself,
+    # or anchors nested to 10^9 values, would never be written: the same file is written at once as a tsv block)
+    (files / 'odd.yaml').write_text(yaml_text, encoding='utf-8')
+    arguments = [str(files / 'qrels'), str(files / 'a.txt'), 'AP', '--metadata', str(files / 'odd.yaml')]
+    assert main([*arguments, '-o', 'jsonl']) == 2
+    out, err = capsys.readouterr()
+    assert out == '' and err == f'irmeasures-ext: error: {files / "odd.yaml"}: cannot be written as JSON: {error}\n'
+    assert output(capsys, *arguments).startswith('# ir_metadata.start\n')
+
+
+def test_jsonl_writes_keys_json_tells_apart_and_values_an_alias_repeats(capsys, files):
+    (files / 'fine.yaml').write_text('"1": a\n2: b\nnull: c\nx: &x [1, 2]\ny: *x\n', encoding='utf-8')
+    first = output(capsys, files / 'qrels', files / 'a.txt', 'AP', '-o', 'jsonl', '--metadata',
+                   files / 'fine.yaml').split('\n', 1)[0]
+    assert json.loads(first) == {'ir_metadata': {'1': 'a', '2': 'b', 'null': 'c', 'x': [1, 2], 'y': [1, 2]}}
