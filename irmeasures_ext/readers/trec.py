@@ -185,6 +185,10 @@ class Header(NamedTuple):
     metadata: dict[str, Any]
 
 
+#: The characters YAML breaks lines at but a file (an editor, our readers) does not.
+_YAML_ONLY_BREAK = re.compile('[\x85\u2028\u2029]')
+
+
 def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[str, Any]:
     """The mapping the YAML ``text`` (bytes: UTF-8) holds (an empty text: an empty one), read with PyYAML's safe
     loader (libyaml's; a key twice in a mapping refused: :func:`_yaml_loader`); MetadataError naming ``name`` and the
@@ -200,7 +204,7 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
     except yaml.YAMLError as error:
         mark = getattr(error, 'problem_mark', None)
         problem = getattr(error, 'problem', None) or str(error)
-        line = first_line + (mark.line if mark is not None else 0)
+        line = first_line + (mark.line - len(_YAML_ONLY_BREAK.findall(text, 0, mark.index)) if mark is not None else 0)
         raise MetadataError(f'{name}:{line}: ir_metadata is not valid YAML: {" ".join(problem.split())}') from None
     if metadata is None:
         return {}

@@ -197,6 +197,19 @@ def test_refusals_name_the_file_and_line(tmp_path, case):
     assert issubclass(error, InputError)
 
 
+@pytest.mark.parametrize('separator', ['\u2028', '\u2029', '\x85'])
+def test_a_yaml_error_names_the_file_line_though_yaml_breaks_lines_at_more_characters(tmp_path, separator):
+    # (YAML counts U+0085, U+2028 and U+2029 as line breaks; a file, an editor and the other errors do not)
+    text = START + f'# a: "x{separator}y"\n# c: 1\n# b: [x, y\n# d: 2\n' + END + RUN
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'run'))}:5: ir_metadata is not valid YAML: "
+                                            "did not find expected ',' or ']'"):
+        read_metadata(write(tmp_path / 'run', text))
+    (tmp_path / 'meta.yaml').write_bytes(f'a: "x{separator}y"\r\nc: 1\rk: 2\nk: 3\n'.encode())
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:4: .* the key 'k' is in the "
+                                            'mapping twice'):
+        load_metadata(tmp_path / 'meta.yaml')
+
+
 def test_text_in_the_block_that_is_not_utf8_names_its_line(tmp_path):
     run = tmp_path / 'run'
     run.write_bytes((START + '# tag: x\n# actor: ').encode() + b'\xe9t\xe9\n' + (END + RUN).encode())
