@@ -81,13 +81,19 @@ def test_the_unanswered_topics_warning_names_each_topic():
         reproduce.ranked_list_agreement(original, run_of({'1': ['a']}))
 
 
-def test_two_doc_ids_with_one_hash_are_refused(monkeypatch):
+def test_docs_are_paired_by_their_strings_when_every_pair_has_one_hash(monkeypatch):
     import irmeasures_ext.reproduce.agreement as agreement
     monkeypatch.setattr(agreement, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
-    with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
-        reproduce.ranked_list_agreement(run_of({'1': ['a']}), run_of({'1': ['b']}))
-    with pytest.raises(RuntimeError, match=r'^two doc ids share a 64-bit hash; please report them$'):
-        reproduce.ranked_list_agreement(run_of({'1': ['a', 'b']}), run_of({'1': ['a']}))  # (within a side)
+    # (a against b: no doc shared, KTU -1 (each list ranks the other's doc below its own), RBO_ext 0; a b against a:
+    # KTU 1 (b below a in both), RBO_ext (eq. 32, s = 1, l = 2, X_1 = X_2 = 1): 0.05/0.95 (0.95 + 0.9025) + 0.9025 = 1;
+    # a b c against c a b: one concordant pair of three, τ_b -1/3; x y against y x: -1)
+    frame = reproduce.ranked_list_agreement(run_of({'1': ['a']}), run_of({'1': ['b']}))
+    assert frame[['ktu', 'rbo_ext']].iloc[0].tolist() == [-1.0, 0.0]
+    frame = reproduce.ranked_list_agreement(run_of({'1': ['a', 'b']}), run_of({'1': ['a']}))  # (within a side)
+    assert frame[['ktu', 'rbo_ext']].iloc[0].tolist() == pytest.approx([1.0, 1.0], abs=1e-15)
+    frame = reproduce.ranked_list_agreement(run_of({'1': list('abc'), '2': list('xy')}),
+                                            run_of({'1': list('cab'), '2': list('yx')}))
+    assert frame.ktu.tolist()[:2] == pytest.approx([-1 / 3, -1.0], abs=1e-15)
 
 
 # --- the statistics ---
