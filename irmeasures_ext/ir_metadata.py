@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 from irmeasures_ext.errors import MetadataError, RunWriteError, check_flag
+from irmeasures_ext.files import check_target, written_beside
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 MetadataLike: TypeAlias = 'Mapping[str, Any] | str | os.PathLike[str]'
 #: Characters a query id, doc id or tag of a TREC file cannot hold (they separate fields and lines).
 _BLANKS = r'[ \t\v\f\r\n]'
+#: What Python reads a file name's bytes that are not UTF-8 as.
+_SURROGATE = re.compile('[\ud800-\udfff]')
 #: Rows written at once to a TREC file.
 _ROWS = 1 << 20
 #: YAML lines as long as their values (PyYAML folds longer ones; repro_eval writes them so too).
@@ -129,7 +132,6 @@ def run_writer(path: str | os.PathLike[str], metadata: MetadataLike | None = Non
     and ranked as :func:`write_run` does it; parts written in turn give the file :func:`write_run` writes of them
     together when no query is in two of them: a RunWriteError otherwise). The file at ``path`` is replaced (or made)
     when the ``with`` block ends without an error, and only then."""
-    from irmeasures_ext.files import written_beside
     path = Path(path)
     file_format, text, tag = _target(path, metadata, tag, overwrite)
     with written_beside(path, lambda: _check_target(path, overwrite), RunWriteError, 'the run') as file, \
@@ -180,18 +182,9 @@ def _checked_parts(append: Callable[[pa.Table], None], path: Path) -> Callable[[
 
 
 def _check_target(path: Path, overwrite: bool) -> None:
-    """RunWriteError unless a file can be written at ``path``: not a folder, in a folder that exists, not a file (or
-    a symbolic link, even to nothing) already unless ``overwrite``."""
-    from irmeasures_ext.files import os_errors_as
+    """RunWriteError unless a run can be written at ``path`` (:func:`~irmeasures_ext.files.check_target`)."""
     check_flag('overwrite', overwrite, RunWriteError)
-    with os_errors_as(RunWriteError, path, 'the run'):  # (a name too long for the file system)
-        if path.is_dir():
-            raise RunWriteError(f'{path}: is a folder; give a file name')
-        if os.path.lexists(path) and not overwrite:
-            raise RunWriteError(f'{path}: exists; give another file name, or replace it with overwrite=True '
-                                '(--overwrite on the command line)')
-        if not path.parent.is_dir():
-            raise RunWriteError(f'{path}: no such folder {path.parent}')
+    check_target(path, overwrite, RunWriteError, 'the run', 'overwrite=True (--overwrite on the command line)')
 
 
 def _ranked(table: pa.Table) -> pa.Table:
@@ -216,9 +209,9 @@ def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
     """The tag of a TREC file's lines: ``tag``, else the metadata's, else the file's name up to its first dot."""
     if tag is None:
         tag = str(metadata['tag']) if metadata and metadata.get('tag') is not None else path.name.split('.')[0]
-    if not tag or re.search(_BLANKS, tag):
-        raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, or holding a blank); '
-                            'give tag=... (--tag on the command line)')
+    if not tag or re.search(_BLANKS, tag) or _SURROGATE.search(tag):
+        raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, holding a blank, or bytes '
+                            'of a file name that are not UTF-8); give tag=... (--tag on the command line)')
     return tag
 
 

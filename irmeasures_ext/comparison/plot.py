@@ -17,7 +17,7 @@ import pandas as pd
 
 from irmeasures_ext.comparison.table import RunValues, baseline_index
 from irmeasures_ext.errors import ComparisonError, check_flag, extra_install
-from irmeasures_ext.files import os_errors_as, written_beside
+from irmeasures_ext.files import check_target, written_beside
 from irmeasures_ext.measures.base import lower_is_better
 
 
@@ -42,19 +42,7 @@ def check_plot_path(path: str | Path, overwrite: bool = False) -> Path:
     formats = plot_formats()
     if path.suffix.lower() not in formats:
         raise ComparisonError(f'{path}: the plot is written as {", ".join(formats)}; give a file name ending so')
-    with os_errors_as(ComparisonError, path, 'the plot'):  # (a name too long for the file system)
-        if path.is_dir():
-            raise ComparisonError(f'{path}: is a folder; give a file name')
-        if os.path.lexists(path) and not overwrite:
-            raise ComparisonError(f'{path}: exists; give another file name, or replace it with --overwrite '
-                                  '(overwrite=True in Python)')
-        folder = path.parent
-        if not folder.is_dir():
-            raise ComparisonError(f'{path}: {folder} is not a folder' if folder.exists() else
-                                  f'{path}: no such folder {folder}')
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ComparisonError(f'{path}: cannot write into the folder {folder} (no permission, or a read-only '
-                                  'file system)')
+    check_target(path, overwrite, ComparisonError, 'the plot', '--overwrite (overwrite=True in Python)')
     return path
 
 

@@ -204,6 +204,9 @@ def test_a_yaml_error_names_the_file_line_though_yaml_breaks_lines_at_more_chara
     with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'run'))}:5: ir_metadata is not valid YAML: "
                                             "did not find expected ',' or ']'"):
         read_metadata(write(tmp_path / 'run', text))
+    lone_cr = START + '# a: 1\r# c: 2\n# k: 1\n# k: 2\n' + END + RUN  # (a lone \r breaks a line, as for YAML)
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'cr'))}:5: .* the key 'k' is in the mapping"):
+        read_metadata(write(tmp_path / 'cr', lone_cr))
     (tmp_path / 'meta.yaml').write_bytes(f'a: "x{separator}y"\r\nc: 1\rk: 2\nk: 3\n'.encode())
     with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:4: .* the key 'k' is in the "
                                             'mapping twice'):
@@ -368,9 +371,8 @@ def test_write_run_leaves_nothing_when_the_run_is_refused(tmp_path):
 
 def test_a_name_as_long_as_a_file_name_may_be_is_written_and_a_longer_one_is_a_run_write_error(tmp_path):
     # (the run is first written beside its path, under a name that holds the path's name cut to 200 bytes)
-    for name in ('r' * 251 + '.txt', 'é' * 125 + '.txt'):  # (255 and 254 bytes)
+    for name in ('r' * 251 + '.txt', 'x' + 'é' * 125 + '.txt'):  # (255 bytes; the second cut within an 'é')
         write_run(scored_run(), tmp_path / name)
-        assert rows_of(read_run(tmp_path / name)) == rows_of(read_run(tmp_path / name))
         assert os.listdir(tmp_path) == [name]
         assert {(q, d): s for q, d, s in rows_of(read_run(tmp_path / name))} == {
             (query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
@@ -380,6 +382,37 @@ def test_a_name_as_long_as_a_file_name_may_be_is_written_and_a_longer_one_is_a_r
                                             'written there$'):
         write_run(scored_run(), too_long)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_file_name_that_is_not_utf8_is_written_and_not_taken_for_a_tag(tmp_path):
+    name = os.fsdecode(b'run\xff.txt')  # (Linux takes any bytes; Python names them with surrogates)
+    with pytest.raises(RunWriteError, match=r"tag 'run\\udcff' is not one field of a TREC line \(.* bytes of a file "
+                                            r"name that are not UTF-8\); give tag=..."):
+        write_run(scored_run(), tmp_path / name)
+    assert os.listdir(tmp_path) == []
+    names = [name, name + '.gz', os.fsdecode(b'run.\xff' * 49 + b'.parquet')]  # (the last cut at a byte not UTF-8)
+    for written in names:  # (read back by the TREC reader, through Arrow's files, and by the Parquet one)
+        write_run(scored_run(), tmp_path / written, tag='run')
+        assert {(q, d): s for q, d, s in rows_of(read_input(str(tmp_path / written), 'run').table)} == {
+            (query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
+    assert sorted(os.listdir(tmp_path)) == sorted(names)
+    folder = tmp_path / os.fsdecode(b'runs\xff')
+    folder.mkdir()
+    os.replace(tmp_path / names[-1], folder / 'part-0.parquet')
+    with pytest.raises(InputError, match='cannot read as a folder of Parquet files: .*surrogates not allowed'):
+        read_input(str(folder), 'run')
+
+
+def test_a_file_where_the_run_is_first_written_that_is_there_already_is_left_alone(tmp_path, monkeypatch):
+    import uuid
+
+    from irmeasures_ext import files
+    monkeypatch.setattr(files.uuid, 'uuid4', lambda: uuid.UUID(int=0))
+    theirs = tmp_path / ('.run.txt.' + '0' * 12 + '.tmp')
+    theirs.write_text('theirs')
+    with pytest.raises(RunWriteError, match=r'^.*run\.txt: cannot write the run: File exists; nothing was written'):
+        write_run(scored_run(), tmp_path / 'run.txt')
+    assert theirs.read_text() == 'theirs' and os.listdir(tmp_path) == [theirs.name]
 
 
 def test_a_duplicate_doc_is_refused_naming_its_line(tmp_path):
