@@ -198,7 +198,7 @@ def _parquet_folder(path: Path, name: str) -> Any:
     import pyarrow.dataset as ds
     try:
         dataset = ds.dataset(path, format='parquet', partitioning=hive_partitioning_as_text(path))
-    except _UNREADABLE as error:
+    except (*_UNREADABLE, UnicodeEncodeError) as error:  # (the last: a name that is not UTF-8, which Arrow's paths are)
         raise ColumnarFileError(f'{name}: cannot read as a folder of Parquet files: {error}') from None
     if not dataset.files:
         raise ColumnarFileError(f'{name}: folder holds no Parquet files')
@@ -245,7 +245,9 @@ def _file_dataset(path: Path, file_format: str, name: str) -> Any:
     except _UNREADABLE:
         if file_format == 'parquet':
             raise ColumnarFileError(f'{name}: not {_description(file_format)}') from None
-    return _buffer_dataset(pa.memory_map(str(path)).read_buffer(), file_format, name)
+    except UnicodeEncodeError:  # (a name that is not UTF-8, which Arrow's paths are: the file read as a buffer)
+        pass
+    return _buffer_dataset(pa.memory_map(os.fsencode(path)).read_buffer(), file_format, name)
 
 
 def _buffer_dataset(buffer: pa.Buffer, file_format: str, name: str) -> Any:

@@ -204,7 +204,9 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
     except yaml.YAMLError as error:
         mark = getattr(error, 'problem_mark', None)
         problem = getattr(error, 'problem', None) or str(error)
-        line = first_line + (mark.line - len(_YAML_ONLY_BREAK.findall(text, 0, mark.index)) if mark is not None else 0)
+        line = first_line
+        if mark is not None:  # (YAML's count of lines, less the breaks only YAML makes)
+            line += mark.line - len(_YAML_ONLY_BREAK.findall(text, 0, mark.index))
         raise MetadataError(f'{name}:{line}: ir_metadata is not valid YAML: {" ".join(problem.split())}') from None
     if metadata is None:
         return {}
@@ -405,7 +407,7 @@ class TrecSource(Source):
             stream = pa.PythonFile(_ErrorOnClose(lzma.LZMAFile(self._raw() if self._data is not None else self.path)),
                                    mode='r')  # (a file's name: the LZMAFile opens and closes it)
         else:
-            raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(str(self.path))
+            raw = pa.BufferReader(self._data) if self._data is not None else pa.OSFile(os.fsencode(self.path))
             stream = raw if self.compression is None else pa.CompressedInputStream(raw, self.compression)
         if self.header is not None:
             stream.read(self.header.size)
