@@ -37,6 +37,7 @@ from irmeasures_ext.errors import extra_install
 try:
     import dask
     import dask.dataframe as dd
+    from dask.utils import natural_sort_key
 except ModuleNotFoundError as missing:
     raise ModuleNotFoundError(f'irmeasures_ext.dask needs {missing.name}: {extra_install("dask")}',
                               name=missing.name) from None
@@ -135,8 +136,10 @@ def _run_frame(run: DaskRunLike, with_rank: bool) -> tuple[dd.DataFrame, bool]:
         except pa.ArrowInvalid:
             raise InputError(f'run {path}: not Parquet (irmeasures_ext.dask reads Parquet runs; a TREC run '
                              'file is streamed by ir_measures.calc_aggregate and the irmeasures-ext command)') from None
-        if '://' not in path and not os.path.isdir(path):  # (a file's ir_metadata checked, as one process checks it;
-            ColumnarSource.of_path(path if os.path.exists(path) else min(glob.glob(path)), 'parquet')  # a glob's first)
+        if '://' not in path and not os.path.isdir(path):  # (the ir_metadata checked, as one process checks it: the
+            # file's, or that of the first file of a glob in the order dask reads them)
+            first = path if os.path.exists(path) else min(glob.glob(path), key=natural_sort_key)
+            ColumnarSource.of_path(first, 'parquet')
     else:
         frame = run
     if not isinstance(frame, dd.DataFrame):

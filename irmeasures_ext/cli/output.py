@@ -71,7 +71,7 @@ def _check_json_keys(metadata: dict) -> None:
                     raise ValueError(f'the keys {texts[text]!r} and {key!r} of a mapping are both "{text}" in JSON')
                 texts[text] = key
             pending.extend(value.values())
-        elif isinstance(value, list):
+        elif isinstance(value, (list, tuple)):  # (a YAML !!omap or !!pairs: a list of tuples)
             pending.extend(value)
 
 

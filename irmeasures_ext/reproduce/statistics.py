@@ -436,10 +436,12 @@ class Experiment:
         return reproduced
 
     def _warn(self, other: dict[str, _Scored], kind: str, lacking: dict[str, list[str]] | None = None) -> None:
-        """One warning naming the qrels' topics each run (the original's and ``other``) does not answer, and the
-        topics of the original's rankings each of ``other`` lacks (``lacking``, by run)."""
-        warn_unanswered({**{f'original {run}': scored.unanswered for run, scored in self.original.items()},
-                         **{f'{kind} {run}': scored.unanswered for run, scored in other.items()}},
+        """One warning naming the qrels' topics each run (the original's and ``other``) does not answer (with
+        measures to score them), and the topics of the original's rankings each of ``other`` lacks (``lacking``, by
+        run)."""
+        scored = {**{f'original {run}': scored for run, scored in self.original.items()},
+                  **{f'{kind} {run}': scored for run, scored in other.items()}} if self.measures else {}
+        warn_unanswered({run: scores.unanswered for run, scores in scored.items()},
                         {f'{kind} {run}': topics for run, topics in (lacking or {}).items()})
 
     def _effects(self, other: dict[str, _Scored]) -> list[tuple[str, str, str, float]]:

@@ -202,6 +202,10 @@ def test_jsonl_refuses_a_value_json_has_no_form_for(capsys, files, yaml_text, wh
     ('a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(f'{name}: &{name} [{", ".join([f"*{below}"] * 10)}]\n'
                                                         for below, name in zip('abcdefgh', 'bcdefghi', strict=True)),
      'it holds over 1,000,000 values once its aliases are expanded, or holds itself'),
+    ('a: &a [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(  # (an !!omap is read as a list of pairs: tuples)
+        f'{name}: &{name} !!omap [{", ".join(f"{{k{i}: *{below}}}" for i in range(10))}]\n'
+        for below, name in zip('abcdefgh', 'bcdefghi', strict=True)),
+     'it holds over 1,000,000 values once its aliases are expanded, or holds itself'),
 ])
 def test_jsonl_refuses_metadata_json_would_write_wrongly_or_never_finish(capsys, files, yaml_text, error):
     # (NaN and infinity are no JSON; keys that are one text in JSON would leave one value; a value holding itself,

@@ -354,3 +354,19 @@ def test_rbo_repro_eval_far_past_the_lists_equals_its_definition_and_the_depth_h
         with pytest.raises(InputError, match=r'^depth must be at most 10,000,000, got 10000001$'):
             reproduce.rbo_repro_eval(*lists, depth=reproduce.RBO_MAX_DEPTH + 1)
     assert reproduce.ranked_lists({'1': {'a': 2.0, 'b': 1.0}}, length=10 ** 30) == {'1': ['a', 'b']}
+
+
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.NoOverlapWarning')
+def test_with_no_measure_the_warning_names_only_the_rankings_a_reproduction_lacks():
+    qrels = {'1': {'a': 1}, '2': {'c': 1}, '3': {'x': 1}}
+    original, reproduced = {'1': {'a': 1.0, 'b': 0.5}, '2': {'c': 1.0}}, {'1': {'b': 1.0, 'a': 0.5}}
+    with_scores = ('(original baseline: 3; original advanced: 3; reproduced baseline: 2 3; reproduced advanced: 2 3): '
+                   'each is evaluated as a ranking of no documents (0 in every measure of the ranking); and in the '
+                   'rankings ')
+    for measures, scores in (([], ''), (['P@1'], with_scores)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            reproduce.reproducibility(qrels, original, original, reproduced, reproduced, measures, ranked_lists=True)
+        assert [str(warning.message) for warning in caught if warning.category is UnansweredTopicsWarning] == [
+            f'topics not answered {scores}(reproduced baseline: 2; reproduced advanced: 2): each counts 0 in the '
+            "rankings' KTU, RBO and RBO_ext"]
