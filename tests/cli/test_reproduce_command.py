@@ -780,3 +780,29 @@ def test_a_replication_names_the_qrels_each_warning_of_the_qrels_is_about(capsys
     status, _, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED, 'alpha_nDCG@5')
     single = [line for line in err if 'has one intent (subtopic) only' in line]
     assert status == 0 and [line.split(': ')[2] for line in single] == [QRELS, QRELS_B]
+
+
+@pytest.mark.filterwarnings('ignore::irmeasures_ext.errors.UnansweredTopicsWarning')
+def test_format_options_read_every_input_and_a_run_listed_by_ascending_score_is_warned_of(capsys, tmp_path):
+    # (the TREC files named .parquet: read as TREC only as --format and --qrels-format say)
+    renamed = {}
+    for path in (QRELS, QRELS_B, *ORIGINAL[1:], *REPRODUCED[1:], *REPLICATED[1:3]):
+        renamed[path] = tmp_path / Path(path).with_suffix('.parquet').name
+        renamed[path].write_bytes(Path(path).read_bytes())
+    expected = by_key(jsonl(capsys, *REPRODUCTION, 'AP'))
+    runs = [renamed[path] for path in (*ORIGINAL[1:], *REPRODUCED[1:])]
+    args = ['--original', *runs[:2], '--reproduced', *runs[2:]]
+    assert by_key(jsonl(capsys, 'reproduce', renamed[QRELS], *args, 'AP', '--format', 'trec')) == expected
+    assert by_key(jsonl(capsys, 'reproduce', renamed[QRELS], *ORIGINAL, *REPRODUCED, 'AP', '--qrels-format',
+                        'trec')) == expected
+    assert run_main(capsys, 'reproduce', renamed[QRELS], *ORIGINAL, *REPRODUCED, 'AP')[0] == 2  # (read as Parquet)
+    replicated = [renamed[path] for path in REPLICATED[1:3]]
+    assert by_key(jsonl(capsys, 'reproduce', renamed[QRELS], *args[:3], '--reproduced', *replicated, '--qrels-b',
+                        renamed[QRELS_B], 'AP', '--format', 'trec')) == by_key(
+        jsonl(capsys, 'reproduce', QRELS, *ORIGINAL, *REPLICATED, 'AP'))
+    ascending = tmp_path / 'ascending.txt'  # (each topic's lines listed by ascending score: its rank as its score)
+    ascending.write_text(''.join(f'{topic} Q0 {doc} {rank} {rank} r\n' for topic, _, doc, rank, *_ in
+                                 (line.split() for line in (REF / 'rpd_b.txt').read_text().splitlines())))
+    status, _, err = run_main(capsys, 'reproduce', QRELS, *ORIGINAL, '--reproduced', ascending, REPRODUCED[2], 'AP')
+    assert status == 0 and any(f'{ascending}: in all ' in line and 'the scores increase down the listed docs' in line
+                               for line in err)

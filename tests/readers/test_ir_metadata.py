@@ -353,6 +353,11 @@ def test_write_run_leaves_nothing_when_the_run_is_refused(tmp_path):
         write_run({'q1': {'a b': 1.0}}, tmp_path / 'run.txt')
     with pytest.raises(RunWriteError, match="query id '#q' cannot be a field"):
         write_run({'#q': {'d': 1.0}}, tmp_path / 'run.txt')
+    with pytest.raises(RunWriteError) as raised:  # (the first bad id named, not the last row's)
+        write_run({'q1': {'a b': 2.0, 'c\td': 1.5, 'ok': 1.0}}, tmp_path / 'run.txt')
+    assert str(raised.value) == (f"{tmp_path / 'run.txt'}: doc id of query 'q1' 'a b' cannot be a field of a TREC line "
+                                 '(empty, holding a blank, or a query id starting with "#" or U+FEFF): write a Parquet '
+                                 'file (a name ending .parquet) instead')
     for run in ({'\ufeffq1': {'d': 1.0}}, {'q0': {'d': 1.0}, '\ufeffq1': {'d': 1.0}}):  # (read back as a BOM: q1)
         with pytest.raises(RunWriteError, match=r"query id '\\ufeffq1' cannot be a field .* U\+FEFF"):
             write_run(run, tmp_path / 'run.txt', METADATA)
