@@ -73,11 +73,12 @@ def test_a_folder_named_as_a_plot_is_called_a_folder(files, capsys):
     assert capsys.readouterr() == ('', f'irmeasures-ext: error: {message}\n')
 
 
-@pytest.mark.parametrize('write', [lambda target, flag: write_run('a.txt', target, overwrite=flag),
-                                   lambda target, flag: check_plot_path(target, flag)])
-def test_overwrite_must_be_a_bool_not_a_truthy_text(files, write):
+@pytest.mark.parametrize('write,error', [
+    (lambda target, flag: write_run('a.txt', target, overwrite=flag), RunWriteError),
+    (lambda target, flag: check_plot_path(target, flag), ComparisonError)])
+def test_overwrite_must_be_a_bool_not_a_truthy_text(files, write, error):
     (files / 'mine.png').write_text('mine')
-    with pytest.raises(ValueError, match="overwrite must be True or False, got 'no'"):
+    with pytest.raises(error, match="overwrite must be True or False, got 'no'"):
         write('mine.png', 'no')
     assert (files / 'mine.png').read_text() == 'mine'
 
