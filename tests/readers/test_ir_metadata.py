@@ -213,6 +213,24 @@ def test_a_yaml_error_names_the_file_line_though_yaml_breaks_lines_at_more_chara
         load_metadata(tmp_path / 'meta.yaml')
 
 
+def test_yaml_that_is_no_mapping_or_no_text_is_refused_whole(tmp_path):
+    # (a list; a control character, which PyYAML's reader refuses with no line of its own: the block's first line; a
+    # YAML file whose bytes are not UTF-8)
+    for text, message in (('# - a\n# - b\n', ':2: ir_metadata is a YAML list, not a mapping of keys (schema-version, '
+                                              'tag, platform, ...)'),
+                          ('# a: 1\n# tag: a\x07b\n', ':2: ir_metadata is not valid YAML: unacceptable character '
+                                                     '#x0007: control characters are not allowed in "<unicode '
+                                                     'string>", position 11')):
+        run = write(tmp_path / 'run', START + text + END + RUN)
+        with pytest.raises(MetadataError) as raised:
+            read_metadata(run)
+        assert str(raised.value) == f'{run}{message}'
+    (tmp_path / 'meta.yaml').write_bytes(b'tag: \xff\n')
+    with pytest.raises(MetadataError) as raised:
+        load_metadata(tmp_path / 'meta.yaml')
+    assert str(raised.value) == f"{tmp_path / 'meta.yaml'}: not valid UTF-8 (invalid start byte)"
+
+
 def test_text_in_the_block_that_is_not_utf8_names_its_line(tmp_path):
     run = tmp_path / 'run'
     run.write_bytes((START + '# tag: x\n# actor: ').encode() + b'\xe9t\xe9\n' + (END + RUN).encode())
