@@ -144,11 +144,15 @@ def markdown_escape(text: str) -> str:
     return text.replace('|', '\\|')
 
 
+#: What each character LaTeX reads as markup (or, in its default OT1 encoding, as another glyph) is written as.
+_LATEX = str.maketrans({'\\': r'\textbackslash{}', '_': r'\_', '%': r'\%', '&': r'\&', '#': r'\#', '$': r'\$',
+                        '{': r'\{', '}': r'\}', '^': r'\^{}', '~': r'\~{}', '|': r'\textbar{}', '<': r'\textless{}',
+                        '>': r'\textgreater{}'})
+
+
 def latex_escape(text: str) -> str:
-    for char, escaped in (('\\', r'\textbackslash{}'), ('_', r'\_'), ('%', r'\%'), ('&', r'\&'), ('#', r'\#'),
-                          ('$', r'\$'), ('{', r'\{'), ('}', r'\}'), ('^', r'\^{}'), ('~', r'\~{}')):
-        text = text.replace(char, escaped)
-    return text
+    """``text`` as LaTeX typesets it as written: each character at once (the braces of one escape not escaped)."""
+    return text.translate(_LATEX)
 
 
 def write_latex(out: IO[str], table: pd.DataFrame, places: int) -> None:

@@ -150,6 +150,13 @@ def test_latex(capsys):
     assert any(line.startswith('ranked lists & rbo\\_ext & ') for line in lines)
 
 
+def test_latex_typesets_every_character_as_written():
+    # (each escaped once: the braces of \textbackslash{} are not escaped again; |, < and > are other glyphs in OT1)
+    from irmeasures_ext.comparison.output import latex_escape
+    assert latex_escape('a\\b_{c}%&#$^~|<>d') == (r'a\textbackslash{}b\_\{c\}\%\&\#\$\^{}\~{}\textbar{}\textless{}'
+                                                 r'\textgreater{}d')
+
+
 def test_per_topic_jsonl_scores_side_by_side_and_agreement_as_repro_eval(capsys):
     records = jsonl(capsys, *REPRODUCTION, 'AP', 'nDCG@10', '--per-topic', '--order', 'file', '--topics',
                     'repro_eval')
