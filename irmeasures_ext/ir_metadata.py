@@ -109,12 +109,14 @@ def write_run(run: RunLike, path: str | os.PathLike[str], metadata: MetadataLike
     name ending ``.parquet`` (``.arrow``, ``.feather``, ``.ipc``), a Parquet (Arrow IPC) file of columns query_id,
     doc_id, rank and score.
 
-    Queries come in the order they first appear; each query's docs are ranked 1, 2, ... in trec_eval's order: score
-    descending, then doc id descending (byte order). Scores are written as the shortest decimals that read back as
-    the same float64. With ``metadata`` (a mapping, or a YAML file's path) a TREC file opens with its ir_metadata
-    block (:func:`metadata_block`) and a Parquet or Arrow file's schema metadata holds its YAML under
-    ``ir_metadata``; the run's own metadata is not carried over unless given (``read_metadata(run)``). ``tag`` is a
-    TREC line's last field (default: the metadata's ``tag``, else the file's name up to its first dot).
+    Queries come in the order they first appear; each query's docs are ranked 1, 2, ... by score descending (as
+    float64; trec_eval, evaluating, compares them as float32), then doc id descending (byte order); the run's own
+    ranks are not kept. Scores are written as the shortest decimals that read back as the same float64. With
+    ``metadata`` (a mapping, or a YAML file's path) a TREC file opens with its ir_metadata block
+    (:func:`metadata_block`) and a Parquet or Arrow file's schema metadata holds its YAML under ``ir_metadata``; the
+    run's own metadata is not carried over unless given (``read_metadata(run)``). ``tag`` is a TREC line's last field
+    (default: the metadata's ``tag``, else the file's name up to its first dot). A gzipped file has no time in its
+    header: the same run gives the same bytes.
 
     The run is checked as an evaluation checks it (a non-finite score, a doc twice in a query: InputError naming the
     line); an id a TREC file cannot hold (empty, holding a blank, a query id starting with ``#`` or U+FEFF) is a
@@ -189,7 +191,7 @@ def _check_target(path: Path, overwrite: bool) -> None:
 
 def _ranked(table: pa.Table) -> pa.Table:
     """``(query_id, doc_id, rank, score)`` of a run's rows: queries in the order they first appear, each one's docs
-    by score descending, then doc id descending, ranked 1, 2, ..."""
+    by score descending (as float64), then doc id descending, ranked 1, 2, ..."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -273,7 +275,8 @@ def _compressed(file: IO[bytes], path: Path) -> contextlib.AbstractContextManage
     import lzma
     suffix = path.suffix.lower()
     if suffix == '.gz':
-        return gzip.GzipFile(path.name, mode='wb', fileobj=file)  # (the name, not the temporary one, in its header)
+        return gzip.GzipFile(path.name, mode='wb', fileobj=file, mtime=0)  # (the name, not the temporary one, in its
+        # header, and no time: the same run gives the same bytes)
     if suffix == '.bz2':
         return bz2.BZ2File(file, mode='wb')
     if suffix == '.xz':

@@ -78,6 +78,9 @@ def _protocol(args: argparse.Namespace, measures: list) -> int:
     if Ranking(args.ties, args.score_precision, args.depth, rel=args.rel) != DEFAULT_RANKING:
         raise CliError('--protocol ranks as its script does; --ties, --score-precision, --depth and --rel do not '
                        'apply')
+    if args.output_format != 'tsv' or args.by_query:
+        raise CliError("--protocol prints its script's lines, name and value; --output_format jsonl and --by_query "
+                       '(-q) do not apply')
     from irmeasures_ext.cli.output import metadata_header
     from irmeasures_ext.readers.inputs import read_input
     from irmeasures_ext.reports.protocols import compute

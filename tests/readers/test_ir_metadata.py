@@ -327,6 +327,32 @@ def test_write_run_to_trec_round_trips(tmp_path, name):
                                                           enumerate(expected, start=1)]
 
 
+def test_a_gzipped_run_is_the_same_bytes_whenever_it_is_written(tmp_path, monkeypatch):
+    import time
+    for folder, now in (('a', 1e9), ('b', 2e9)):  # (gzip's header held the time of writing)
+        monkeypatch.setattr(time, 'time', lambda now=now: now)
+        (tmp_path / folder).mkdir()
+        write_run(scored_run(), tmp_path / folder / 'run.txt.gz', METADATA)
+    assert (tmp_path / 'a' / 'run.txt.gz').read_bytes() == (tmp_path / 'b' / 'run.txt.gz').read_bytes()
+
+
+def test_write_run_ranks_by_float64_scores_not_by_the_runs_ranks(tmp_path):
+    # (1.00000001 above 1.0 as float64, as ranx orders a fused run; one float32, which trec_eval evaluates by doc id:
+    # b first. A run's own ranks (here against its scores) are not kept: the file's are the scores' order)
+    write_run({'q': {'a': 1.00000001, 'b': 1.0}}, tmp_path / 'run.txt')
+    assert [line.split()[2:4] for line in (tmp_path / 'run.txt').read_text().splitlines()] == [['a', '1'], ['b', '2']]
+    by_rank = irmeasures_ext.provider.configured(ties='rank')
+    qrels = {'q': {'a': 1}}
+    assert irmeasures_ext.provider.calc_aggregate([ir_measures.RR], qrels, str(tmp_path / 'run.txt')) == {
+        ir_measures.RR: 0.5}
+    assert by_rank.calc_aggregate([ir_measures.RR], qrels, str(tmp_path / 'run.txt')) == {ir_measures.RR: 1.0}
+    source = write(tmp_path / 'ranked.txt', 'q Q0 a 1 1.0 g\nq Q0 b 2 3.0 g\n')
+    with pytest.warns(irmeasures_ext.ReversedScoresWarning, match='the scores increase down the listed docs'):
+        write_run(source, tmp_path / 'rewritten.txt')
+    assert [line.split()[2:5] for line in (tmp_path / 'rewritten.txt').read_text().splitlines()] == [
+        ['b', '1', '3'], ['a', '2', '1']]
+
+
 @pytest.mark.parametrize('name', ['run.parquet', 'run.arrow'])
 def test_write_run_to_columnar_round_trips(tmp_path, name):
     path = tmp_path / name

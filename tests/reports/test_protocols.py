@@ -190,6 +190,10 @@ def test_protocol_needs_no_measure_and_gu_needs_a_dataset(tied_files):
     assert status == 2 and 'needs QRELS to be a citation-rec ir_datasets id' in err
     status, _, err = run_cli(*tied_files, '--protocol', 'symtax', '--ties', 'expected')
     assert status == 2 and '--ties, --score-precision, --depth and --rel do not apply' in err
+    for option in (['-o', 'jsonl'], ['-q']):  # (it printed its tsv lines, the option unsaid)
+        status, out, err = run_cli(*tied_files, '--protocol', 'symtax', *option)
+        assert (status, out, err) == (2, '', "irmeasures-ext: error: --protocol prints its script's lines, name and "
+                                             'value; --output_format jsonl and --by_query (-q) do not apply\n')
 
 
 def test_ties_options_refused_for_another_provider(tied_files):
