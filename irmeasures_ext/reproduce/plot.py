@@ -124,7 +124,8 @@ def _figure(scores: pd.DataFrame) -> Figure:
     measures = list(dict.fromkeys(scores['measure']))
     columns = min(3, len(measures))
     rows = math.ceil(len(measures) / columns)
-    figure = Figure(figsize=(4.3 * columns, 4.3 * rows))
+    figure = Figure(figsize=(4.3 * columns, 4.3 * rows), layout='constrained')  # (room for titles and labels beside
+    # square panels, which tight_layout did not always leave)
     FigureCanvasAgg(figure)
     panels = figure.subplots(rows, columns, squeeze=False).ravel()
     for axes, measure in zip(panels, measures, strict=False):
@@ -149,7 +150,6 @@ def _figure(scores: pd.DataFrame) -> Figure:
         axes.legend(fontsize='small', loc='upper left')
     for unused in panels[len(measures):]:
         figure.delaxes(unused)
-    figure.tight_layout()
     return figure
 
 

@@ -507,6 +507,20 @@ def test_plot_topic_scores_takes_numbers_in_an_object_column(reproduced):
     assert np.ma.getdata(points[~np.ma.getmaskarray(points).any(axis=1)]).tolist() == drawn  # (NaN: masked)
 
 
+def test_every_title_and_label_is_within_the_figure_beside_a_panel_of_larger_numbers():
+    # (square panels of scores in [0, 1] beside one of ranks up to 7: tight_layout cut the titles' first lines)
+    import random
+
+    from irmeasures_ext.reproduce.plot import plot_topic_scores
+    rng = random.Random(3)
+    scores = scores_of(*[(measure, run, f't{topic}', *(rng.uniform(*span) for _ in range(2)))
+                         for measure, span in (('AP', (0, 1)), ('MeanRank', (1, 7)), ('P(rel=2)@5', (0, 1)))
+                         for run in ('baseline', 'advanced') for topic in range(8)])
+    figure = plot_topic_scores(scores)
+    box, (width, height) = figure.get_tightbbox(figure.canvas.get_renderer()), figure.get_size_inches()
+    assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, (box, width, height)
+
+
 def test_plot_topic_scores_lays_out_three_panels_a_row_and_spans_0_1_without_a_number():
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     nothing = float('nan')
