@@ -119,10 +119,10 @@ def test_the_console_script(tmp_path):
 
 @pytest.mark.parametrize('arguments,message', [
     (['--metadata', '{bad}'], "{bad}:3: ir_metadata is not valid YAML: did not find expected ',' or ']'"),
-    (['--metadata', '{spaced}'], "{out}: tag 'a b' is not one field of a TREC line (empty, or holding a blank); give "
-                                 'tag=... (--tag on the command line)'),
-    (['--tag', 'a b'], "{out}: tag 'a b' is not one field of a TREC line (empty, or holding a blank); give tag=... "
-                       '(--tag on the command line)'),
+    (['--metadata', '{spaced}'], "{out}: tag 'a b' is not one field of a TREC line (empty, holding a blank, or bytes "
+                                 'of a file name that are not UTF-8); give tag=... (--tag on the command line)'),
+    (['--tag', 'a b'], "{out}: tag 'a b' is not one field of a TREC line (empty, holding a blank, or bytes of a file "
+                       'name that are not UTF-8); give tag=... (--tag on the command line)'),
 ])
 def test_the_metadata_and_tag_are_checked_before_tuning(tmp_path, capsys, arguments, message):
     """Refused before any work: the tuning's report (stdout) is not written, nor OUTPUT."""
