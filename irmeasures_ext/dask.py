@@ -136,8 +136,8 @@ def _run_frame(run: DaskRunLike, with_rank: bool) -> tuple[dd.DataFrame, bool]:
         except pa.ArrowInvalid:
             raise InputError(f'run {path}: not Parquet (irmeasures_ext.dask reads Parquet runs; a TREC run '
                              'file is streamed by ir_measures.calc_aggregate and the irmeasures-ext command)') from None
-        if '://' not in path and not os.path.isdir(path):  # (the ir_metadata checked, as one process checks it: the
-            # file's, or that of the first file of a glob in the order dask reads them)
+        # (the ir_metadata checked, as one process checks it: a file's, or a glob's first file's in dask's order)
+        if '://' not in path and not os.path.isdir(path):
             first = path if os.path.exists(path) else min(glob.glob(path), key=natural_sort_key)
             ColumnarSource.of_path(first, 'parquet')
     else:

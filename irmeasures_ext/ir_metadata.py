@@ -275,8 +275,8 @@ def _compressed(file: IO[bytes], path: Path) -> contextlib.AbstractContextManage
     import lzma
     suffix = path.suffix.lower()
     if suffix == '.gz':
-        return gzip.GzipFile(path.name, mode='wb', fileobj=file, mtime=0)  # (the name, not the temporary one, in its
-        # header, and no time: the same run gives the same bytes)
+        # (the name, not the temporary one, in its header, and no time: the same run gives the same bytes)
+        return gzip.GzipFile(path.name, mode='wb', fileobj=file, mtime=0)
     if suffix == '.bz2':
         return bz2.BZ2File(file, mode='wb')
     if suffix == '.xz':

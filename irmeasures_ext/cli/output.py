@@ -65,8 +65,8 @@ def _check_json_keys(metadata: dict) -> None:
         if isinstance(value, dict):
             texts: dict[str, object] = {}
             for key in value:
-                text = _JSON_KEYS[key] if key is None or isinstance(key, bool) else str(key)  # (json.dumps' texts;
-                # a key of infinity or NaN, whose text differs, it refuses)
+                # (json.dumps' texts; a key of infinity or NaN, whose text differs, it refuses)
+                text = _JSON_KEYS[key] if key is None or isinstance(key, bool) else str(key)
                 if text in texts:
                     raise ValueError(f'the keys {texts[text]!r} and {key!r} of a mapping are both "{text}" in JSON')
                 texts[text] = key

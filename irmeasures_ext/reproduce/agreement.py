@@ -533,9 +533,10 @@ def _of_two_lists(statistic: str, original: Sequence[str], reproduced: Sequence[
     lists = [_doc_list(docs, name) for docs, name in ((original, 'original'), (reproduced, 'reproduced'))]
     if not all(lists):
         return 0.0
-    length = max(map(len, lists))  # (the whole lists, not repro_eval's first 1000 docs of a run's topic)
-    original_lists, reproduced_lists = (RankedLists.of(_as_run(docs), length, 'file') for docs in lists)  # (not
-    # ranked by the scores compared as float32: over 2^24 docs, neighbours would tie)
+    # (the whole lists, not repro_eval's first 1000 docs of a run's topic; in the order given, not by their scores
+    # compared as float32, under which neighbours past 2^24 docs would tie)
+    length = max(map(len, lists))
+    original_lists, reproduced_lists = (RankedLists.of(_as_run(docs), length, 'file') for docs in lists)
     return float(ranked_list_agreement(original_lists, reproduced_lists, p=p, depth=depth).loc[0, statistic])
 
 

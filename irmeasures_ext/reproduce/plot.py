@@ -124,8 +124,8 @@ def _figure(scores: pd.DataFrame) -> Figure:
     measures = list(dict.fromkeys(scores['measure']))
     columns = min(3, len(measures))
     rows = math.ceil(len(measures) / columns)
-    figure = Figure(figsize=(4.3 * columns, 4.3 * rows), layout='constrained')  # (room for titles and labels beside
-    # square panels, which tight_layout did not always leave)
+    # (constrained: room for titles and labels beside square panels, which tight_layout did not always leave)
+    figure = Figure(figsize=(4.3 * columns, 4.3 * rows), layout='constrained')
     FigureCanvasAgg(figure)
     panels = figure.subplots(rows, columns, squeeze=False).ravel()
     for axes, measure in zip(panels, measures, strict=False):
