@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irmeasures_ext.engine.doc_ids import DocIds, pair_keys
+from irmeasures_ext.engine.doc_ids import DocIds, GroupedHashes, pair_keys
 from irmeasures_ext.errors import InputError, UnansweredTopicsWarning, warn_at_caller
 
 if TYPE_CHECKING:
@@ -256,13 +256,11 @@ class _Side:
         return cls(row_topic[kept], lists.rank[kept], lists.doc_ids.take(np.flatnonzero(kept)), sizes)
 
     @functools.cached_property
-    def keys(self) -> pd.Index | None:
-        """The rows' (topic, doc) hashes, as an index (its hash table made once, to find the other side's rows in);
-        None where two of them are equal: two different docs of a topic share a hash (the run's docs are distinct in
-        each topic: checked)."""
-        import pandas as pd
-        keys = pd.Index(pair_keys(self.topic, self.doc_ids.hash))
-        return keys if keys.is_unique else None
+    def keys(self) -> GroupedHashes | None:
+        """The rows' (topic, doc hash) keys, as a table (made once, to find the other side's rows in); None where two
+        of them are equal: two different docs of a topic share a hash (the run's docs are distinct in each topic:
+        checked)."""
+        return GroupedHashes.of(self.topic, self.doc_ids.hash, len(self.sizes))
 
     @functools.cached_property
     def doc_order(self) -> np.ndarray:
@@ -324,9 +322,9 @@ def _shared_rows(orig: _Side, rep: _Side) -> tuple[np.ndarray, np.ndarray]:
     (topic, doc) hashes, or by the strings (Arrow's hash join) where two different docs share a hash (ids that differ
     only in trailing NUL bytes do: a hash reads an id's bytes zero-padded)."""
     if orig.keys is not None:
-        orig_row_of = orig.keys.get_indexer(pair_keys(rep.topic, rep.doc_ids.hash))  # (-1: none)
+        orig_row_of = orig.keys.rows_of(rep.topic, rep.doc_ids.hash)  # (-1: none)
         shared_rep = np.flatnonzero(orig_row_of >= 0)
-        shared_orig = orig_row_of[shared_rep].astype(np.int64)
+        shared_orig = orig_row_of[shared_rep]
         if orig.doc_ids.equal(shared_orig, rep.doc_ids, shared_rep).all():
             return shared_orig, shared_rep
     tables = [pa.table({'topic': side.topic, 'doc': side.doc_ids.ids, name: np.arange(len(side.topic))})
