@@ -14,7 +14,7 @@ from irmeasures_ext.engine.doc_ids import GroupedHashes
 MULTIPLIER = int(doc_ids._SLOT_MULTIPLIERS[0])
 #: Hashes whose first slot is the last of any region (their product with the multiplier has its top bits all 1):
 #: looking past it wraps around to the region's first slot.
-AT_REGION_END = [pow(MULTIPLIER, -1, 2 ** 64) * (2 ** 64 - 1 - k) % 2 ** 64 for k in range(8)]
+AT_REGION_END = [pow(MULTIPLIER, -1, 2 ** 64) * (2 ** 64 - 1 - k) % 2 ** 64 for k in range(8)]  # (any region's)
 
 
 def looked_up(keys: list[tuple[int, int]], n_groups: int, queries: list[tuple[int, int]]) -> list[int] | None:
@@ -51,18 +51,30 @@ def test_rows_as_a_dict_finds_them(case):
 
 
 def test_keys_crowded_into_the_last_slot_wrap_around():
-    """Eight keys of one group all first looked for in the region's last slot (32 slots for 8 keys): one is
-    placed there, seven past it, from the region's first slot on, and each is found; a ninth, absent, is looked
-    for through all eight and found missing; the next group's region is not entered."""
-    keys = [(0, h) for h in AT_REGION_END] + [(1, 7)]
-    queries = [*keys, (0, 3), (1, AT_REGION_END[0])]
-    found = looked_up(keys, 2, queries)
-    assert found == [0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1]
-    table = GroupedHashes.of(np.array([0] * 8 + [1]), np.array([h for _, h in keys], dtype=np.uint64), 2)
-    first_region = table.slot_row[:32].tolist()
-    assert sorted(first_region[:7] + first_region[-1:]) == list(range(8))  # (one in the last slot, seven wrapped)
-    assert first_region[7:-1] == [-1] * 24
-    assert table.slot_row[32:].tolist().count(8) == 1  # (group 1's key in group 1's region)
+    """Eight keys of one group (the second: its region starts at slot 4) all first looked for in the region's last
+    slot (32 slots for 8 keys): one is placed there, seven past it, from the region's first slot on, and each is
+    found; a ninth, absent, is looked for through all eight and found missing; no other region is entered."""
+    keys = [(0, 7)] + [(1, h) for h in AT_REGION_END]
+    queries = [*keys, (1, 3), (0, AT_REGION_END[0])]
+    assert looked_up(keys, 2, queries) == [0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1]
+    table = GroupedHashes.of(np.array([0] + [1] * 8), np.array([h for _, h in keys], dtype=np.uint64), 2)
+    assert table.regions.start.tolist() == [0, 4]
+    region = table.slot_row[4:36].tolist()
+    assert sorted(region[:7] + region[-1:]) == list(range(1, 9))  # (one in the last slot, seven wrapped)
+    assert region[7:-1] == [-1] * 24
+    assert table.slot_row[:4].tolist().count(0) == 1
+
+
+def slot_hash(slot: int, bits: int, k: int = 0) -> int:
+    """The ``k``-th hash first looked for in ``slot`` of a region of 2^``bits`` slots."""
+    return pow(MULTIPLIER, -1, 2 ** 64) * ((slot << (64 - bits)) + k) % 2 ** 64
+
+
+def test_a_key_placed_is_never_moved_by_a_later_one():
+    """Row 0 placed in slot 5 at once; rows 1 and 2 both first looked for in slot 4, the one that loses it passes
+    slot 5 (taken by row 0, not empty) to slot 6: all three are found (a region of 16 slots for 3 keys)."""
+    keys = [(0, slot_hash(5, 4)), (0, slot_hash(4, 4)), (0, slot_hash(4, 4, 1))]
+    assert looked_up(keys, 1, keys) == [0, 1, 2]
 
 
 @pytest.mark.parametrize('keys, n_groups', [([(0, 5), (0, 5)], 1), ([(1, 9), (0, 4), (1, 9)], 3),
@@ -82,14 +94,16 @@ def test_no_keys_and_empty_groups():
     assert looked_up([], 3, [(0, 1), (2, 0)]) == [-1, -1]
     assert looked_up([(2, 1)], 4, [(2, 1), (0, 1), (3, 1)]) == [0, -1, -1]
     assert looked_up([], 0, []) == []
+    nothing = GroupedHashes.of(np.array([], dtype=np.int64), np.array([], dtype=np.uint64), 2)
+    assert nothing.rows_of(np.array([1]), np.array([5], dtype=np.uint64)).dtype == np.int64  # (rows: to index with)
 
 
 def test_a_region_is_at_least_four_times_its_keys():
     """The table a quarter full or less in every region: 1, 2, 3, 4 and 1000 keys take 4, 8, 16, 16 and 4096
-    slots."""
-    sizes = [1, 2, 3, 4, 1000]
+    slots; a group of none, 2."""
+    sizes = [0, 1, 2, 3, 4, 1000]
     group = np.repeat(np.arange(len(sizes)), sizes)
     table = GroupedHashes.of(group, np.arange(len(group), dtype=np.uint64), len(sizes))
-    assert (table.regions.mask + 1).tolist() == [4, 8, 16, 16, 4096]
-    assert table.regions.start.tolist() == [0, 4, 12, 28, 44]
-    assert len(table.slot_row) == 4140
+    assert (table.regions.mask + 1).tolist() == [2, 4, 8, 16, 16, 4096]
+    assert table.regions.start.tolist() == [0, 2, 6, 14, 30, 46]
+    assert len(table.slot_row) == 4142
