@@ -214,7 +214,7 @@ def has_repeats(keys: np.ndarray) -> bool:
     return bool(np.any(keys[1:] == keys[:-1]))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Regions:
     """Each group's region of slots in a :class:`GroupedHashes` table: its first slot, and its size (a power of two,
     at least four times the group's keys: a table a quarter full or less) as the shift and the mask that place a
@@ -244,12 +244,12 @@ class _Regions:
         return start + ((slot - start + 1) & self.mask[group])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GroupedHashes:
     """The rows of a run found by their (group, hash) keys, each group a topic: a table of open addressing, each
     group's keys in a region of its own (:class:`_Regions`), probed linearly within it. Looking up rows grouped alike
-    (a run's, by topic) reads one group's few kilobytes at a time, where one table of every key is read at random
-    (pandas' index: 2-3x slower for a run of 1M docs, a topic's 1,000 in a region of 16 KB)."""
+    (a run's, by topic) reads one group's few kilobytes at a time (a topic's 1,000 docs: 16 KB), where one table of
+    every key (pandas' index) is read at random."""
 
     regions: _Regions
     hash: np.ndarray

@@ -53,10 +53,12 @@ def test_rows_as_a_dict_finds_them(case):
 def test_keys_crowded_into_the_last_slot_wrap_around():
     """Eight keys of one group (the second: its region starts at slot 4) all first looked for in the region's last
     slot (32 slots for 8 keys): one is placed there, seven past it, from the region's first slot on, and each is
-    found; a ninth, absent, is looked for through all eight and found missing; no other region is entered."""
+    found; a ninth, absent, first looked for in the last slot too, is looked for through all eight, up to the
+    empty slot after them, and found missing; no other region is entered."""
     keys = [(0, 7)] + [(1, h) for h in AT_REGION_END]
-    queries = [*keys, (1, 3), (0, AT_REGION_END[0])]
-    assert looked_up(keys, 2, queries) == [0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1]
+    absent = pow(MULTIPLIER, -1, 2 ** 64) * (2 ** 64 - 9) % 2 ** 64  # (as AT_REGION_END's)
+    queries = [*keys, (1, absent), (1, 3), (0, AT_REGION_END[0])]
+    assert looked_up(keys, 2, queries) == [0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -1, -1]
     table = GroupedHashes.of(np.array([0] + [1] * 8), np.array([h for _, h in keys], dtype=np.uint64), 2)
     assert table.regions.start.tolist() == [0, 4]
     region = table.slot_row[4:36].tolist()

@@ -81,9 +81,12 @@ def test_the_unanswered_topics_warning_names_each_topic():
         reproduce.ranked_list_agreement(original, run_of({'1': ['a']}))
 
 
-def test_docs_are_paired_by_their_strings_when_every_pair_has_one_hash(monkeypatch):
+def test_docs_are_paired_by_their_strings_when_their_hashes_cannot_pair_them(monkeypatch):
+    """As where two docs of a topic share a hash: no table of the original's (topic, doc hash) keys, the docs joined
+    by their strings."""
     import irmeasures_ext.reproduce.agreement as agreement
-    monkeypatch.setattr(agreement, 'pair_keys', lambda topic, hashes: np.full(len(topic), 7, dtype=np.uint64))
+    tables = []
+    monkeypatch.setattr(agreement.GroupedHashes, 'of', classmethod(lambda cls, *keys: tables.append(keys)))
     # (a against b: no doc shared, KTU -1 (each list ranks the other's doc below its own), RBO_ext 0; a b against a:
     # KTU 1 (b below a in both), RBO_ext (eq. 32, s = 1, l = 2, X_1 = X_2 = 1): 0.05/0.95 (0.95 + 0.9025) + 0.9025 = 1;
     # a b c against c a b: one concordant pair of three, τ_b -1/3; x y against y x: -1)
@@ -94,6 +97,7 @@ def test_docs_are_paired_by_their_strings_when_every_pair_has_one_hash(monkeypat
     frame = reproduce.ranked_list_agreement(run_of({'1': list('abc'), '2': list('xy')}),
                                             run_of({'1': list('cab'), '2': list('yx')}))
     assert frame.ktu.tolist()[:2] == pytest.approx([-1 / 3, -1.0], abs=1e-15)
+    assert len(tables) == 3  # (one original's table asked for per call, none made)
 
 
 # --- the statistics ---
