@@ -23,7 +23,7 @@ from irmeasures_ext.engine.transforms import Transforms
 from irmeasures_ext.measures.base import Ranking
 
 #: Changed when what the fingerprint covers changes (partials of another version are then refused too).
-VERSION = b'irmeasures_ext partial 1\0'
+VERSION = b'irmeasures_ext partial 2\0'
 #: The constant that makes the second 64-bit lane of an entry's hash another function of it.
 _SECOND_LANE = np.uint64(0x2545_F491_4F6C_DD1D)
 

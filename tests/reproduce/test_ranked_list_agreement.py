@@ -195,7 +195,7 @@ def test_the_list_functions_take_the_whole_lists_past_1000_docs():
 
 
 #: Two 24-byte ids with one 64-bit hash (chosen by inverting it: tests/engine/test_ranking.py).
-SAME_HASH = ('doc-0000aeviQNSBxpbO1fnG', 'doc-0000aJ6TtPjYxybg9Icv')
+SAME_HASH = ('doc-0000uypfwLDIJEu370zG', 'doc-0000iz27P6JBuScLTFIR')
 
 
 @pytest.mark.parametrize('seed', range(6))
