@@ -32,12 +32,14 @@ _SLOT_MULTIPLIERS = (np.uint64(0x9E37_79B9_7F4A_7C15), np.uint64(0xC2B2_AE3D_27D
 
 @dataclass(frozen=True)
 class DocIds:
-    """Doc ids and, per id, a 64-bit hash, its first 8 bytes (little-endian, zero-padded) and its length."""
+    """Doc ids and, per id, a 64-bit hash, its first 8 bytes (little-endian, zero-padded) and its length. The strings
+    are ``ids``, or (``at`` given, as :meth:`take` leaves them) row i's is ``ids[at[i]]``: a take copies no string."""
 
     ids: pa.ChunkedArray
     hash: np.ndarray
     head: np.ndarray
     length: np.ndarray
+    at: np.ndarray | None = None
 
     @classmethod
     def of(cls, ids: pa.ChunkedArray) -> DocIds:
@@ -59,8 +61,7 @@ class DocIds:
         same = (self.head[rows] == other.head[other_rows]) & (length == other.length[other_rows])
         long = np.flatnonzero(same & (length > 8))
         if len(long):
-            same[long] = to_numpy(ac.equal(ac.take(self.ids, from_numpy(rows[long])),
-                                           ac.take(other.ids, from_numpy(other_rows[long]))))
+            same[long] = to_numpy(ac.equal(self._strings(rows[long]), other._strings(other_rows[long])))
         return same
 
     def greater(self, rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
@@ -69,13 +70,24 @@ class DocIds:
         greater = head > other
         tied = np.flatnonzero((head == other) & (rows != other_rows))
         if len(tied):
-            greater[tied] = to_numpy(ac.greater(ac.take(self.ids, from_numpy(rows[tied])),
-                                                ac.take(self.ids, from_numpy(other_rows[tied]))))
+            greater[tied] = to_numpy(ac.greater(self._strings(rows[tied]), self._strings(other_rows[tied])))
         return greater
 
     def take(self, rows: np.ndarray) -> DocIds:
-        """The ids of ``rows``, with their hashes, heads and lengths (nothing read again)."""
-        return DocIds(ac.take(self.ids, from_numpy(rows)), self.hash[rows], self.head[rows], self.length[rows])
+        """The ids of ``rows``, with their hashes, heads and lengths (nothing read again, no string copied)."""
+        return DocIds(self.ids, self.hash[rows], self.head[rows], self.length[rows], self._source(rows))
+
+    def strings(self) -> pa.ChunkedArray:
+        """The ids, in row order."""
+        return self.ids if self.at is None else ac.take(self.ids, from_numpy(self.at))
+
+    def _source(self, rows: np.ndarray) -> np.ndarray:
+        """The places of ``rows``' strings in ``ids``."""
+        return rows if self.at is None else self.at[rows]
+
+    def _strings(self, rows: np.ndarray) -> pa.ChunkedArray:
+        """The ids of ``rows``."""
+        return ac.take(self.ids, from_numpy(self._source(rows)))
 
     def order_within(self, rows: np.ndarray, sizes: np.ndarray, descending: bool = False) -> np.ndarray:
         """``rows`` (in groups of ``sizes`` contiguous rows) with each group's rows in the order of their ids,
@@ -103,8 +115,9 @@ class DocIds:
 
     def _sorted_by_id(self, rows: np.ndarray, run: np.ndarray, descending: bool) -> np.ndarray:
         """The order of ``rows`` (in runs numbered ``run``, ascending) that sorts each run's rows by their ids."""
-        every = len(rows) == len(self.ids) and np.array_equal(rows, np.arange(len(rows)))  # (then no copy)
-        ids = self.ids if every else ac.take(self.ids, from_numpy(rows))
+        source = self._source(rows)
+        every = len(source) == len(self.ids) and np.array_equal(source, np.arange(len(source)))  # (then no copy)
+        ids = self.ids if every else ac.take(self.ids, from_numpy(source))
         return to_numpy(ac.sort_indices(pa.table({'run': run, 'id': ids}),
                                         [('run', 'ascending'), ('id', 'descending' if descending else 'ascending')]))
 

@@ -13,7 +13,7 @@ import math
 import numbers
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,14 +92,12 @@ class RankedLists:
         rows = docs.order_within(rows, tied, descending=True)
         rank = np.arange(len(rows)) - (np.cumsum(sizes) - sizes)[topic]
         kept = rank < length
-        kept_docs = docs.take(rows[kept])
-        return cls(topics, topic[kept], replace(kept_docs, ids=pa.chunked_array([kept_docs.ids.combine_chunks()])),
-                   rank[kept], np.minimum(sizes, length))
+        return cls(topics, topic[kept], docs.take(rows[kept]), rank[kept], np.minimum(sizes, length))
 
-    @property
+    @functools.cached_property
     def doc(self) -> pa.Array:
-        """Each kept row's doc id (the strings of ``doc_ids``, one chunk)."""
-        return self.doc_ids.ids.chunk(0)
+        """Each kept row's doc id (the strings of ``doc_ids``, one chunk; taken once)."""
+        return self.doc_ids.strings().combine_chunks()
 
     @functools.cached_property
     def _side(self) -> _Side:
@@ -327,7 +325,7 @@ def _shared_rows(orig: _Side, rep: _Side) -> tuple[np.ndarray, np.ndarray]:
         shared_orig = orig_row_of[shared_rep]
         if orig.doc_ids.equal(shared_orig, rep.doc_ids, shared_rep).all():
             return shared_orig, shared_rep
-    tables = [pa.table({'topic': side.topic, 'doc': side.doc_ids.ids, name: np.arange(len(side.topic))})
+    tables = [pa.table({'topic': side.topic, 'doc': side.doc_ids.strings(), name: np.arange(len(side.topic))})
               for side, name in ((orig, 'orig_row'), (rep, 'rep_row'))]
     joined = tables[1].join(tables[0], ['topic', 'doc'], join_type='inner')
     by_rep = pc.sort_indices(joined, [('rep_row', 'ascending')])

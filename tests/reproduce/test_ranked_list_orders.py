@@ -49,6 +49,30 @@ def test_doc_ids_ordered_within_groups_as_their_utf8_bytes(seed, descending, pre
         assert docs.order_within(rows.copy(), np.array(sizes)).tolist() == ordered
 
 
+@pytest.mark.parametrize('prefix', ['', 'clueweb09-en0000-'])
+@pytest.mark.parametrize('seed', range(5))
+def test_doc_ids_taken_read_their_strings_through_the_rows_taken(seed, prefix):
+    rng = random.Random(seed)
+    ids = [prefix + id_ for id_ in random_ids(rng, 60)]
+    docs = DocIds.of(pa.chunked_array([pa.array(ids[:25]), pa.array(ids[25:])]))
+    first = np.array([rng.randrange(60) for _ in range(80)])  # (rows repeat: a take of a take, as _Side.of takes)
+    second = np.array(rng.sample(range(80), 50))
+    taken = docs.take(first).take(second)
+    held = [ids[row] for row in first[second]]
+    assert taken.strings().to_pylist() == held
+    a, b = np.array([rng.randrange(50) for _ in range(200)]), np.array([rng.randrange(50) for _ in range(200)])
+    other = DocIds.of(pa.chunked_array([pa.array(held[::-1])]))
+    assert taken.equal(a, other, b).tolist() == [held[i] == held[::-1][j] for i, j in zip(a, b)]
+    assert other.equal(b, taken, a).tolist() == [held[::-1][j] == held[i] for i, j in zip(a, b)]
+    assert taken.greater(a, b).tolist() == [held[i].encode() > held[j].encode() for i, j in zip(a, b)]
+    rows = np.array(rng.sample(range(50), 50))
+    sizes = [0, 3, 17, 30]
+    ordered = taken.order_within(rows.copy(), np.array(sizes)).tolist()
+    starts = np.cumsum([0, *sizes])
+    assert ordered == [row for start, end in zip(starts, starts[1:])
+                       for row in sorted(rows[start:end].tolist(), key=lambda row: held[row].encode())]
+
+
 def trec_eval_order(lines):
     """Each topic's docs by score descending as float32, then doc id descending byte-wise."""
     lists = {}
@@ -174,7 +198,11 @@ def test_shared_bytes_counts_the_leading_bytes_every_head_shares(ids, shared):
     assert _shared_bytes(big_endian_heads(ids)) == shared
 
 
-def test_ranked_lists_hold_their_doc_id_strings_once():
-    lists = RankedLists.of({'1': {f'doc{i}': float(i) for i in range(50)}, '2': {'x': 1.0}})
-    assert lists.doc_ids.ids.num_chunks == 1
-    assert lists.doc_ids.ids.chunk(0).buffers()[2].address == lists.doc.buffers()[2].address
+def test_ranked_lists_copy_no_doc_id_string_until_asked_for_them_in_rank_order():
+    from irmeasures_ext.readers.inputs import read_input
+    read = read_input({'1': {f'doc{i}': float(i) for i in range(50)}, '2': {'x': 1.0}}, 'run')
+    lists = RankedLists.of(read, length=40)
+    run_strings = read.table['doc_id'].chunk(0).buffers()[2].address
+    assert lists.doc_ids.ids.chunk(0).buffers()[2].address == run_strings  # (the run's strings, in its order)
+    assert lists.doc.to_pylist() == [f'doc{i}' for i in range(49, 9, -1)] + ['x']
+    assert lists.doc is lists.doc  # (taken once)
