@@ -241,11 +241,14 @@ def inversions_by_merging(values):
     return merged + left[i:] + right[j:], count
 
 
+@pytest.mark.parametrize('kind', ['quicksort', 'stable'])  # (whichever sorts long rows faster on this CPU)
 @pytest.mark.parametrize('lengths, top', [([40_000, 3, 0, 1, 70], 100), ([33_000, 5], 20_000),
                                           ([1000] * 3 + [2, 17], 1000), ([2, 3, 4, 5, 8, 9, 16] * 20, 6)])
-def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top):
+def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top, kind, monkeypatch):
     # (repeated values; a segment longer than 2^15 of values that would fit 16-bit keys, whose positions do not)
+    from irmeasures_ext.reproduce import agreement
     from irmeasures_ext.reproduce.agreement import _inversions
+    monkeypatch.setattr(agreement, '_long_rows_sort', lambda: kind)
     rng = np.random.default_rng(top)
     values = [rng.integers(0, top, length) for length in lengths]
     counts = _inversions(np.repeat(np.arange(len(lengths)), lengths), np.concatenate(values), len(lengths))
@@ -284,3 +287,10 @@ def test_a_real_valued_threshold_reaches_every_statistic():
     assert frame.set_index(['statistic', 'run']).value['p_value', 'baseline'] == 0.0  # (1 1 against 0 0)
     with pytest.raises(MeasureParamError, match='rel must be a number above 0'):
         reproduce.Experiment(qrels, original, original, ['AP'], rel=0)
+
+
+def test_the_merge_levels_sort_long_rows_with_one_of_numpy_s_sorts_chosen_once():
+    from irmeasures_ext.reproduce.agreement import _long_rows_sort
+    _long_rows_sort.cache_clear()
+    kinds = {_long_rows_sort() for _ in range(3)}
+    assert len(kinds) == 1 and kinds <= {'quicksort', 'stable'} and _long_rows_sort.cache_info().misses == 1

@@ -3,6 +3,7 @@ trec_eval's (score descending as float32, then doc id descending byte-wise), rep
 scores by doc id descending) and each list's doc ids ascending; on doc ids that share their first 8 bytes, hold NUL
 bytes or non-ASCII characters, where the fast paths (integer keys, the ids' first 8 bytes) must give way to the
 strings."""
+import itertools
 import random
 
 import numpy as np
@@ -62,14 +63,14 @@ def test_doc_ids_taken_read_their_strings_through_the_rows_taken(seed, prefix):
     assert taken.strings().to_pylist() == held
     a, b = np.array([rng.randrange(50) for _ in range(200)]), np.array([rng.randrange(50) for _ in range(200)])
     other = DocIds.of(pa.chunked_array([pa.array(held[::-1])]))
-    assert taken.equal(a, other, b).tolist() == [held[i] == held[::-1][j] for i, j in zip(a, b)]
-    assert other.equal(b, taken, a).tolist() == [held[::-1][j] == held[i] for i, j in zip(a, b)]
-    assert taken.greater(a, b).tolist() == [held[i].encode() > held[j].encode() for i, j in zip(a, b)]
+    assert taken.equal(a, other, b).tolist() == [held[i] == held[::-1][j] for i, j in zip(a, b, strict=True)]
+    assert other.equal(b, taken, a).tolist() == [held[::-1][j] == held[i] for i, j in zip(a, b, strict=True)]
+    assert taken.greater(a, b).tolist() == [held[i].encode() > held[j].encode() for i, j in zip(a, b, strict=True)]
     rows = np.array(rng.sample(range(50), 50))
     sizes = [0, 3, 17, 30]
     ordered = taken.order_within(rows.copy(), np.array(sizes)).tolist()
     starts = np.cumsum([0, *sizes])
-    assert ordered == [row for start, end in zip(starts, starts[1:])
+    assert ordered == [row for start, end in itertools.pairwise(starts)
                        for row in sorted(rows[start:end].tolist(), key=lambda row: held[row].encode())]
 
 
