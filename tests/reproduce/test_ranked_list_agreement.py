@@ -340,6 +340,9 @@ def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
             reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=p)
     # (a b against b a: X_1 = 0, X_2 = 2, eq. 30: X_2/2 p² + (1 - p)/p (X_2/2) p² = p; identical lists 1)
     assert reproduce.rbo_ext(['a', 'b'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12, abs=0)
+    # (a b c against b a: s = 2, l = 3, X = 0, 2, 2, eq. 32: w_2 + w_3 (2/3 + 2/6) + p³, w_d = (1 - p) p^(d-1))
+    assert reproduce.rbo_ext(['a', 'b', 'c'], ['b', 'a'], p=1e-300) == pytest.approx(1e-300, rel=1e-12, abs=0)
+    assert reproduce.rbo_ext(['a', 'b', 'c'], ['b', 'a'], p=0.5) == pytest.approx(0.25 + 0.125 + 0.125, abs=1e-15)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-300) == pytest.approx(1.0)
     assert reproduce.rbo_ext(['a', 'b'], ['a', 'b'], p=1e-308) == pytest.approx(1.0)  # (1/p = 1e308: finite)
 
