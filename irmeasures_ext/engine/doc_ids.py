@@ -91,11 +91,19 @@ class DocIds:
 
     def order_within(self, rows: np.ndarray, sizes: np.ndarray, descending: bool = False) -> np.ndarray:
         """``rows`` (in groups of ``sizes`` contiguous rows) with each group's rows in the order of their ids,
-        byte-wise (ascending, or ``descending``): sorted on (group, head), the strings sorted only where heads are
-        equal, or every group's where the heads tell too few ids apart (:data:`SHARED_HEAD_BYTES`); only the rows of
-        groups of two or more are read."""
-        groups = np.flatnonzero(sizes > 1)
-        _, at = expand(sizes[groups], (np.cumsum(sizes) - sizes)[groups])  # (the rows of those groups)
+        byte-wise (ascending, or ``descending``): a group of two swapped where out of order (:meth:`greater`); those
+        of three or more sorted on (group, head), the strings sorted only where heads are equal, or every group's
+        where the heads tell too few ids apart (:data:`SHARED_HEAD_BYTES`); only the rows of groups of two or more
+        are read."""
+        starts = np.cumsum(sizes) - sizes
+        ordered = rows.copy()
+        first = starts[sizes == 2]  # (ties of two: most, where few scores tie)
+        if len(first):
+            upper, lower = (first + 1, first) if descending else (first, first + 1)
+            swapped = first[self.greater(rows[upper], rows[lower])]
+            ordered[swapped], ordered[swapped + 1] = rows[swapped + 1], rows[swapped]
+        groups = np.flatnonzero(sizes > 2)
+        _, at = expand(sizes[groups], starts[groups])  # (the rows of those groups)
         group = np.repeat(np.arange(len(groups)), sizes[groups])
         heads = self.head[rows[at]].byteswap()  # big-endian: byte order
         if _shared_bytes(heads) >= SHARED_HEAD_BYTES:
@@ -109,7 +117,6 @@ class DocIds:
             if not new.all():  # (runs of equal heads, within a group: their strings sorted)
                 tied = np.flatnonzero(~new | np.append(~new[1:], False))
                 moved[tied] = moved[tied][self._sorted_by_id(rows[moved[tied]], np.cumsum(new)[tied], descending)]
-        ordered = rows.copy()
         ordered[at] = rows[moved]
         return ordered
 
