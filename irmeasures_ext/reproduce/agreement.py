@@ -510,7 +510,8 @@ def _ktu_repro_eval(pair: _Pair) -> np.ndarray:
     rep_place = np.empty(len(pair.rep.topic), dtype=np.int64)
     rep_place[pair.shared_rep] = pair.orig.doc_order[pair.shared_orig]
     other_docs = equal & (pair.shared_per_topic < pair.orig.sizes)
-    rep_place[other_docs[pair.rep.topic]] = pair.rep.doc_places(other_docs)
+    if other_docs.any():  # (lists of the same docs: none)
+        rep_place[other_docs[pair.rep.topic]] = pair.rep.doc_places(other_docs)
     by_orig_doc = np.empty(len(topic), dtype=np.int64)
     by_orig_doc[(np.cumsum(size) - size)[topic] + pair.orig.doc_order[in_orig]] = rep_place[in_rep]
     swaps = _inversions(topic, by_orig_doc, pair.n_topics)
