@@ -60,7 +60,7 @@ def test_doc_ids_taken_read_their_strings_through_the_rows_taken(seed, prefix):
     second = np.array(rng.sample(range(80), 50))
     taken = docs.take(first).take(second)
     held = [ids[row] for row in first[second]]
-    assert taken.strings().to_pylist() == held
+    assert taken.strings().to_pylist() == held and docs.strings().to_pylist() == ids
     a, b = np.array([rng.randrange(50) for _ in range(200)]), np.array([rng.randrange(50) for _ in range(200)])
     other = DocIds.of(pa.chunked_array([pa.array(held[::-1])]))
     assert taken.equal(a, other, b).tolist() == [held[i] == held[::-1][j] for i, j in zip(a, b, strict=True)]
@@ -72,6 +72,14 @@ def test_doc_ids_taken_read_their_strings_through_the_rows_taken(seed, prefix):
     starts = np.cumsum([0, *sizes])
     assert ordered == [row for start, end in itertools.pairwise(starts)
                        for row in sorted(rows[start:end].tolist(), key=lambda row: held[row].encode())]
+
+
+def test_equal_heads_in_two_groups_side_by_side_are_ordered_within_each():
+    # (the last head of the first group, ascending, equals the first of the next: their strings sorted apart)
+    ids = ['a1', 'a2', 'zzzzzzzz-2', 'zzzzzzzz-1', 'zzzzzzzz-3', 'zzzzzzzzzz']
+    docs = DocIds.of(pa.chunked_array([pa.array(ids)]))
+    assert docs.order_within(np.arange(6), np.array([3, 3])).tolist() == [0, 1, 2, 3, 4, 5]
+    assert docs.order_within(np.arange(6), np.array([3, 3]), descending=True).tolist() == [2, 1, 0, 5, 4, 3]
 
 
 def trec_eval_order(lines):
