@@ -2,8 +2,8 @@
 the documents (``ktu``), repro_eval 0.5.0's KTU (``ktu_repro_eval``) and RBO (``rbo_repro_eval``), and Webber et al.'s
 extrapolated RBO (``rbo_ext``). See docs/reproducibility.md for the formulas and where repro_eval departs from them.
 
-Each run is read once into flat arrays (:class:`RankedLists`: topic, doc and rank of every kept row), and RBO's sums
-over the depths are summed doc by doc: a doc both lists hold is shared from the depth of its lower rank on.
+Each run is read once into flat arrays (:class:`RankedLists`: topic, doc and rank of every kept row), and the RBO
+overlaps of every topic are counted at once: a doc both lists hold is shared from the depth of its lower rank on.
 """
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from irmeasures_ext.engine.doc_ids import DocIds, GroupedHashes, pair_keys
-from irmeasures_ext.engine.segments import expand
 from irmeasures_ext.errors import InputError, UnansweredTopicsWarning, warn_at_caller
 
 if TYPE_CHECKING:
@@ -297,20 +296,24 @@ class _Pair:
         return len(self.orig.sizes)
 
     @functools.cached_property
-    def shared_topic(self) -> np.ndarray:
-        """The topic of each doc both lists hold (in the reproduction's row order)."""
-        return self.rep.topic[self.shared_rep]
-
-    @functools.cached_property
     def shared_per_topic(self) -> np.ndarray:
         """The docs both lists of each topic hold."""
-        return np.bincount(self.shared_topic, minlength=self.n_topics)
+        return np.bincount(self.rep.topic[self.shared_rep], minlength=self.n_topics)
 
     @functools.cached_property
-    def deeper(self) -> np.ndarray:
-        """The lower of the two ranks (from 0) of each doc both lists hold: it is among the docs X_d that the first d
-        of both lists share for every depth d above it."""
-        return np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
+    def longest(self) -> int:
+        """The length of the longest list, of either run (at least 1)."""
+        return max(int(self.orig.sizes.max(initial=0)), int(self.rep.sizes.max(initial=0)), 1)
+
+    @functools.cached_property
+    def overlaps(self) -> np.ndarray:
+        """X[t, d - 1] for d = 1..:attr:`longest`: the docs the first d of both lists of topic t share (a shorter
+        list's prefix is the whole list; deeper, X stays the last): a shared doc counts from the depth of its lower
+        rank on."""
+        deeper = np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
+        cells = self.orig.topic[self.shared_orig] * self.longest + deeper
+        counts = np.bincount(cells, minlength=self.n_topics * self.longest).reshape(self.n_topics, self.longest)
+        return np.cumsum(counts, axis=1).astype(np.float64)
 
 
 def _shared_rows(orig: _Side, rep: _Side) -> tuple[np.ndarray, np.ndarray]:
@@ -347,41 +350,31 @@ def agreement_frame(orig: RankedLists, rep: RankedLists, chosen: pa.Array, p: fl
 
 def _rbo_repro_eval(pair: _Pair, p: float, depth: int) -> np.ndarray:
     """repro_eval's RBO per topic: Σ_{d≤depth} p^(d-1) X_d/d / Σ_{d≤depth} p^(d-1) (the weights multiplied up
-    as its loop does), summed doc by doc: a shared doc of lower rank k (from 0) is in X_d for d = k + 1..depth, so
-    adds Σ_{d=k+1}^{depth} p^(d-1)/d."""
+    as its loop does)."""
     weights = np.cumprod(np.r_[1.0, np.full(depth - 1, p)])
-    from_depth = np.cumsum((weights / np.arange(1, depth + 1))[::-1])[::-1]  # (at k: the sum over d > k)
-    topic, deeper = pair.shared_topic, pair.deeper
-    if depth < max(pair.orig.sizes.max(initial=0), pair.rep.sizes.max(initial=0)):  # (else every doc is counted)
-        counted = deeper < depth
-        topic, deeper = topic[counted], deeper[counted]
-    return np.bincount(topic, weights=from_depth[deeper], minlength=pair.n_topics) / weights.sum()
+    width = min(depth, pair.longest)
+    overlaps = pair.overlaps[:, :width]
+    within = (overlaps / np.arange(1, width + 1) * weights[:width]).sum(axis=1)
+    beyond = (weights[width:] / np.arange(width + 1, depth + 1)).sum()  # (past the longest list, X_d = X_width)
+    return (within + overlaps[:, -1] * beyond) / weights.sum()
 
 
 def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     """Webber, Moffat & Zobel's (TOIS 2010) RBO_ext per topic (eq. 32 for lists of lengths s <= l; eq. 30 when
-    equal); NaN where a list is empty (:func:`agreement_frame` scores such a topic 0). With w_d = (1 - p) p^(d-1),
-    Σ_{d≤l} w_d X_d/d is summed doc by doc (a shared doc of lower rank k adds Σ_{d=k+1}^{l} w_d/d, a difference of
-    sums over the deeper depths: no small term lost beside a large one), and Σ_{d=s+1}^{l} w_d X_s (d - s)/(s d) over
-    the depths between the lengths of each topic's lists."""
+    equal); NaN where a list is empty (:func:`agreement_frame` scores such a topic 0)."""
     short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
-    depths = np.arange(1, int(long.max(initial=0)) + 1)
+    overlaps = pair.overlaps
+    depths = np.arange(1, pair.longest + 1)
     weights = (1 - p) * p ** (depths - 1).astype(np.float64)  # ((1 - p)/p · p^d: no underflow of p^d for a tiny p)
-    past = np.r_[np.cumsum((weights / depths)[::-1])[::-1], 0.0]  # (at k: Σ_{d>k} w_d/d)
-    topic, deeper = pair.shared_topic, pair.deeper
-    x_l = pair.shared_per_topic  # (every shared doc is within both lists)
-    x_s = x_l.copy()
-    uneven = short < long
-    if uneven.any():
-        of_uneven = uneven[topic]
-        x_s[uneven] = np.bincount(topic[of_uneven][deeper[of_uneven] < short[topic[of_uneven]]],
-                                  minlength=pair.n_topics)[uneven]
-    within = np.bincount(topic, weights=past[deeper] - past[long[topic]], minlength=pair.n_topics)
-    between, at = expand(long - short, short)  # (each topic's depths d = s + 1..l, as d - 1)
+    rows = np.arange(len(short))
+    x_s = overlaps[rows, np.maximum(short - 1, 0)]
+    x_l = overlaps[rows, np.maximum(long - 1, 0)]
+    within = depths <= long[:, None]
+    beyond = within & (depths > short[:, None])
     with np.errstate(invalid='ignore'):  # (an empty list: X_s = 0 over s = 0, NaN)
-        tail = np.bincount(between, weights=weights[at] * (at + 1 - short[between]) / (at + 1),
-                           minlength=pair.n_topics) * x_s / short
-        return within + tail + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
+        tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
+        sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
+        return sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
 
 
 def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:

@@ -334,6 +334,15 @@ def test_an_empty_list_gives_0_in_every_statistic_as_an_unanswered_topic_without
             assert getattr(reproduce, statistic)(original, reproduced) == 0.0
 
 
+@pytest.mark.parametrize('n', [5, 50, 1000])
+def test_identical_lists_agree_exactly(n):
+    # (1.0 to the last bit, as repro_eval's loop gives it: never 1 ± an ulp, nor above 1)
+    docs = [f'doc{i}' for i in range(n)]
+    assert reproduce.rbo_ext(docs, docs) == 1.0
+    assert reproduce.rbo_repro_eval(docs, docs, depth=n) == 1.0  # (deeper than the lists: below 1, as repro_eval)
+    assert reproduce.ktu_repro_eval(docs, docs) == 1.0  # (rounded to 14 places; ktu is scipy's τ_b, to an ulp)
+
+
 def test_a_persistence_so_small_that_1_over_p_overflows_is_refused():
     for p in (5e-324, 1e-310):
         with pytest.raises(InputError, match=r'0 < p <= 1 \(1/p finite\)'):
