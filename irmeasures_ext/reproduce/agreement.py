@@ -12,6 +12,7 @@ import itertools
 import math
 import numbers
 import os
+import threading
 import timeit
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -411,7 +412,7 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     sort of all at once: each segment's values in a row of ``width`` (padded at the end with a value above all).
     The values of each block of :data:`_FIRST_BLOCK` are first compared pair by pair (whole columns at a time); then
     at each level the values of every pair of adjacent blocks of b are sorted together as the keys 2 value + (1 in
-    the right block) (16-bit keys of long blocks by the faster of numpy's sorts here: :func:`_long_rows_sort`), and
+    the right block) (by the kind of sort :func:`_merge_sort_kind` chooses), and
     the right block's values have b² + b(b - 1)/2 - Σ(their positions in that order) values of the left above them
     (equal values are no inversion: the left's key is lower). Only which values a block holds counts, not their order
     in it: each level sorts its pairs of blocks whole."""
@@ -429,7 +430,7 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     while block < width:
         half = ((np.arange(width) // block) & 1).astype(dtype)
         merged = ((keys & ~dtype(1)) | half).reshape(-1, 2 * block)
-        keys = np.sort(merged, axis=-1, kind=_long_rows_sort() if block >= 32 and dtype is np.int16 else 'quicksort')
+        keys = np.sort(merged, axis=-1, kind=_merge_sort_kind(block, dtype))
         keys = keys.reshape(n_segments, width)
         right_positions = keys & 1  # (each right block value's position in its merge, summed by segment:)
         right_positions *= (np.arange(width) & (2 * block - 1)).astype(dtype)
@@ -439,12 +440,33 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     return counts
 
 
-@functools.cache
+def _merge_sort_kind(block: int, dtype: type) -> str:
+    """The kind of ``np.sort`` for a merge level of blocks of ``block`` keys of ``dtype`` (either kind sorts them
+    alike): quicksort for short rows or 64-bit keys; for rows of 64 to 1024 16-bit keys, the faster here
+    (:func:`_long_rows_sort`); for longer ones the radix sort, ``'stable'`` (rows of 2048 and 4096: 1.8x and 2.2x
+    faster than even the SIMD quicksort)."""
+    if dtype is not np.int16 or block < 32:
+        return 'quicksort'
+    return _long_rows_sort() if block <= 512 else 'stable'
+
+
+#: Taken while :func:`_long_rows_sort` times the sorts, so that two threads (a reproduction's two runs) time them
+#: once, not at once.
+_TIMING = threading.Lock()
+
+
 def _long_rows_sort() -> str:
     """The kind of ``np.sort`` faster here on the rows a merge level sorts (of 16-bit keys, two sorted halves), timed
     once on 128 rows of 256 (either kind sorts them alike): numpy's quicksort, SIMD on CPUs with AVX-512 VBMI2
     (x86-simd-sort: there 5-10x faster than the radix sort on rows of 64 to 512), or its radix sort, ``'stable'``
     (elsewhere 1.4-8x faster than the quicksort)."""
+    with _TIMING:
+        return _timed_long_rows_sort()
+
+
+@functools.cache
+def _timed_long_rows_sort() -> str:
+    """:func:`_long_rows_sort`, timed."""
     scattered = ((np.arange(128 * 256, dtype=np.uint32) * np.uint32(0x9E37_79B1)) >> 21).astype(np.int16)
     rows = np.sort(scattered.reshape(-1, 128), axis=-1).reshape(128, 256)
     return min(('quicksort', 'stable'), key=lambda kind: min(timeit.repeat(

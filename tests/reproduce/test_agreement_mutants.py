@@ -243,7 +243,8 @@ def inversions_by_merging(values):
 
 @pytest.mark.parametrize('kind', ['quicksort', 'stable'])  # (whichever sorts long rows faster on this CPU)
 @pytest.mark.parametrize('lengths, top', [([40_000, 3, 0, 1, 70], 100), ([33_000, 5], 20_000),
-                                          ([1000] * 3 + [2, 17], 1000), ([2, 3, 4, 5, 8, 9, 16] * 20, 6)])
+                                          ([1000] * 3 + [2, 17], 1000), ([3000, 1500, 9], 1000),
+                                          ([2, 3, 4, 5, 8, 9, 16] * 20, 6)])
 def test_inversions_of_segments_long_and_short_equal_a_plain_count(lengths, top, kind, monkeypatch):
     # (repeated values; a segment longer than 2^15 of values that would fit 16-bit keys, whose positions do not)
     from irmeasures_ext.reproduce import agreement
@@ -289,8 +290,11 @@ def test_a_real_valued_threshold_reaches_every_statistic():
         reproduce.Experiment(qrels, original, original, ['AP'], rel=0)
 
 
-def test_the_merge_levels_sort_long_rows_with_one_of_numpy_s_sorts_chosen_once():
-    from irmeasures_ext.reproduce.agreement import _long_rows_sort
-    _long_rows_sort.cache_clear()
-    kinds = {_long_rows_sort() for _ in range(3)}
-    assert len(kinds) == 1 and kinds <= {'quicksort', 'stable'} and _long_rows_sort.cache_info().misses == 1
+def test_the_merge_levels_sort_long_rows_with_one_of_numpy_s_sorts_timed_once_by_two_threads_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from irmeasures_ext.reproduce.agreement import _long_rows_sort, _timed_long_rows_sort
+    _timed_long_rows_sort.cache_clear()
+    with ThreadPoolExecutor(2) as threads:
+        kinds = set(threads.map(lambda _: _long_rows_sort(), range(4)))
+    assert len(kinds) == 1 and kinds <= {'quicksort', 'stable'} and _timed_long_rows_sort.cache_info().misses == 1
