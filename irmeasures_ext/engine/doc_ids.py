@@ -56,7 +56,8 @@ class DocIds:
         return docs
 
     def equal(self, rows: np.ndarray, other: DocIds, other_rows: np.ndarray) -> np.ndarray:
-        """Whether ``ids[rows] == other.ids[other_rows]``, pairwise (strings compared past 8 bytes only)."""
+        """Whether the ids of ``rows`` equal those of ``other_rows`` in ``other``, pairwise (strings compared past 8
+        bytes only)."""
         length = self.length[rows]
         same = (self.head[rows] == other.head[other_rows]) & (length == other.length[other_rows])
         long = np.flatnonzero(same & (length > 8))
@@ -65,7 +66,8 @@ class DocIds:
         return same
 
     def greater(self, rows: np.ndarray, other_rows: np.ndarray) -> np.ndarray:
-        """Whether ``ids[rows] > ids[other_rows]`` byte-wise, pairwise (strings compared on equal heads only)."""
+        """Whether the ids of ``rows`` are above those of ``other_rows`` byte-wise, pairwise (strings compared on equal
+        heads only)."""
         head, other = self.head[rows].byteswap(), self.head[other_rows].byteswap()  # big-endian: byte order
         greater = head > other
         tied = np.flatnonzero((head == other) & (rows != other_rows))
@@ -103,6 +105,8 @@ class DocIds:
             swapped = first[self.greater(rows[upper], rows[lower])]
             ordered[swapped], ordered[swapped + 1] = rows[swapped + 1], rows[swapped]
         groups = np.flatnonzero(sizes > 2)
+        if not len(groups):
+            return ordered
         _, at = expand(sizes[groups], starts[groups])  # (the rows of those groups)
         group = np.repeat(np.arange(len(groups)), sizes[groups])
         heads = self.head[rows[at]].byteswap()  # big-endian: byte order

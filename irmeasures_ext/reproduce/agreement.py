@@ -16,7 +16,7 @@ import threading
 import timeit
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -412,10 +412,10 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     sort of all at once: each segment's values in a row of ``width`` (padded at the end with a value above all).
     The values of each block of :data:`_FIRST_BLOCK` are first compared pair by pair (whole columns at a time); then
     at each level the values of every pair of adjacent blocks of b are sorted together as the keys 2 value + (1 in
-    the right block) (by the kind of sort :func:`_merge_sort_kind` chooses), and
-    the right block's values have b² + b(b - 1)/2 - Σ(their positions in that order) values of the left above them
-    (equal values are no inversion: the left's key is lower). Only which values a block holds counts, not their order
-    in it: each level sorts its pairs of blocks whole."""
+    the right block) (by the kind of sort :func:`_merge_sort_kind` chooses), and the right block's values have b² +
+    b(b - 1)/2 - Σ(their positions in that order) values of the left above them (equal values are no inversion: the
+    left's key is lower). Only which values a block holds counts, not their order in it: each level sorts its pairs
+    of blocks whole."""
     n_segments = len(lengths)
     position = np.arange(len(values)) - (np.cumsum(lengths) - lengths)[segment]
     top = int(values.max()) + 1
@@ -440,7 +440,11 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     return counts
 
 
-def _merge_sort_kind(block: int, dtype: type) -> str:
+#: The kinds of ``np.sort`` the merge levels use.
+SortKind = Literal['quicksort', 'stable']
+
+
+def _merge_sort_kind(block: int, dtype: type) -> SortKind:
     """The kind of ``np.sort`` for a merge level of blocks of ``block`` keys of ``dtype`` (either kind sorts them
     alike): quicksort for short rows or 64-bit keys; for rows of 64 to 1024 16-bit keys, the faster here
     (:func:`_long_rows_sort`); for longer ones the radix sort, ``'stable'`` (rows of 2048 and 4096: 1.8x and 2.2x
@@ -455,7 +459,7 @@ def _merge_sort_kind(block: int, dtype: type) -> str:
 _TIMING = threading.Lock()
 
 
-def _long_rows_sort() -> str:
+def _long_rows_sort() -> SortKind:
     """The kind of ``np.sort`` faster here on the rows a merge level sorts (of 16-bit keys, two sorted halves), timed
     once on 128 rows of 256 (either kind sorts them alike): numpy's quicksort, SIMD on CPUs with AVX-512 VBMI2
     (x86-simd-sort: there 5-10x faster than the radix sort on rows of 64 to 512), or its radix sort, ``'stable'``
@@ -465,11 +469,12 @@ def _long_rows_sort() -> str:
 
 
 @functools.cache
-def _timed_long_rows_sort() -> str:
+def _timed_long_rows_sort() -> SortKind:
     """:func:`_long_rows_sort`, timed."""
     scattered = ((np.arange(128 * 256, dtype=np.uint32) * np.uint32(0x9E37_79B1)) >> 21).astype(np.int16)
     rows = np.sort(scattered.reshape(-1, 128), axis=-1).reshape(128, 256)
-    return min(('quicksort', 'stable'), key=lambda kind: min(timeit.repeat(
+    kinds: tuple[SortKind, ...] = ('quicksort', 'stable')
+    return min(kinds, key=lambda kind: min(timeit.repeat(
         functools.partial(np.sort, rows, axis=-1, kind=kind), number=1, repeat=3)))
 
 

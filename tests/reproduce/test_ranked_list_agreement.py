@@ -336,10 +336,11 @@ def test_an_empty_list_gives_0_in_every_statistic_as_an_unanswered_topic_without
 
 @pytest.mark.parametrize('n', [5, 50, 1000])
 def test_identical_lists_agree_exactly(n):
-    # (1.0 to the last bit, as repro_eval's loop gives it: never 1 ± an ulp, nor above 1)
+    # (repro_eval's RBO to the lists' depth sums its weights as its denominator does: 1.0 to the last bit, as
+    # repro_eval's loop gives it. RBO_ext is 1 to rounding, 1 ± an ulp for some lengths: for these, a pin of its sums)
     docs = [f'doc{i}' for i in range(n)]
+    assert reproduce.rbo_repro_eval(docs, docs, depth=n) == 1.0
     assert reproduce.rbo_ext(docs, docs) == 1.0
-    assert reproduce.rbo_repro_eval(docs, docs, depth=n) == 1.0  # (deeper than the lists: below 1, as repro_eval)
     assert reproduce.ktu_repro_eval(docs, docs) == 1.0  # (rounded to 14 places; ktu is scipy's τ_b, to an ulp)
 
 
