@@ -3,7 +3,8 @@ the documents (``ktu``), repro_eval 0.5.0's KTU (``ktu_repro_eval``) and RBO (``
 extrapolated RBO (``rbo_ext``). See docs/reproducibility.md for the formulas and where repro_eval departs from them.
 
 Each run is read once into flat arrays (:class:`RankedLists`: topic, doc and rank of every kept row), and the RBO
-overlaps of every topic are counted at once: a doc both lists hold is shared from the depth of its lower rank on.
+overlaps are counted for a block of topics at once (a matrix of topics x depths, of at most 2 MB): a doc both lists
+hold is shared from the depth of its lower rank on.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numbers
 import os
 import threading
 import timeit
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -306,15 +307,44 @@ class _Pair:
         """The length of the longest list, of either run (at least 1)."""
         return max(int(self.orig.sizes.max(initial=0)), int(self.rep.sizes.max(initial=0)), 1)
 
-    @functools.cached_property
-    def overlaps(self) -> np.ndarray:
-        """X[t, d - 1] for d = 1..:attr:`longest`: the docs the first d of both lists of topic t share (a shorter
-        list's prefix is the whole list; deeper, X stays the last): a shared doc counts from the depth of its lower
-        rank on."""
-        deeper = np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
-        cells = self.orig.topic[self.shared_orig] * self.longest + deeper
-        counts = np.bincount(cells, minlength=self.n_topics * self.longest).reshape(self.n_topics, self.longest)
+    def topic_blocks(self) -> Iterable[slice]:
+        """The chosen topics in blocks of consecutive ones, each of at most :data:`_BLOCK_CELLS` cells of
+        :meth:`overlaps` (one topic at least): the matrices of the RBOs are made block by block."""
+        step = max(1, _BLOCK_CELLS // self.longest)
+        return (slice(first, min(first + step, self.n_topics)) for first in range(0, self.n_topics, step))
+
+    def overlaps(self, topics: slice) -> np.ndarray:
+        """X[t, d - 1] for the topics t of ``topics`` (a slice of :meth:`topic_blocks`) and d = 1..:attr:`longest`:
+        the docs the first d of both lists of topic t share (a shorter list's prefix is the whole list; deeper, X
+        stays the last): a shared doc counts from the depth of its lower rank on."""
+        first, last = np.searchsorted(self._shared_topic, [topics.start, topics.stop])
+        cells = (self._shared_topic[first:last] - topics.start) * self.longest + self._shared_depth[first:last]
+        n_topics = topics.stop - topics.start
+        counts = np.bincount(cells, minlength=n_topics * self.longest).reshape(n_topics, self.longest)
         return np.cumsum(counts, axis=1).astype(np.float64)
+
+    @functools.cached_property
+    def _shared_topic(self) -> np.ndarray:
+        """The topic of each shared doc (ascending: in the reproduction's row order)."""
+        return self.rep.topic[self.shared_rep]
+
+    @functools.cached_property
+    def _shared_depth(self) -> np.ndarray:
+        """The 0-based depth from which each shared doc is in both lists' prefixes: its lower rank."""
+        return np.maximum(self.orig.rank[self.shared_orig], self.rep.rank[self.shared_rep])
+
+
+#: The cells of an RBO matrix block (topics x the longest list: :meth:`_Pair.topic_blocks`); 2 MB of float64.
+_BLOCK_CELLS = 1 << 18
+
+
+def _by_topic_blocks(pair: _Pair, statistic: Callable[[slice, np.ndarray], np.ndarray]) -> np.ndarray:
+    """Per chosen topic, ``statistic(topics, overlaps)`` of each block of topics (:meth:`_Pair.topic_blocks`) and its
+    :meth:`_Pair.overlaps` (each row's value depends on its row alone: the blocks bound the memory, not the sums)."""
+    values = np.empty(pair.n_topics)
+    for topics in pair.topic_blocks():
+        values[topics] = statistic(topics, pair.overlaps(topics))
+    return values
 
 
 def _shared_rows(orig: _Side, rep: _Side) -> tuple[np.ndarray, np.ndarray]:
@@ -354,28 +384,37 @@ def _rbo_repro_eval(pair: _Pair, p: float, depth: int) -> np.ndarray:
     as its loop does)."""
     weights = np.cumprod(np.r_[1.0, np.full(depth - 1, p)])
     width = min(depth, pair.longest)
-    overlaps = pair.overlaps[:, :width]
-    within = (overlaps / np.arange(1, width + 1) * weights[:width]).sum(axis=1)
     beyond = (weights[width:] / np.arange(width + 1, depth + 1)).sum()  # (past the longest list, X_d = X_width)
-    return (within + overlaps[:, -1] * beyond) / weights.sum()
+    total = weights.sum()
+
+    def of_block(topics: slice, overlaps: np.ndarray) -> np.ndarray:
+        overlaps = overlaps[:, :width]
+        within = (overlaps / np.arange(1, width + 1) * weights[:width]).sum(axis=1)
+        return (within + overlaps[:, -1] * beyond) / total
+
+    return _by_topic_blocks(pair, of_block)
 
 
 def _rbo_ext(pair: _Pair, p: float) -> np.ndarray:
     """Webber, Moffat & Zobel's (TOIS 2010) RBO_ext per topic (eq. 32 for lists of lengths s <= l; eq. 30 when
     equal); NaN where a list is empty (:func:`agreement_frame` scores such a topic 0)."""
-    short, long = np.minimum(pair.orig.sizes, pair.rep.sizes), np.maximum(pair.orig.sizes, pair.rep.sizes)
-    overlaps = pair.overlaps
     depths = np.arange(1, pair.longest + 1)
     weights = (1 - p) * p ** (depths - 1).astype(np.float64)  # ((1 - p)/p · p^d: no underflow of p^d for a tiny p)
-    rows = np.arange(len(short))
-    x_s = overlaps[rows, np.maximum(short - 1, 0)]
-    x_l = overlaps[rows, np.maximum(long - 1, 0)]
-    within = depths <= long[:, None]
-    beyond = within & (depths > short[:, None])
-    with np.errstate(invalid='ignore'):  # (an empty list: X_s = 0 over s = 0, NaN)
-        tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
-        sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
-        return sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
+
+    def of_block(topics: slice, overlaps: np.ndarray) -> np.ndarray:
+        orig_sizes, rep_sizes = pair.orig.sizes[topics], pair.rep.sizes[topics]
+        short, long = np.minimum(orig_sizes, rep_sizes), np.maximum(orig_sizes, rep_sizes)
+        rows = np.arange(len(short))
+        x_s = overlaps[rows, np.maximum(short - 1, 0)]
+        x_l = overlaps[rows, np.maximum(long - 1, 0)]
+        within = depths <= long[:, None]
+        beyond = within & (depths > short[:, None])
+        with np.errstate(invalid='ignore'):  # (an empty list: X_s = 0 over s = 0, NaN)
+            tail = np.where(beyond, x_s[:, None] * (depths - short[:, None]) / (short[:, None] * depths), 0.0)
+            sums = (np.where(within, overlaps / depths, 0.0) * weights).sum(axis=1) + (tail * weights).sum(axis=1)
+            return sums + ((x_l - x_s) / long + x_s / short) * p ** long.astype(np.float64)
+
+    return _by_topic_blocks(pair, of_block)
 
 
 def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.ndarray:

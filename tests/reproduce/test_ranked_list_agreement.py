@@ -11,6 +11,7 @@ import pytest
 
 from irmeasures_ext import reproduce
 from irmeasures_ext.errors import InputError, UnansweredTopicsWarning
+from irmeasures_ext.reproduce import agreement
 
 
 def tau_b_by_pairs(x, y):
@@ -81,7 +82,14 @@ def test_each_statistic_equals_its_definition_on_random_lists(seed):
         rbo_ext_by_definition(original, reproduced, p), abs=1e-12)
 
 
-def test_many_topics_at_once_equal_each_topic_alone():
+#: The cells of the RBO matrices' blocks the tests take (:data:`agreement._BLOCK_CELLS`): a topic a block, some
+#: topics a block (not dividing the topics), and the default (every topic in one block here).
+BLOCK_CELLS = [1, 70, agreement._BLOCK_CELLS]
+
+
+@pytest.mark.parametrize('block_cells', BLOCK_CELLS)
+def test_many_topics_at_once_equal_each_topic_alone(block_cells, monkeypatch):
+    monkeypatch.setattr(agreement, '_BLOCK_CELLS', block_cells)
     rng = random.Random(7)
     pairs = {f't{i:02d}': random_pair(rng) for i in range(25)}
     as_run = [{topic: {doc: float(100 - rank) for rank, doc in enumerate(pair[side])} for topic, pair in pairs.items()}
@@ -124,11 +132,14 @@ def ktu_repro_eval_by_definition(original, reproduced):
     return round(tau_b_by_pairs([position[d] for d in original], [position[d] for d in reproduced]), 14)
 
 
+@pytest.mark.parametrize('block_cells', [1, 1000, agreement._BLOCK_CELLS])
 @pytest.mark.parametrize('topics', ['original', 'repro_eval'])
-def test_long_lists_of_many_topics_equal_their_definitions(topics):
+def test_long_lists_of_many_topics_equal_their_definitions(topics, block_cells, monkeypatch):
     # (lists of 40 to 300 docs: the merge levels past 32 values; equal lengths in some topics for repro_eval's KTU,
     # ids of several lengths so that doc id order is not numeric order; the same docs in both lists in some of
-    # those; a topic the reproduction lacks, and with topics='original' one the original lacks)
+    # those; a topic the reproduction lacks, and with topics='original' one the original lacks; the RBO matrices in
+    # blocks of one topic, of 3 to 25 topics or of all)
+    monkeypatch.setattr(agreement, '_BLOCK_CELLS', block_cells)
     rng = random.Random(11)
     pairs = {}
     for i in range(12):
@@ -153,6 +164,10 @@ def test_long_lists_of_many_topics_equal_their_definitions(topics):
         assert frame.loc[topic, 'ktu_repro_eval'] == pytest.approx(expected, abs=1e-12, nan_ok=True)
         assert frame.loc[topic, 'rbo_ext'] == pytest.approx(rbo_ext_by_definition(original, reproduced, 0.95),
                                                             abs=1e-12)
+        assert frame.loc[topic, 'rbo_repro_eval'] == pytest.approx(
+            rbo_repro_eval_by_definition(original, reproduced, 0.95, 1000), abs=1e-12)
+    if topics == 'original':  # (the topic the reproduction lacks: 0)
+        assert frame.loc['t01', ['rbo_ext', 'rbo_repro_eval']].tolist() == [0.0, 0.0]
 
 
 def test_hand_computed_ktu_one_adjacent_swap():
