@@ -112,6 +112,23 @@ def test_rbo_repro_eval_to_a_depth_above_a_shared_doc():
     assert frame.rbo_repro_eval.tolist()[:2] == pytest.approx([1 / 6, 1.0], abs=1e-15)
 
 
+@pytest.mark.parametrize('cells, blocks', [(7, [(0, 2), (2, 4), (4, 5)]), (2, [(t, t + 1) for t in range(5)])])
+def test_the_rbo_matrices_are_made_for_blocks_of_topics_of_at_most_the_cells_asked(cells, blocks, monkeypatch):
+    # (5 topics, the longest list 3 docs: 7 cells hold 2 topics a block, the last block the 1 left; 2 cells hold
+    # none, still a topic a block. Each RBO asks for every block once, in order)
+    import irmeasures_ext.reproduce.agreement as agreement
+    monkeypatch.setattr(agreement, '_BLOCK_CELLS', cells)
+    asked, overlaps = [], agreement._Pair.overlaps
+    monkeypatch.setattr(agreement._Pair, 'overlaps', lambda pair, topics: asked.append(
+        (topics.start, topics.stop)) or overlaps(pair, topics))
+    lists = {str(t): list('abc') for t in range(5)}
+    frame = reproduce.ranked_list_agreement(run_of(lists), run_of({**lists, '0': list('cba')}))
+    assert asked == blocks * 2
+    # (topic 0, a b c against c b a: X = 0, 1, 3; RBO_ext (eq. 30) 0.05/0.95 (0 + 0.9025/2 + 0.857375) + 0.857375
+    # = 0.92625; the other topics identical: 1)
+    assert frame.rbo_ext.tolist()[:5] == pytest.approx([0.92625, 1.0, 1.0, 1.0, 1.0], abs=1e-15)
+
+
 def test_every_statistic_column_is_float64():
     with pytest.warns(UnansweredTopicsWarning):
         frame = reproduce.ranked_list_agreement(run_of({'1': list('ab'), '2': ['c']}), run_of({'1': list('ba')}))
