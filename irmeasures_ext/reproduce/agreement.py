@@ -424,7 +424,7 @@ def _inversions(segment: np.ndarray, values: np.ndarray, n_segments: int) -> np.
     (a reproduction's identical lists)."""
     counts = np.zeros(n_segments, dtype=np.int64)
     lengths = np.bincount(segment, minlength=n_segments)
-    widths = np.array([int(length - 1).bit_length() for length in lengths.tolist()]) if n_segments else lengths
+    widths = np.frexp(lengths - 1)[1]  # (the bit length of length - 1: of 0, 0)
     unsorted = np.zeros(n_segments, dtype=bool)
     if len(values):
         descents = np.empty(len(values), dtype=bool)  # (a value below the one before it, in its segment)
@@ -463,9 +463,10 @@ def _inversions_of_width(segment: np.ndarray, values: np.ndarray, lengths: np.nd
     keys[segment, position] = 2 * values
     block = min(width, _FIRST_BLOCK)
     places = [keys[:, place::block] for place in range(block)]  # (the values of every first block, place by place)
-    counts = np.zeros(n_segments, dtype=np.int64)
+    above = np.zeros(places[0].shape, dtype=np.uint8)  # (per first block, its inversions: at most 28)
     for first, second in itertools.combinations(range(block), 2):
-        counts += (places[first] > places[second]).sum(axis=1, dtype=np.int64)
+        above += places[first] > places[second]
+    counts = above.sum(axis=1, dtype=np.int64)
     while block < width:
         half = ((np.arange(width) // block) & 1).astype(dtype)
         merged = ((keys & ~dtype(1)) | half).reshape(-1, 2 * block)
