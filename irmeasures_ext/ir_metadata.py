@@ -351,8 +351,11 @@ def _where(metadata: dict[str, Any], value: object) -> str:
 
 @functools.cache
 def _dumper() -> Any:
-    """PyYAML's safe dumper, writing a string that :data:`_DOUBLE_QUOTED` finds in double quotes."""
+    """PyYAML's safe dumper, writing a string that :data:`_DOUBLE_QUOTED` finds in double quotes, and quoting one that
+    YAML 1.1 or 1.2 reads as a boolean or a number (:func:`~irmeasures_ext.readers.yaml_schema.quoting_both`)."""
     import yaml
+
+    from irmeasures_ext.readers.yaml_schema import quoting_both
 
     class Dumper(yaml.SafeDumper):
         def represent_str(self, data: str) -> Any:
@@ -360,4 +363,4 @@ def _dumper() -> Any:
                                          style='"' if _DOUBLE_QUOTED.search(data) else None)
 
     Dumper.add_representer(str, Dumper.represent_str)
-    return Dumper
+    return quoting_both(Dumper)

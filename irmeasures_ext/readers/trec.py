@@ -218,10 +218,13 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
 
 @functools.cache
 def _yaml_loader() -> Any:
-    """PyYAML's safe loader (libyaml's, if built) refusing a key twice in a mapping, or two keys Python takes for one
-    (``1``, ``1.0``), at the second (a ConstructorError): PyYAML keeps the last value. A merge key's (``<<``) mappings
-    may hold the mapping's keys, which override theirs."""
+    """PyYAML's safe loader (libyaml's, if built) reading YAML 1.2's booleans and numbers
+    (:func:`.yaml_schema.yaml_1_2`: ``no`` is a string), refusing a key twice in a mapping, or two keys Python takes
+    for one (``1``, ``1.0``), at the second (a ConstructorError): PyYAML keeps the last value. A merge key's (``<<``)
+    mappings may hold the mapping's keys, which override theirs."""
     import yaml
+
+    from irmeasures_ext.readers.yaml_schema import yaml_1_2
 
     class Loader(getattr(yaml, 'CSafeLoader', yaml.SafeLoader)):  # type: ignore[misc]
         def flatten_mapping(self, node: Any) -> None:
@@ -245,7 +248,7 @@ def _yaml_loader() -> Any:
                         break
             super().flatten_mapping(node)
 
-    return Loader
+    return yaml_1_2(Loader)
 
 
 def _opens_with_hash(binary: BinaryIO) -> bool:
