@@ -75,6 +75,8 @@ def run(argv: list[str]) -> int:
     if args.plot:
         from irmeasures_ext.comparison.plot import check_plot_path
         check_plot_path(args.plot, args.overwrite)
+    from irmeasures_ext.cli.output import metadata_header
+    header = metadata_header(args.metadata, args.output_format)  # (its errors before any run is read)
     prepare_process()
     from irmeasures_ext.readers.inputs import read_input
     file_format, qrels_format = args.format, args.qrels_format or args.format
@@ -85,6 +87,7 @@ def run(argv: list[str]) -> int:
         from irmeasures_ext.reproduce import replicability
         qrels_b = read_input(load_qrels(args.qrels_b, qrels_format), 'qrels')
         long = replicability(qrels, original_b, original_a, qrels_b, reproduced_b, reproduced_a, measures, args.rel)
+        sys.stdout.write(header)
         _write_summary(sys.stdout, long, args.output_format, args.places)
         return 0
     from irmeasures_ext.reproduce import Experiment
@@ -95,9 +98,11 @@ def run(argv: list[str]) -> int:
     if args.per_topic:
         tables = experiment.per_topic(reproduced_b, reproduced_a, **lists)
         scores = tables['scores']
+        sys.stdout.write(header)
         _write_tables(sys.stdout, tables, args.output_format, args.places)
     else:
         long = experiment.reproducibility(reproduced_b, reproduced_a, ranked_lists=True, **lists)
+        sys.stdout.write(header)
         _write_summary(sys.stdout, long, args.output_format, args.places)
     if args.plot:
         if scores is None:
@@ -221,6 +226,10 @@ def parser() -> ArgumentParser:
                         help='draw the per-topic scores, original against reproduced, into FILE (.png, .svg, .pdf; '
                              'needs matplotlib)')
     parser.add_argument('--overwrite', action='store_true', help='let --plot replace an existing FILE')
+    parser.add_argument('--metadata', metavar='FILE',
+                        help='put the ir_metadata of the YAML FILE at the top of the report: its "# '
+                             'ir_metadata.start" ... "# ir_metadata.end" block (tsv; markdown: inside an HTML '
+                             'comment; latex: as %% lines), or a first line {"ir_metadata": {...}} (jsonl)')
     add_formats(parser)
     add_threshold(parser)
     return parser

@@ -1,5 +1,6 @@
-"""``--metadata FILE`` of the evaluate and compare commands (the ir_metadata block at the top of a report), and runs
-carrying an ir_metadata block read by the command: from a compressed file, standard input, streamed."""
+"""``--metadata FILE`` of the evaluate, compare and reproduce commands (the ir_metadata block at the top of a
+report), and runs carrying an ir_metadata block read by the command: from a compressed file, standard input,
+streamed."""
 import datetime
 import gzip
 import io
@@ -100,6 +101,40 @@ def test_compare_reports_open_with_the_block(capsys, files, output_format, repor
         metadata, rest = split_block(annotated, '%' if output_format == 'latex' else '#')
         assert metadata == expected_metadata()
     assert rest == plain
+
+
+@pytest.mark.parametrize('output_format', ['tsv', 'markdown', 'latex', 'jsonl'])
+@pytest.mark.parametrize('kind', [[], ['--per-topic'], ['--qrels-b', 'qrels']])
+def test_reproduce_reports_open_with_the_block(capsys, files, output_format, kind):
+    runs = ['--original', files / 'a.txt', files / 'b.txt', '--reproduced', files / 'b.txt', files / 'a.txt']
+    arguments = ['reproduce', files / 'qrels', 'AP', *runs, '-o', output_format,
+                 *(files / option if option == 'qrels' else option for option in kind)]
+    plain = output(capsys, *arguments)
+    annotated = output(capsys, *arguments, '--metadata', files / 'meta.yaml')
+    if output_format == 'jsonl':
+        first, rest = annotated.split('\n', 1)
+        assert json.loads(first) == {'ir_metadata': METADATA}
+    elif output_format == 'markdown':
+        inside, rest = annotated.removeprefix('<!--\n').split('-->\n', 1)
+        assert annotated.startswith('<!--\n') and split_block(inside) == (expected_metadata(), '')
+    else:
+        metadata, rest = split_block(annotated, '%' if output_format == 'latex' else '#')
+        assert metadata == expected_metadata()
+    assert rest == plain and 'AP' in plain
+
+
+def test_reproduce_refuses_a_bad_metadata_file_before_reading_a_run(capsys, files):
+    (files / 'bad.yaml').write_text('tag: x\nplatform: [a, b\n', encoding='utf-8')
+    runs = ['--original', 'missing.txt', str(files / 'b.txt'), '--reproduced', str(files / 'b.txt'),
+            str(files / 'a.txt')]
+    assert main(['reproduce', str(files / 'qrels'), 'AP', *runs, '--metadata', str(files / 'bad.yaml')]) == 2
+    out, err = capsys.readouterr()
+    assert out == '' and 'missing.txt: no such run file' in err  # (the runs' names checked first, as the plot's)
+    runs[1] = str(files / 'a.txt')
+    assert main(['reproduce', str(files / 'qrels'), 'AP', *runs, '--metadata', str(files / 'bad.yaml')]) == 2
+    out, err = capsys.readouterr()
+    assert out == '' and err.startswith(f'irmeasures-ext: error: {files / "bad.yaml"}:3: ir_metadata is not valid '
+                                        'YAML: ') and err.count('\n') == 1
 
 
 @pytest.mark.parametrize('command', [[], ['compare']])
