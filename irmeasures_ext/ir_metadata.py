@@ -58,6 +58,9 @@ def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
     from irmeasures_ext.readers.schemas import RUN
     from irmeasures_ext.readers.source import open_file
     from irmeasures_ext.readers.trec import TrecSource
+    if not isinstance(run, (str, os.PathLike)):
+        raise MetadataError(f'read_metadata reads a run file: give its path, not a {type(run).__name__} (a run in '
+                            'memory carries no ir_metadata)')
     source = open_file(run)
     if isinstance(source, TrecSource):
         if source.header is None and source.not_text() is not None:
@@ -69,9 +72,12 @@ def read_metadata(run: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def load_metadata(metadata: MetadataLike) -> dict[str, Any]:
     """``metadata`` as a dict: a mapping's copy, or the mapping a YAML file holds (MetadataError naming the file and
-    line of a problem)."""
+    line of a problem; or what was given, if neither)."""
     if isinstance(metadata, Mapping):
         return dict(metadata)
+    if not isinstance(metadata, (str, os.PathLike)):
+        raise MetadataError('the metadata must be a mapping (a dict) or the path of a YAML file holding one; got a '
+                            f'value of type {type(metadata).__name__}')
     from irmeasures_ext.readers.trec import parse_metadata
     try:
         data = Path(metadata).read_bytes()
@@ -312,8 +318,12 @@ def _yaml_of(metadata: dict[str, Any]) -> str:
     """``metadata`` as PyYAML's safe dumper writes it (:func:`_dumper`), keys in their order; MetadataError for a
     value YAML has no form for, naming where it is (:func:`_where`)."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency)
+
+    from irmeasures_ext.readers.trec import parse_metadata
     try:
-        return yaml.dump(metadata, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
+        text = yaml.dump(metadata, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_YAML_WIDTH)
+    except RecursionError:
+        raise MetadataError('the metadata cannot be written as YAML: it is nested too deep') from None
     except yaml.representer.RepresenterError as error:  # (args: a message, the object)
         value = error.args[-1]
         kind = type(value).__qualname__
@@ -324,6 +334,11 @@ def _yaml_of(metadata: dict[str, Any]) -> str:
                             'dict') from None
     except yaml.YAMLError as error:
         raise MetadataError(f'the metadata cannot be written as YAML: {" ".join(str(error).split())}') from None
+    try:  # (what no reader could read is not written: a lone surrogate, a key YAML writes that no reader can hash)
+        parse_metadata(text, 'the metadata as written')
+    except MetadataError as error:
+        raise MetadataError(f'the metadata cannot be written as YAML that reads back: {error}') from None
+    return text
 
 
 def _where(metadata: dict[str, Any], value: object) -> str:
@@ -352,7 +367,9 @@ def _where(metadata: dict[str, Any], value: object) -> str:
 @functools.cache
 def _dumper() -> Any:
     """PyYAML's safe dumper, writing a string that :data:`_DOUBLE_QUOTED` finds in double quotes, and quoting one that
-    YAML 1.1 or 1.2 reads as a boolean or a number (:func:`~irmeasures_ext.readers.yaml_schema.quoting_both`)."""
+    YAML 1.1 or 1.2 reads as a boolean or a number (:func:`~irmeasures_ext.readers.yaml_schema.quoting_both`); a
+    subclass of str, dict or list as its base, and a numpy scalar as the Python value it holds."""
+    import numpy as np
     import yaml
 
     from irmeasures_ext.readers.yaml_schema import quoting_both
@@ -363,4 +380,8 @@ def _dumper() -> Any:
                                          style='"' if _DOUBLE_QUOTED.search(data) else None)
 
     Dumper.add_representer(str, Dumper.represent_str)
+    for kind, represent in ((str, Dumper.represent_str), (dict, Dumper.represent_dict),
+                            (list, Dumper.represent_list)):  # (their subclasses too: an OrderedDict, a defaultdict)
+        Dumper.add_multi_representer(kind, represent)
+    Dumper.add_multi_representer(np.generic, lambda dumper, value: dumper.represent_data(value.item()))
     return quoting_both(Dumper)

@@ -1,11 +1,15 @@
 """ir_metadata (irmeasures_ext.ir_metadata, readers/trec.py): a run's ``# ir_metadata.start`` block is read on every
 path of the TREC reader as if it were absent, its YAML is available in Python, and runs are written with it."""
 import bz2
+import collections
 import datetime
+import decimal
 import gzip
 import lzma
 import os
+import pathlib
 import re
+import sys
 import threading
 
 import ir_measures
@@ -638,16 +642,74 @@ def test_read_metadata_of_a_text_run_holding_a_nul_byte_is_none(tmp_path):
 
 
 @pytest.mark.parametrize(('metadata', 'where', 'value'), [
-    ({'tag': 'x', 'method': {'retrieval': [{'name': 'bm25', 'k1': numpy.float64(1.2)}]}},
-     "the value at ['method']['retrieval'][0]['k1']", numpy.float64(1.2)),
-    ({'data': {numpy.int64(7): 'seven'}}, "the key {value!r} in ['data']", numpy.int64(7)),
-    ({'tag': 'x', 'n': (1, numpy.float32(2))}, "the value at ['n'][1]", numpy.float32(2)),
+    ({'tag': 'x', 'method': {'retrieval': [{'name': 'bm25', 'k1': decimal.Decimal('1.2')}]}},
+     "the value at ['method']['retrieval'][0]['k1']", decimal.Decimal('1.2')),
+    ({'data': {pathlib.PurePosixPath('index'): 'seven'}}, "the key {value!r} in ['data']",
+     pathlib.PurePosixPath('index')),
+    ({'tag': 'x', 'n': (1, complex(2, 1))}, "the value at ['n'][1]", complex(2, 1)),
 ])
 def test_a_value_yaml_cannot_write_is_named_by_its_key_path(tmp_path, metadata, where, value):
     with pytest.raises(MetadataError) as raised:
         write_run(scored_run(), tmp_path / 'run.txt', metadata)
-    kind = f'numpy.{type(value).__name__}'
+    kind = type(value).__qualname__ if type(value).__module__ == 'builtins' else \
+        f'{type(value).__module__}.{type(value).__qualname__}'
     assert str(raised.value) == (f'the metadata cannot be written as YAML: {where.format(value=value)} is {value!r}, '
                                  f'of type {kind}, which YAML has no form for: give a str, int, float, bool, None, '
                                  'date, list or dict')
     assert os.listdir(tmp_path) == []
+
+
+def test_numpy_scalars_and_subclasses_of_dict_list_and_str_are_written_as_their_values(tmp_path):
+    def tree():
+        return collections.defaultdict(tree)
+
+    class Ranks(list):
+        pass
+    method = tree()
+    method['retrieval']['name'] = numpy.str_('bm25')
+    metadata = {'method': method, 'k1': numpy.float64(1.2), 'b': numpy.float32(0.5), 'top': numpy.int64(1000),
+                'stemmed': numpy.bool_(False), 'ordered': collections.OrderedDict(a=1), 'list': Ranks([1]),
+                'no': numpy.str_('no')}
+    write_run(scored_run(), tmp_path / 'run.txt', metadata)
+    assert read_metadata(tmp_path / 'run.txt') == {'method': {'retrieval': {'name': 'bm25'}}, 'k1': 1.2, 'b': 0.5,
+                                                   'top': 1000, 'stemmed': False, 'ordered': {'a': 1}, 'list': [1],
+                                                   'no': 'no'}
+
+
+@pytest.mark.parametrize(('metadata', 'problem'), [
+    ({'note': 'a\ud800b'}, 'found invalid Unicode character escape code'),  # (a file name's bytes, not UTF-8)
+    ({(1, 2): 'a'}, 'found unhashable key'),  # (YAML writes a tuple key as a sequence, which no reader can hash)
+])
+def test_metadata_no_reader_could_read_is_refused_and_nothing_written(tmp_path, metadata, problem):
+    for name in ('run.txt', 'run.txt.gz', 'run.parquet'):
+        with pytest.raises(MetadataError, match=re.escape(problem)) as raised:
+            write_run(scored_run(), tmp_path / name, metadata)
+        assert str(raised.value).startswith('the metadata cannot be written as YAML that reads back: ')
+    assert os.listdir(tmp_path) == []
+
+
+def test_metadata_nested_too_deep_to_write_is_refused():
+    deep = nested = {}
+    for _ in range(sys.getrecursionlimit()):
+        nested['a'] = nested = {}
+    with pytest.raises(MetadataError, match='^the metadata cannot be written as YAML: it is nested too deep$'):
+        metadata_block(deep)
+
+
+@pytest.mark.parametrize('metadata', [['a'], 42, b'meta.yaml', None])
+def test_metadata_that_is_no_mapping_nor_path_is_refused_naming_its_type(tmp_path, metadata):
+    for call in (lambda: load_metadata(metadata), lambda: metadata_block(metadata)):
+        with pytest.raises(MetadataError, match=f'^the metadata must be a mapping .* got a value of type '
+                                                f'{type(metadata).__name__}$'):
+            call()
+    if metadata is not None:  # (None: a run written without metadata)
+        with pytest.raises(MetadataError):
+            write_run(scored_run(), tmp_path / 'run.txt', metadata)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize('run', [{'q1': {'d1': 1.0}}, pa.table({'query_id': ['q1']})])
+def test_read_metadata_of_a_run_in_memory_is_refused(run):
+    with pytest.raises(MetadataError, match=f'^read_metadata reads a run file: give its path, not a '
+                                            f'{type(run).__name__} '):
+        read_metadata(run)
