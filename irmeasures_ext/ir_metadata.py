@@ -164,6 +164,13 @@ def _target(path: Path, metadata: MetadataLike | None, tag: str | None, overwrit
     file_format = format_of(path)
     given = None if metadata is None else load_metadata(metadata)
     text = None if given is None else _yaml_of(given)
+    if tag is not None and file_format != 'trec':
+        article = 'an' if file_format == 'arrow' else 'a'
+        raise RunWriteError(f'{path}: {article} {file_format.capitalize()} run has no tag: tag=... (--tag) names the '
+                            "run of a TREC file's lines; leave it out, or write a TREC file")
+    if tag is not None and given and given.get('tag') is not None and str(given['tag']) != tag:
+        raise RunWriteError(f"{path}: tag {tag!r} is not the metadata's tag {str(given['tag'])!r}: the lines would "
+                            'name one run and the block another; give one of them, or the same')
     return file_format, text, _tag(tag, given, path) if file_format == 'trec' else None
 
 

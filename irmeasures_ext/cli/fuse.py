@@ -87,9 +87,12 @@ def run(argv: list[str]) -> int:
 
 
 def _check_files(args: argparse.Namespace) -> None:
-    """Two runs or more, one training run each if any, the run files there, standard input read once at most."""
+    """Two runs or more, one training run each if any, the run files there, standard input read once at most, an
+    output that is a file."""
     if len(args.runs) < 2:
         raise CliError(f'give two runs or more to fuse, got {len(args.runs)}')
+    if args.output == STDIN:
+        raise CliError(f'--output names the file the fused run is written to; "{STDIN}" (standard output) is not one')
     paths = args.runs + (args.train_runs or [])
     if paths.count(STDIN) > 1:
         raise CliError(f'only one run may be "{STDIN}" (standard input)')

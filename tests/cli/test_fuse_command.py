@@ -1,5 +1,6 @@
 """``irmeasures-ext fuse``: the fused run written equals RRF and weighted CombSUM computed here from their
 definitions; the options, the metadata, and each refusal (exit 2, one line, OUTPUT untouched)."""
+import os
 import subprocess
 import sys
 
@@ -92,6 +93,22 @@ def test_refusals_end_with_one_line_and_exit_2(tmp_path, capsys, arguments, mess
     status = main(['fuse', *(x.format(a=a, b=b) for x in arguments), '-o', str(out)])
     err = capsys.readouterr().err
     assert status == 2 and message in err and not out.exists(), err
+
+
+@pytest.mark.parametrize('output,options,message', [
+    ('-', [], '--output names the file the fused run is written to; "-" (standard output) is not one'),
+    ('fused.parquet', ['--tag', 'x'], 'a Parquet run has no tag'),
+    ('fused.txt', ['--tag', 'x', '--metadata', 'meta.yaml'], "tag 'x' is not the metadata's tag 'fused-rrf'"),
+])
+def test_an_output_it_cannot_write_as_asked_is_refused_and_nothing_written(tmp_path, capsys, monkeypatch, output,
+                                                                           options, message):
+    monkeypatch.chdir(tmp_path)
+    paths = [write(tmp_path, name, run) for name, run in RUNS.items()]
+    (tmp_path / 'meta.yaml').write_text('tag: fused-rrf\n')
+    before = sorted(os.listdir(tmp_path))
+    assert main(['fuse', *paths, '-o', output, *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count('\n') == 1 and sorted(os.listdir(tmp_path)) == before, err
 
 
 def test_an_existing_output_is_replaced_only_with_overwrite(tmp_path, capsys):

@@ -445,7 +445,7 @@ def test_a_file_name_that_is_not_utf8_is_written_and_not_taken_for_a_tag(tmp_pat
     assert os.listdir(tmp_path) == []
     names = [name, name + '.gz', os.fsdecode(b'run.\xff' * 49 + b'.parquet')]  # (the last cut at a byte not UTF-8)
     for written in names:  # (read back by the TREC reader, through Arrow's files, and by the Parquet one)
-        write_run(scored_run(), tmp_path / written, tag='run')
+        write_run(scored_run(), tmp_path / written, tag=None if written.endswith('.parquet') else 'run')
         assert {(q, d): s for q, d, s in rows_of(read_input(str(tmp_path / written), 'run').table)} == {
             (query, doc): score for query, docs in scored_run().items() for doc, score in docs.items()}
     assert sorted(os.listdir(tmp_path)) == sorted(names)
@@ -713,3 +713,17 @@ def test_read_metadata_of_a_run_in_memory_is_refused(run):
     with pytest.raises(MetadataError, match=f'^read_metadata reads a run file: give its path, not a '
                                             f'{type(run).__name__} '):
         read_metadata(run)
+
+
+def test_a_tag_the_file_cannot_hold_or_that_is_not_the_metadata_s_is_refused_and_nothing_written(tmp_path):
+    for name, metadata, tag, problem in (
+            ('run.parquet', None, 'bm25', 'a Parquet run has no tag: tag=... (--tag) names the run of a TREC file'),
+            ('run.arrow', {'tag': 'bm25'}, 'bm25', 'an Arrow run has no tag'),
+            ('run.txt', {'tag': 'bm25'}, 'mine', "tag 'mine' is not the metadata's tag 'bm25': the lines would name "
+                                                 'one run and the block another')):
+        with pytest.raises(RunWriteError, match=re.escape(f'{tmp_path / name}: {problem}')):
+            write_run(scored_run(), tmp_path / name, metadata, tag=tag)
+    assert os.listdir(tmp_path) == []
+    write_run(scored_run(), tmp_path / 'run.txt', {'tag': 7}, tag='7')  # (the metadata's tag as its text)
+    write_run(scored_run(), tmp_path / 'run.parquet', {'tag': 'bm25'})  # (the metadata's tag, in its block only)
+    assert read_metadata(tmp_path / 'run.parquet') == {'tag': 'bm25'}
