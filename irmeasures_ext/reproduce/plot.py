@@ -113,7 +113,8 @@ def _values(column: pd.Series) -> np.ndarray:
 
 
 def _figure(scores: pd.DataFrame) -> Figure:
-    """The figure: a square panel per measure, three to a row."""
+    """The figure: a panel per measure, three to a row, each 4.3 inches wide and 4.6 high (a square plot with its
+    two-line title and its x label: 4.3 high cut them where one row of two or three panels)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -125,7 +126,7 @@ def _figure(scores: pd.DataFrame) -> Figure:
     columns = min(3, len(measures))
     rows = math.ceil(len(measures) / columns)
     # (constrained: room for titles and labels beside square panels, which tight_layout did not always leave)
-    figure = Figure(figsize=(4.3 * columns, 4.3 * rows), layout='constrained')
+    figure = Figure(figsize=(4.3 * columns, 4.6 * rows), layout='constrained')
     FigureCanvasAgg(figure)
     panels = figure.subplots(rows, columns, squeeze=False).ravel()
     for axes, measure in zip(panels, measures, strict=False):

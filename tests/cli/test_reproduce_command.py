@@ -507,16 +507,21 @@ def test_plot_topic_scores_takes_numbers_in_an_object_column(reproduced):
     assert np.ma.getdata(points[~np.ma.getmaskarray(points).any(axis=1)]).tolist() == drawn  # (NaN: masked)
 
 
-def test_every_title_and_label_is_within_the_figure_beside_a_panel_of_larger_numbers():
-    # (square panels of scores in [0, 1] beside one of ranks up to 7: tight_layout cut the titles' first lines)
+@pytest.mark.parametrize('n_measures', range(1, 8))
+def test_every_title_and_label_is_within_the_figure_beside_a_panel_of_larger_numbers(n_measures):
+    # (square panels of scores in [0, 1] beside one of ranks up to 7000: tight_layout cut the titles' first lines,
+    # and one row of two or three panels 4.3 inches high cut them and the x labels. Measured once drawn: the layout
+    # is made then)
     import random
 
     from irmeasures_ext.reproduce.plot import plot_topic_scores
     rng = random.Random(3)
-    scores = scores_of(*[(measure, run, f't{topic}', *(rng.uniform(*span) for _ in range(2)))
-                         for measure, span in (('AP', (0, 1)), ('MeanRank', (1, 7)), ('P(rel=2)@5', (0, 1)))
+    spans = [('AP', (0, 1)), ('MeanRank', (1, 7000.5)), ('P(rel=2)@5', (0, 1))] * 3
+    scores = scores_of(*[(f'{measure}-{i}', run, f't{topic}', *(rng.uniform(*span) for _ in range(2)))
+                         for i, (measure, span) in enumerate(spans[:n_measures])
                          for run in ('baseline', 'advanced') for topic in range(8)])
     figure = plot_topic_scores(scores)
+    figure.canvas.draw()
     box, (width, height) = figure.get_tightbbox(figure.canvas.get_renderer()), figure.get_size_inches()
     assert 0 <= box.x0 and box.x1 <= width and 0 <= box.y0 and box.y1 <= height, (box, width, height)
 
@@ -529,7 +534,7 @@ def test_plot_topic_scores_lays_out_three_panels_a_row_and_spans_0_1_without_a_n
     assert [axes.get_title().split()[0] for axes in figure.axes] == ['M1', 'M2', 'M3', 'M4']  # (two unused: gone)
     assert [(axes.get_subplotspec().rowspan.start, axes.get_subplotspec().colspan.start) for axes in figure.axes] == [
         (0, 0), (0, 1), (0, 2), (1, 0)]
-    assert figure.get_size_inches().tolist() == pytest.approx([3 * 4.3, 2 * 4.3])
+    assert figure.get_size_inches().tolist() == pytest.approx([3 * 4.3, 2 * 4.6])
     assert figure.axes[0].get_xlim() != (0.0, 1.0) and figure.axes[3].get_xlim() == (0.0, 1.0)  # (M4: NaN only)
 
 
