@@ -354,6 +354,17 @@ def test_a_score_past_int64_is_read_as_a_float_as_in_a_trec_file():
     assert values == PROVIDER.calc_aggregate([ir_measures.RR], QRELS, [ir_measures.ScoredDoc('q1', 'a', 2.0 ** 70)])
 
 
+@pytest.mark.parametrize('run', [
+    {'q1': {'a': 10 ** 400, 'b': 1.0}}, [ir_measures.ScoredDoc('q1', 'a', -10 ** 400)],
+    pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [10 ** 400, 1.0]})])
+def test_a_score_past_float64_s_range_is_refused_as_not_finite(run):
+    # (float(10 ** 400) overflows: a TREC file's 1e400 is infinite, refused as not finite; it was a bare
+    # OverflowError from a dict run)
+    with pytest.raises(InputError, match="^run column 'score' holds an integer of 401 digits, beyond float64's "
+                                         'range: not a finite number$'):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
 def test_qrels_label_past_int64_in_a_dict_is_refused():
     with pytest.raises(InputError, match="qrels column 'relevance' holds an integer beyond 64 bits"):
         PROVIDER.calc_aggregate([ir_measures.RR], {'q1': {'a': 2 ** 70}}, {'q1': {'a': 1.0}})

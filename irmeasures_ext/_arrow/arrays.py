@@ -90,7 +90,7 @@ def numbers_of(values: list[Any], integers: bool = True) -> pa.Array | None:
             pass
     try:
         floats = np.fromiter(values, np.float64, len(values))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (OverflowError: an integer beyond float64's range)
         return None
     return None if np.isnan(floats).any() else from_numpy(floats)
 

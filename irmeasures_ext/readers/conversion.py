@@ -3,6 +3,7 @@ converted to the fixed columns of a :class:`~irmeasures_ext.readers.schemas.Layo
 names, ids as text (``str()`` of each), numbers as the schema's types; a problem names its column and row."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,17 @@ def no_ranks(form: str) -> InputError:
                       'TREC file (its path), or as a DataFrame, Arrow table or Parquet/Arrow file with a rank column')
 
 
+def _beyond_float64(values: Any, field: pa.Field, what: str) -> InputError | None:
+    """The error for an integer beyond float64's range among the ``values`` of a float column (it is no finite
+    number, as a TREC file's 1e400 is not), if there is one."""
+    if not pa.types.is_floating(field.type):
+        return None
+    huge = next((value for value in values if isinstance(value, int) and abs(value) > sys.float_info.max), None)
+    return None if huge is None else InputError(
+        f"{what} column {field.name!r} holds an integer of {len(str(abs(huge)))} digits, beyond float64's range: not "
+        'a finite number')
+
+
 def from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.Table:
     """The table of ``columns``, Python lists (converted) or Arrow arrays (as they are), checked."""
     arrays = [cast_column(column if isinstance(column, pa.Array) else to_array(column, field, what), field, what)
@@ -84,12 +96,14 @@ def to_array(values: Any, field: pa.Field, what: str) -> pa.Array:
     try:
         return pa.array(values)
     except OverflowError:
-        raise InputError(f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
+        raise _beyond_float64(values, field, what) or InputError(
+            f'{what} column {field.name!r} holds an integer beyond 64 bits') from None
     except UnicodeEncodeError as error:
         raise _not_unicode(error, field, what) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         if field.type != pa.string():
-            raise InputError(f'{what} column {field.name!r}: values must be numbers') from None
+            raise _beyond_float64(values, field, what) or InputError(
+                f'{what} column {field.name!r}: values must be numbers') from None
     for value in values:
         if not isinstance(value, _ID_TYPES):
             raise _not_an_id(value, type(value).__name__, field, what)
