@@ -187,6 +187,8 @@ class Header(NamedTuple):
 
 #: The characters YAML breaks lines at but a file (an editor, our readers) does not.
 _YAML_ONLY_BREAK = re.compile('[\x85\u2028\u2029]')
+#: The line breaks of a file.
+_LINE_BREAK = re.compile('\r\n|\r|\n')
 
 
 def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[str, Any]:
@@ -198,15 +200,17 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
         try:
             text = text.decode('utf-8')
         except UnicodeDecodeError as error:
-            raise MetadataError(f'{name}: not valid UTF-8 ({error.reason})') from None
+            line = first_line + text.count(b'\n', 0, error.start)
+            raise MetadataError(f'{name}:{line}: not valid UTF-8 ({error.reason})') from None
     try:
         metadata = yaml.load(text, Loader=_yaml_loader())
     except yaml.YAMLError as error:
         mark = getattr(error, 'problem_mark', None)
         problem = getattr(error, 'problem', None) or str(error)
         line = first_line
-        if mark is not None:  # (YAML's count of lines, less the breaks only YAML makes)
+        if mark is not None:  # (YAML's count of lines, less the breaks only YAML makes; at the end, the last line)
             line += mark.line - len(_YAML_ONLY_BREAK.findall(text, 0, mark.index))
+            line = min(line, first_line + len(_LINE_BREAK.findall(text.rstrip('\r\n'))))
         raise MetadataError(f'{name}:{line}: ir_metadata is not valid YAML: {" ".join(problem.split())}') from None
     if metadata is None:
         return {}

@@ -135,7 +135,7 @@ def test_the_console_script(tmp_path):
 
 
 @pytest.mark.parametrize('arguments,message', [
-    (['--metadata', '{bad}'], "{bad}:3: ir_metadata is not valid YAML: did not find expected ',' or ']'"),
+    (['--metadata', '{bad}'], "{bad}:2: ir_metadata is not valid YAML: did not find expected ',' or ']'"),
     (['--metadata', '{spaced}'], "{out}: tag 'a b' is not one field of a TREC line (empty, holding a blank, or bytes "
                                  'of a file name that are not UTF-8); give tag=... (--tag on the command line)'),
     (['--tag', 'a b'], "{out}: tag 'a b' is not one field of a TREC line (empty, holding a blank, or bytes of a file "

@@ -133,7 +133,7 @@ def test_reproduce_refuses_a_bad_metadata_file_before_reading_a_run(capsys, file
     runs[1] = str(files / 'a.txt')
     assert main(['reproduce', str(files / 'qrels'), 'AP', *runs, '--metadata', str(files / 'bad.yaml')]) == 2
     out, err = capsys.readouterr()
-    assert out == '' and err.startswith(f'irmeasures-ext: error: {files / "bad.yaml"}:3: ir_metadata is not valid '
+    assert out == '' and err.startswith(f'irmeasures-ext: error: {files / "bad.yaml"}:2: ir_metadata is not valid '
                                         'YAML: ') and err.count('\n') == 1
 
 
@@ -141,7 +141,7 @@ def test_reproduce_refuses_a_bad_metadata_file_before_reading_a_run(capsys, file
 def test_a_bad_metadata_file_is_one_line_and_no_output(capsys, files, command):
     runs = [files / 'a.txt', files / 'b.txt'] if command else [files / 'a.txt']
     (files / 'bad.yaml').write_text('tag: x\nplatform: [a, b\n', encoding='utf-8')
-    for name, problem in (('missing.yaml', 'no such file'), ('bad.yaml', '3: ir_metadata is not valid YAML')):
+    for name, problem in (('missing.yaml', 'no such file'), ('bad.yaml', '2: ir_metadata is not valid YAML')):
         assert main([*command, str(files / 'qrels'), *map(str, runs), 'AP', '--metadata', str(files / name)]) == 2
         out, err = capsys.readouterr()
         assert out == '' and err.startswith(f'irmeasures-ext: error: {files / name}:') and problem in err

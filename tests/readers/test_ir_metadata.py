@@ -229,10 +229,10 @@ def test_yaml_that_is_no_mapping_or_no_text_is_refused_whole(tmp_path):
         with pytest.raises(MetadataError) as raised:
             read_metadata(run)
         assert str(raised.value) == f'{run}{message}'
-    (tmp_path / 'meta.yaml').write_bytes(b'tag: \xff\n')
+    (tmp_path / 'meta.yaml').write_bytes(b'a: 1\n\nb: 2\ntag: \xff\n')
     with pytest.raises(MetadataError) as raised:
         load_metadata(tmp_path / 'meta.yaml')
-    assert str(raised.value) == f"{tmp_path / 'meta.yaml'}: not valid UTF-8 (invalid start byte)"
+    assert str(raised.value) == f"{tmp_path / 'meta.yaml'}:4: not valid UTF-8 (invalid start byte)"
 
 
 def test_text_in_the_block_that_is_not_utf8_names_its_line(tmp_path):
@@ -278,7 +278,7 @@ def test_read_metadata_of_a_columnar_run(tmp_path, suffix):
     save(yaml.safe_dump(METADATA))
     assert read_metadata(path) == METADATA
     save('tag: x\nplatform: [a\n')
-    with pytest.raises(MetadataError, match=rf"^{path} \(schema metadata 'ir_metadata'\):3: .*not valid YAML"):
+    with pytest.raises(MetadataError, match=rf"^{path} \(schema metadata 'ir_metadata'\):2: .*not valid YAML"):
         read_metadata(path)
 
 
@@ -605,7 +605,7 @@ def test_a_columnar_run_whose_metadata_is_not_yaml_is_refused_on_every_entry_poi
         with pa.ipc.new_file(run, table.schema) as writer:
             writer.write_table(table)
     qrels = write(tmp_path / 'qrels', QRELS)
-    message = (f"{run} (schema metadata 'ir_metadata'):2: ir_metadata is not valid YAML: did not find expected ',' "
+    message = (f"{run} (schema metadata 'ir_metadata'):1: ir_metadata is not valid YAML: did not find expected ',' "
                "or ']'")
     for evaluate in (ir_measures.calc_aggregate, irmeasures_ext.provider.calc_aggregate,
                      lambda _, __, path: read_input(path, 'run'), lambda _, __, path: read_metadata(path)):
@@ -727,3 +727,13 @@ def test_a_tag_the_file_cannot_hold_or_that_is_not_the_metadata_s_is_refused_and
     write_run(scored_run(), tmp_path / 'run.txt', {'tag': 7}, tag='7')  # (the metadata's tag as its text)
     write_run(scored_run(), tmp_path / 'run.parquet', {'tag': 'bm25'})  # (the metadata's tag, in its block only)
     assert read_metadata(tmp_path / 'run.parquet') == {'tag': 'bm25'}
+
+
+@pytest.mark.parametrize('ending', ['\n', '\r\n', '\r'])
+@pytest.mark.parametrize('after', ['', '{e}', '{e}{e}{e}'])
+def test_a_yaml_error_at_the_end_of_a_file_names_its_last_line(tmp_path, ending, after):
+    # (YAML finds the unclosed list at the end of the stream, a line past the text: the last line is named)
+    (tmp_path / 'meta.yaml').write_bytes(f'tag: x{ending}platform: [a, b{ending}{after}'.format(e=ending).encode())
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:2: ir_metadata is not valid "
+                                            'YAML'):
+        load_metadata(tmp_path / 'meta.yaml')
