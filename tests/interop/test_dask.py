@@ -237,7 +237,7 @@ def test_a_parquet_run_whose_ir_metadata_is_not_yaml_is_refused_as_a_file_a_glob
     for path in (tmp_path / 'run.parquet', tmp_path / 'folder' / 'part-0.parquet'):
         pq.write_table(table.replace_schema_metadata({'ir_metadata': 'tag: [x\n'}), path)
     for run in (tmp_path / 'run.parquet', str(tmp_path / 'ru*.parquet'), tmp_path / 'folder'):
-        with pytest.raises(MetadataError, match=r"\(schema metadata 'ir_metadata'\):2: ir_metadata is not valid YAML"):
+        with pytest.raises(MetadataError, match=r"\(schema metadata 'ir_metadata'\):1: ir_metadata is not valid YAML"):
             ext_dask.calc_aggregate([ir_measures.AP], QRELS, run)
         with pytest.raises(MetadataError, match='ir_metadata is not valid YAML'):  # (as one process refuses it)
             irmeasures_ext.provider.calc_aggregate([ir_measures.AP], QRELS, str(run).replace('ru*', 'run'))
