@@ -164,11 +164,14 @@ def _target(path: Path, metadata: MetadataLike | None, tag: str | None, overwrit
     file_format = format_of(path)
     given = None if metadata is None else load_metadata(metadata)
     text = None if given is None else _yaml_of(given)
+    if tag is not None and not isinstance(tag, str):
+        raise RunWriteError(f'{path}: tag must be a str, got {type(tag).__name__} {tag!r}')
     if tag is not None and file_format != 'trec':
         article = 'an' if file_format == 'arrow' else 'a'
         raise RunWriteError(f'{path}: {article} {file_format.capitalize()} run has no tag: tag=... (--tag) names the '
                             "run of a TREC file's lines; leave it out, or write a TREC file")
-    if tag is not None and given and given.get('tag') is not None and str(given['tag']) != tag:
+    if tag is not None and given and given.get('tag') is not None and str(given['tag']) != tag \
+            and _is_field(str(given['tag'])):  # (a metadata tag no line can hold: tag= stands for it)
         raise RunWriteError(f"{path}: tag {tag!r} is not the metadata's tag {str(given['tag'])!r}: the lines would "
                             'name one run and the block another; give one of them, or the same')
     return file_format, text, _tag(tag, given, path) if file_format == 'trec' else None
@@ -224,10 +227,16 @@ def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
     """The tag of a TREC file's lines: ``tag``, else the metadata's, else the file's name up to its first dot."""
     if tag is None:
         tag = str(metadata['tag']) if metadata and metadata.get('tag') is not None else path.name.split('.')[0]
-    if not tag or re.search(_BLANKS, tag) or _SURROGATE.search(tag):
+    if not _is_field(tag):
         raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, holding a blank, or bytes '
                             'of a file name that are not UTF-8); give tag=... (--tag on the command line)')
     return tag
+
+
+def _is_field(tag: str) -> bool:
+    """Whether ``tag`` can be one field of a TREC line: not empty, no blank, no bytes of a file name that are not
+    UTF-8."""
+    return bool(tag) and not re.search(_BLANKS, tag) and not _SURROGATE.search(tag)
 
 
 @contextlib.contextmanager
@@ -375,7 +384,7 @@ def _where(metadata: dict[str, Any], value: object) -> str:
 def _dumper() -> Any:
     """PyYAML's safe dumper, writing a string that :data:`_DOUBLE_QUOTED` finds in double quotes, and quoting one that
     YAML 1.1 or 1.2 reads as a boolean or a number (:func:`~irmeasures_ext.readers.yaml_schema.quoting_both`); a
-    subclass of str, dict or list as its base, and a numpy scalar as the Python value it holds."""
+    subclass of str, dict or list as its base, and a numpy bool or real number as the Python value it holds."""
     import numpy as np
     import yaml
 
@@ -386,9 +395,16 @@ def _dumper() -> Any:
             return self.represent_scalar('tag:yaml.org,2002:str', data,
                                          style='"' if _DOUBLE_QUOTED.search(data) else None)
 
+        def represent_numpy(self, data: np.bool_ | np.number) -> Any:
+            value = data.item()  # (a longdouble's is a longdouble, a complex number's a complex: no form in YAML)
+            if not isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
+                raise yaml.representer.RepresenterError('cannot represent an object', data)
+            return self.represent_data(value)
+
     Dumper.add_representer(str, Dumper.represent_str)
     for kind, represent in ((str, Dumper.represent_str), (dict, Dumper.represent_dict),
                             (list, Dumper.represent_list)):  # (their subclasses too: an OrderedDict, a defaultdict)
         Dumper.add_multi_representer(kind, represent)
-    Dumper.add_multi_representer(np.generic, lambda dumper, value: dumper.represent_data(value.item()))
+    Dumper.add_multi_representer(np.bool_, Dumper.represent_numpy)
+    Dumper.add_multi_representer(np.number, Dumper.represent_numpy)
     return quoting_both(Dumper)

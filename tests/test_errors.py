@@ -360,9 +360,15 @@ def test_a_score_past_int64_is_read_as_a_float_as_in_a_trec_file():
 def test_a_score_past_float64_s_range_is_refused_as_not_finite(run):
     # (float(10 ** 400) overflows: a TREC file's 1e400 is infinite, refused as not finite; it was a bare
     # OverflowError from a dict run)
-    with pytest.raises(InputError, match="^run column 'score' holds an integer of 401 digits, beyond float64's "
+    with pytest.raises(InputError, match="^run column 'score' holds an integer of 1329 bits, beyond float64's "
                                          'range: not a finite number$'):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
+
+
+def test_a_score_past_python_s_digit_limit_is_refused_by_its_bits():
+    # (str() of an int of over 4300 digits raises ValueError in Python 3.11: the message counts bits)
+    with pytest.raises(InputError, match="^run column 'score' holds an integer of 16610 bits"):
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, {'q1': {'a': 10 ** 5000, 'b': 1.0}})
 
 
 def test_qrels_label_past_int64_in_a_dict_is_refused():

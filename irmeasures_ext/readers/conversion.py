@@ -74,8 +74,8 @@ def _beyond_float64(values: Any, field: pa.Field, what: str) -> InputError | Non
         return None
     huge = next((value for value in values if isinstance(value, int) and abs(value) > sys.float_info.max), None)
     return None if huge is None else InputError(
-        f"{what} column {field.name!r} holds an integer of {len(str(abs(huge)))} digits, beyond float64's range: not "
-        'a finite number')
+        f"{what} column {field.name!r} holds an integer of {huge.bit_length()} bits, beyond float64's range: not a "
+        'finite number')
 
 
 def from_lists(*columns: list | pa.Array, schema: pa.Schema, what: str) -> pa.Table:

@@ -197,10 +197,11 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
     line of a problem (``text`` starts at line ``first_line`` of ``name``)."""
     import yaml  # type: ignore[import-untyped]  # (PyYAML, an ir_datasets dependency: only for files with metadata)
     if isinstance(text, bytes):
+        data = text
         try:
-            text = text.decode('utf-8')
+            text = data.decode('utf-8')
         except UnicodeDecodeError as error:
-            line = first_line + text.count(b'\n', 0, error.start)
+            line = first_line + len(_LINE_BREAK.findall(data[:error.start].decode('utf-8')))
             raise MetadataError(f'{name}:{line}: not valid UTF-8 ({error.reason})') from None
     try:
         metadata = yaml.load(text, Loader=_yaml_loader())
@@ -208,10 +209,13 @@ def parse_metadata(text: str | bytes, name: str, first_line: int = 1) -> dict[st
         mark = getattr(error, 'problem_mark', None)
         problem = getattr(error, 'problem', None) or str(error)
         line = first_line
-        if mark is not None:  # (YAML's count of lines, less the breaks only YAML makes; at the end, the last line)
+        if mark is not None:  # (YAML's count of lines, less the breaks only YAML makes; past the text, its last line)
             line += mark.line - len(_YAML_ONLY_BREAK.findall(text, 0, mark.index))
-            line = min(line, first_line + len(_LINE_BREAK.findall(text.rstrip('\r\n'))))
+            line = min(line, first_line + len(_LINE_BREAK.findall(text.rstrip())))
         raise MetadataError(f'{name}:{line}: ir_metadata is not valid YAML: {" ".join(problem.split())}') from None
+    except (ValueError, KeyError, TypeError, OverflowError) as error:  # (PyYAML's constructors of tagged values:
+        raise MetadataError(f'{name}: ir_metadata holds a tagged value YAML cannot read '  # !!float abc, !!bool x)
+                            f'({type(error).__name__}: {error})') from None
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):

@@ -46,16 +46,24 @@ def yaml_1_2(loader: Any) -> Any:
 
 def _construct_int(constructor: Any, node: Any) -> int:
     """A YAML 1.2 integer (``_`` between digits dropped); one tagged ``!!int`` in YAML 1.1's other forms as PyYAML
-    reads it."""
+    reads it; a ConstructorError (naming its line) for one that is no integer (``0o_``, ``!!int 0x``)."""
     import yaml  # type: ignore[import-untyped]
     text = constructor.construct_scalar(node).replace('_', '')
-    digits = text.lstrip('+-')
-    sign = -1 if text.startswith('-') else 1
-    if digits[:2] in _BASES:
-        return sign * int(digits[2:], _BASES[digits[:2]])
-    if re.fullmatch('[0-9]+', digits):
+    sign, digits = (-1 if text[:1] == '-' else 1), text[1:] if text[:1] in ('+', '-') else text
+    if digits[:2] in _BASES and re.fullmatch('[0-9a-fA-F]+', digits[2:]):
+        try:
+            return sign * int(digits[2:], _BASES[digits[:2]])
+        except ValueError:  # (a digit beyond the base: 0o8 as !!int)
+            pass
+    elif re.fullmatch('[0-9]+', digits):
         return sign * int(digits)
-    return yaml.constructor.SafeConstructor.construct_yaml_int(constructor, node)
+    elif digits and digits[:2] not in _BASES:
+        try:
+            return yaml.constructor.SafeConstructor.construct_yaml_int(constructor, node)
+        except ValueError:
+            pass
+    raise yaml.constructor.ConstructorError(None, None, f'{constructor.construct_scalar(node)!r} is not an integer',
+                                            node.start_mark)
 
 
 def quoting_both(dumper: Any) -> Any:

@@ -300,7 +300,7 @@ class _Pair:
     @functools.cached_property
     def shared_per_topic(self) -> np.ndarray:
         """The docs both lists of each topic hold."""
-        return np.bincount(self.rep.topic[self.shared_rep], minlength=self.n_topics)
+        return np.bincount(self._shared_topic, minlength=self.n_topics)
 
     @functools.cached_property
     def longest(self) -> int:

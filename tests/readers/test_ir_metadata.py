@@ -730,10 +730,64 @@ def test_a_tag_the_file_cannot_hold_or_that_is_not_the_metadata_s_is_refused_and
 
 
 @pytest.mark.parametrize('ending', ['\n', '\r\n', '\r'])
-@pytest.mark.parametrize('after', ['', '{e}', '{e}{e}{e}'])
+@pytest.mark.parametrize('after', ['', '{e}', '{e}{e}{e}', '  {e}\t{e}'])
 def test_a_yaml_error_at_the_end_of_a_file_names_its_last_line(tmp_path, ending, after):
     # (YAML finds the unclosed list at the end of the stream, a line past the text: the last line is named)
     (tmp_path / 'meta.yaml').write_bytes(f'tag: x{ending}platform: [a, b{ending}{after}'.format(e=ending).encode())
     with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:2: ir_metadata is not valid "
                                             'YAML'):
         load_metadata(tmp_path / 'meta.yaml')
+
+
+@pytest.mark.parametrize('ending', ['\n', '\r\n', '\r'])
+def test_a_yaml_file_not_utf8_names_the_line_of_the_bad_byte_whatever_its_line_breaks(tmp_path, ending):
+    (tmp_path / 'meta.yaml').write_bytes(f'a: 1{ending}{ending}b: 2{ending}'.encode() + b'tag: \xff' + ending.encode())
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:4: not valid UTF-8 "):
+        load_metadata(tmp_path / 'meta.yaml')
+
+
+@pytest.mark.parametrize(('text', 'message'), [
+    ('commit: 0o_', ":1: ir_metadata is not valid YAML: '0o_' is not an integer"),
+    ('a: 1\nb: !!int 0x', ":2: ir_metadata is not valid YAML: '0x' is not an integer"),
+    ('a: !!int 0o8', ":1: ir_metadata is not valid YAML: '0o8' is not an integer"),
+    ('a: !!float abc', ": ir_metadata holds a tagged value YAML cannot read (ValueError: could not convert string to "
+                       "float: 'abc')"),
+    ('a: !!bool maybe', ": ir_metadata holds a tagged value YAML cannot read (KeyError: 'maybe')"),
+])
+def test_a_value_yaml_cannot_read_is_a_metadata_error_naming_the_file(tmp_path, text, message):
+    (tmp_path / 'meta.yaml').write_text(text + '\n')
+    with pytest.raises(MetadataError) as raised:
+        load_metadata(tmp_path / 'meta.yaml')
+    assert str(raised.value) == f"{tmp_path / 'meta.yaml'}{message}"
+
+
+def test_an_int_tagged_with_signs_reads_as_pyyaml_reads_it():
+    # (one sign, then PyYAML's reading of the rest: +-5 is -5, --5 is 5, as in PyYAML and ruamel.yaml)
+    assert load_metadata_text('a: !!int +-5\nb: !!int --5\nc: !!int -0x1F\nd: !!int +0b101\n') == {
+        'a': -5, 'b': 5, 'c': -31, 'd': 5}
+
+
+def load_metadata_text(text):
+    from irmeasures_ext.readers.trec import parse_metadata
+    return parse_metadata(text, 'metadata.yaml')
+
+
+@pytest.mark.parametrize('value', [numpy.longdouble(1.5), numpy.datetime64('2024-01-02T10:00', 'ns'),
+                                   numpy.complex128(1 + 2j), numpy.timedelta64(3, 's')])
+def test_numpy_scalars_yaml_has_no_form_for_are_refused(tmp_path, value):
+    # (a longdouble's item() is a longdouble, a datetime64's in ns an int: neither written as what it is)
+    with pytest.raises(MetadataError, match=f"^the metadata cannot be written as YAML: the value at \\['x'\\] is "
+                                            f"{re.escape(repr(value))}, of type numpy.{type(value).__name__}, which "
+                                            'YAML has no form for'):
+        write_run(scored_run(), tmp_path / 'run.txt', {'x': value})
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_metadata_tag_no_line_can_hold_is_stood_for_by_the_tag_given(tmp_path):
+    with pytest.raises(RunWriteError, match="tag 'a b' is not one field of a TREC line"):
+        write_run(scored_run(), tmp_path / 'run.txt', {'tag': 'a b'})
+    write_run(scored_run(), tmp_path / 'run.txt', {'tag': 'a b'}, tag='a_b')
+    assert {fields[-1] for fields in trec_lines(tmp_path / 'run.txt')} == {'a_b'}
+    assert read_metadata(tmp_path / 'run.txt') == {'tag': 'a b'}
+    with pytest.raises(RunWriteError, match=r"tag must be a str, got int 7"):
+        write_run(scored_run(), tmp_path / 'other.txt', {'tag': '7'}, tag=7)
