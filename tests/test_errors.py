@@ -365,6 +365,12 @@ def test_a_score_past_float64_s_range_is_refused_as_not_finite(run):
         PROVIDER.calc_aggregate([ir_measures.RR], QRELS, run)
 
 
+def test_a_score_of_the_largest_float64_as_an_integer_is_taken():
+    largest = int(sys.float_info.max)
+    assert PROVIDER.calc_aggregate([ir_measures.RR], QRELS, {'q1': {'a': largest, 'b': 1.0}}) == \
+        PROVIDER.calc_aggregate([ir_measures.RR], QRELS, {'q1': {'a': sys.float_info.max, 'b': 1.0}})
+
+
 def test_a_score_past_python_s_digit_limit_is_refused_by_its_bits():
     # (str() of an int of over 4300 digits raises ValueError in Python 3.11: the message counts bits)
     with pytest.raises(InputError, match="^run column 'score' holds an integer of 16610 bits"):

@@ -211,7 +211,7 @@ def test_a_yaml_error_names_the_file_line_though_yaml_breaks_lines_at_more_chara
     lone_cr = START + '# a: 1\r# c: 2\n# k: 1\n# k: 2\n' + END + RUN  # (a lone \r breaks a line, as for YAML)
     with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'cr'))}:5: .* the key 'k' is in the mapping"):
         read_metadata(write(tmp_path / 'cr', lone_cr))
-    (tmp_path / 'meta.yaml').write_bytes(f'a: "x{separator}y"\r\nc: 1\rk: 2\nk: 3\n'.encode())
+    (tmp_path / 'meta.yaml').write_bytes(f'a: "x{separator}y"\r\nc: 1\rk: 2\nk: 3\nz: 4\n'.encode())
     with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'meta.yaml'))}:4: .* the key 'k' is in the "
                                             'mapping twice'):
         load_metadata(tmp_path / 'meta.yaml')
@@ -684,7 +684,8 @@ def test_metadata_no_reader_could_read_is_refused_and_nothing_written(tmp_path, 
     for name in ('run.txt', 'run.txt.gz', 'run.parquet'):
         with pytest.raises(MetadataError, match=re.escape(problem)) as raised:
             write_run(scored_run(), tmp_path / name, metadata)
-        assert str(raised.value).startswith('the metadata cannot be written as YAML that reads back: ')
+        assert str(raised.value).startswith('the metadata cannot be written as YAML that reads back: the metadata as '
+                                            'written:1: ir_metadata is not valid YAML: ')
     assert os.listdir(tmp_path) == []
 
 
@@ -699,8 +700,9 @@ def test_metadata_nested_too_deep_to_write_is_refused():
 @pytest.mark.parametrize('metadata', [['a'], 42, b'meta.yaml', None])
 def test_metadata_that_is_no_mapping_nor_path_is_refused_naming_its_type(tmp_path, metadata):
     for call in (lambda: load_metadata(metadata), lambda: metadata_block(metadata)):
-        with pytest.raises(MetadataError, match=f'^the metadata must be a mapping .* got a value of type '
-                                                f'{type(metadata).__name__}$'):
+        with pytest.raises(MetadataError, match=re.escape(
+                'the metadata must be a mapping (a dict) or the path of a YAML file holding one; got a value of type '
+                f'{type(metadata).__name__}')):
             call()
     if metadata is not None:  # (None: a run written without metadata)
         with pytest.raises(MetadataError):
@@ -750,6 +752,7 @@ def test_a_yaml_file_not_utf8_names_the_line_of_the_bad_byte_whatever_its_line_b
     ('commit: 0o_', ":1: ir_metadata is not valid YAML: '0o_' is not an integer"),
     ('a: 1\nb: !!int 0x', ":2: ir_metadata is not valid YAML: '0x' is not an integer"),
     ('a: !!int 0o8', ":1: ir_metadata is not valid YAML: '0o8' is not an integer"),
+    ('a: !!int ""', ":1: ir_metadata is not valid YAML: '' is not an integer"),
     ('a: !!float abc', ": ir_metadata holds a tagged value YAML cannot read (ValueError: could not convert string to "
                        "float: 'abc')"),
     ('a: !!bool maybe', ": ir_metadata holds a tagged value YAML cannot read (KeyError: 'maybe')"),
@@ -791,3 +794,21 @@ def test_a_metadata_tag_no_line_can_hold_is_stood_for_by_the_tag_given(tmp_path)
     assert read_metadata(tmp_path / 'run.txt') == {'tag': 'a b'}
     with pytest.raises(RunWriteError, match=r"tag must be a str, got int 7"):
         write_run(scored_run(), tmp_path / 'other.txt', {'tag': '7'}, tag=7)
+
+
+def test_a_metadata_file_opening_with_a_bom_or_that_cannot_be_read(tmp_path):
+    (tmp_path / 'meta.yaml').write_bytes(b'\xef\xbb\xbftag: x\n')
+    assert load_metadata(tmp_path / 'meta.yaml') == {'tag': 'x'}
+    (tmp_path / 'folder.yaml').mkdir()
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'folder.yaml'))}: cannot read: Is a "
+                                            'directory$'):
+        load_metadata(tmp_path / 'folder.yaml')
+    with pytest.raises(MetadataError, match=f"^{re.escape(str(tmp_path / 'none.yaml'))}: no such file$"):
+        load_metadata(tmp_path / 'none.yaml')
+
+
+def test_metadata_is_written_as_it_reads_each_value_on_its_line():
+    # (letters beyond ASCII as they are, not escaped; a long value on one line, as repro_eval writes it)
+    long = 'word ' * 200
+    assert metadata_block({'actor': 'Zoë', 'note': long, 'z': 1}) == (
+        f'# ir_metadata.start\n# actor: Zoë\n# note: \'{long}\'\n# z: 1\n# ir_metadata.end\n')
