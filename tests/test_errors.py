@@ -356,7 +356,7 @@ def test_a_score_past_int64_is_read_as_a_float_as_in_a_trec_file():
 
 @pytest.mark.parametrize('run', [
     {'q1': {'a': 10 ** 400, 'b': 1.0}}, [ir_measures.ScoredDoc('q1', 'a', -10 ** 400)],
-    pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': [10 ** 400, 1.0]})])
+    pd.DataFrame({'query_id': ['q1', 'q1'], 'doc_id': ['a', 'b'], 'score': pd.Series([10 ** 400, 1.0], dtype=object)})])
 def test_a_score_past_float64_s_range_is_refused_as_not_finite(run):
     # (float(10 ** 400) overflows: a TREC file's 1e400 is infinite, refused as not finite; it was a bare
     # OverflowError from a dict run)
