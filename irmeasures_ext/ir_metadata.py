@@ -164,16 +164,8 @@ def _target(path: Path, metadata: MetadataLike | None, tag: str | None, overwrit
     file_format = format_of(path)
     given = None if metadata is None else load_metadata(metadata)
     text = None if given is None else _yaml_of(given)
-    if tag is not None and not isinstance(tag, str):
-        raise RunWriteError(f'{path}: tag must be a str, got {type(tag).__name__} {tag!r}')
-    if tag is not None and file_format != 'trec':
-        article = 'an' if file_format == 'arrow' else 'a'
-        raise RunWriteError(f'{path}: {article} {file_format.capitalize()} run has no tag: tag=... (--tag) names the '
-                            "run of a TREC file's lines; leave it out, or write a TREC file")
-    if tag is not None and given and given.get('tag') is not None and str(given['tag']) != tag \
-            and _is_field(str(given['tag'])):  # (a metadata tag no line can hold: tag= stands for it)
-        raise RunWriteError(f"{path}: tag {tag!r} is not the metadata's tag {str(given['tag'])!r}: the lines would "
-                            'name one run and the block another; give one of them, or the same')
+    if tag is not None:
+        _check_tag_given(tag, given, path, file_format)
     return file_format, text, _tag(tag, given, path) if file_format == 'trec' else None
 
 
@@ -231,6 +223,21 @@ def _tag(tag: str | None, metadata: dict[str, Any] | None, path: Path) -> str:
         raise RunWriteError(f'{path}: tag {tag!r} is not one field of a TREC line (empty, holding a blank, or bytes '
                             'of a file name that are not UTF-8); give tag=... (--tag on the command line)')
     return tag
+
+
+def _check_tag_given(tag: object, metadata: dict[str, Any] | None, path: Path, file_format: str) -> None:
+    """RunWriteError unless ``tag`` is a str, for a TREC file, and the metadata's tag where that could be a line's
+    (one that cannot, as ``a b``, the tag given stands for)."""
+    if not isinstance(tag, str):
+        raise RunWriteError(f'{path}: tag must be a str, got {type(tag).__name__} {tag!r}')
+    if file_format != 'trec':
+        article = 'an' if file_format == 'arrow' else 'a'
+        raise RunWriteError(f'{path}: {article} {file_format.capitalize()} run has no tag: tag=... (--tag) names the '
+                            "run of a TREC file's lines; leave it out, or write a TREC file")
+    theirs = None if not metadata or metadata.get('tag') is None else str(metadata['tag'])
+    if theirs is not None and theirs != tag and _is_field(theirs):
+        raise RunWriteError(f"{path}: tag {tag!r} is not the metadata's tag {theirs!r}: the lines would name one run "
+                            'and the block another; give one of them, or the same')
 
 
 def _is_field(tag: str) -> bool:

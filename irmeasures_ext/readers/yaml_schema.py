@@ -48,7 +48,8 @@ def _construct_int(constructor: Any, node: Any) -> int:
     """A YAML 1.2 integer (``_`` between digits dropped); one tagged ``!!int`` in YAML 1.1's other forms as PyYAML
     reads it; a ConstructorError (naming its line) for one that is no integer (``0o_``, ``!!int 0x``)."""
     import yaml  # type: ignore[import-untyped]
-    text = constructor.construct_scalar(node).replace('_', '')
+    written = constructor.construct_scalar(node)
+    text = written.replace('_', '')
     sign, digits = (-1 if text[:1] == '-' else 1), text[1:] if text[:1] in ('+', '-') else text
     if digits[:2] in _BASES and re.fullmatch('[0-9a-fA-F]+', digits[2:]):
         try:
@@ -62,8 +63,7 @@ def _construct_int(constructor: Any, node: Any) -> int:
             return yaml.constructor.SafeConstructor.construct_yaml_int(constructor, node)
         except ValueError:
             pass
-    raise yaml.constructor.ConstructorError(None, None, f'{constructor.construct_scalar(node)!r} is not an integer',
-                                            node.start_mark)
+    raise yaml.constructor.ConstructorError(None, None, f'{written!r} is not an integer', node.start_mark)
 
 
 def quoting_both(dumper: Any) -> Any:
